@@ -12,10 +12,11 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
+_aliased = COMMON.get('_aliased')
 _alloc_failed = COMMON.get('_alloc_failed')
 _bad_self = VIEW_COMMON.get('_bad_self')
 _bad_type = COMMON.get('_bad_type')
@@ -39,6 +40,7 @@ _miss = VIEW_COMMON.get('_miss')
 _modes = COMMON.get('_modes')
 _new_const_out = COMMON.get('_new_const_out')
 _new_object = COMMON.get('_new_object')
+_NO_ALIAS = COMMON.get('_NO_ALIAS')
 _no_tensor = COMMON.get('_no_tensor')
 _not_refined = COMMON.get('_not_refined')
 _NumPyArgument = COMMON.get('_NumPyArgument')
@@ -60,464 +62,464 @@ _written_then_raised = COMMON.get('_written_then_raised')
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
-    'make_cpu_add': 'add|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_add_': 'add|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_sub': 'sub|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_sub_': 'sub|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cpu_mul': 'mul|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_mul_': 'mul|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_div': 'div|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cpu_div_': 'div|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cpu_remainder': 'remainder|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_remainder_': 'remainder|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_pow': 'pow|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_pow_': 'pow|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_neg': 'neg|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_neg_': 'neg|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_abs': 'abs|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_abs_': 'abs|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_exp': 'exp|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_exp_': 'exp|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log': 'log|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log_': 'log|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sqrt': 'sqrt|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sqrt_': 'sqrt|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sin': 'sin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sin_': 'sin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_cos': 'cos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_cos_': 'cos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_tanh': 'tanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_tanh_': 'tanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sigmoid': 'sigmoid|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_sigmoid_': 'sigmoid|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_maximum': 'maximum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_maximum_': 'maximum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_minimum': 'minimum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_minimum_': 'minimum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_clamp': 'clamp|functional|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
-    'make_cpu_clamp_': 'clamp|inplace|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
-    'make_cpu_where': 'where|functional|cpu|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_eq': 'eq|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_eq_': 'eq|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_ne': 'ne|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_ne_': 'ne|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_lt': 'lt|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_lt_': 'lt|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_le': 'le|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_le_': 'le|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_gt': 'gt|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_gt_': 'gt|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_ge': 'ge|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_ge_': 'ge|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cpu_logical_and': 'logical_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_logical_and_': 'logical_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_logical_or': 'logical_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_logical_or_': 'logical_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_logical_xor': 'logical_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_logical_xor_': 'logical_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_logical_not': 'logical_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_logical_not_': 'logical_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_bitwise_and': 'bitwise_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_and_': 'bitwise_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_or': 'bitwise_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_or_': 'bitwise_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_xor': 'bitwise_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_xor_': 'bitwise_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_not': 'bitwise_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_bitwise_not_': 'bitwise_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_bitwise_left_shift': 'bitwise_left_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_left_shift_': 'bitwise_left_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_right_shift': 'bitwise_right_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_bitwise_right_shift_': 'bitwise_right_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_positive': 'positive|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_positive_': 'positive|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_round': 'round|functional|cpu|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
-    'make_cpu_round_': 'round|inplace|cpu|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
-    'make_cpu_conj': 'conj|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_conj_': 'conj|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_real': 'real|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_imag': 'imag|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_uniform': 'uniform|functional|cpu|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
-    'make_cpu_uniform_': 'uniform|inplace|cpu|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
-    'make_cpu_normal': 'normal|functional|cpu|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator',
-    'make_cpu_normal_': 'normal|inplace|cpu|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator',
-    'make_cpu_random': 'random|functional|cpu|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
-    'make_cpu_random_': 'random|inplace|cpu|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
-    'make_cpu_bernoulli': 'bernoulli|functional|cpu|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator',
-    'make_cpu_bernoulli_': 'bernoulli|inplace|cpu|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator',
-    'make_cpu_multinomial': 'multinomial|functional|cpu|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_replacement,_default_generator',
-    'make_cpu_randperm': 'randperm|functional|cpu|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator',
-    'make_cpu_exponential': 'exponential|functional|cpu|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator',
-    'make_cpu_exponential_': 'exponential|inplace|cpu|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator',
-    'make_cpu_geometric': 'geometric|functional|cpu|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator',
-    'make_cpu_geometric_': 'geometric|inplace|cpu|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator',
-    'make_cpu_log_normal': 'log_normal|functional|cpu|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator',
-    'make_cpu_log_normal_': 'log_normal|inplace|cpu|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator',
-    'make_cpu_cauchy': 'cauchy|functional|cpu|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator',
-    'make_cpu_cauchy_': 'cauchy|inplace|cpu|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator',
-    'make_cpu_fft_fft': 'fft_fft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_ifft': 'fft_ifft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_rfft': 'fft_rfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_irfft': 'fft_irfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_hfft': 'fft_hfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_ihfft': 'fft_ihfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_fftn': 'fft_fftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cpu_fft_ifftn': 'fft_ifftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cpu_fft_rfftn': 'fft_rfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cpu_fft_irfftn': 'fft_irfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cpu_fft_fftshift': 'fft_fftshift|functional|cpu|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_fft_ifftshift': 'fft_ifftshift|functional|cpu|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_tril': 'tril|functional|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
-    'make_cpu_tril_': 'tril|inplace|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
-    'make_cpu_triu': 'triu|functional|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
-    'make_cpu_triu_': 'triu|inplace|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
-    'make_cpu_roll': 'roll|functional|cpu|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims',
-    'make_cpu_count_nonzero': 'count_nonzero|functional|cpu|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_argsort': 'argsort|functional|cpu|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_descending,_default_stable',
-    'make_cpu_gather': 'gather|functional|cpu|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_take_along_dim': 'take_along_dim|functional|cpu|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_index_select': 'index_select|functional|cpu|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_take': 'take|functional|cpu|self:Tensor:0000;index:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_tensordot': 'tensordot|functional|cpu|a:Tensor:0000;b:Tensor:0000;dims:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims',
-    'make_cpu_matmul': 'matmul|functional|cpu|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_mm': 'mm|functional|cpu|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_bmm': 'bmm|functional|cpu|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_dot': 'dot|functional|cpu|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_outer': 'outer|functional|cpu|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_addmm': 'addmm|functional|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
-    'make_cpu_addmm_': 'addmm|inplace|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
-    'make_cpu_linalg_det': 'linalg_det|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_linalg_inv': 'linalg_inv|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_linalg_pinv': 'linalg_pinv|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
-    'make_cpu_linalg_matrix_rank': 'linalg_matrix_rank|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
-    'make_cpu_linalg_svdvals': 'linalg_svdvals|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_linalg_solve': 'linalg_solve|functional|cpu|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_left',
-    'make_cpu_linalg_cholesky': 'linalg_cholesky|functional|cpu|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_upper',
-    'make_cpu_linalg_matrix_power': 'linalg_matrix_power|functional|cpu|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_linalg_eigvalsh': 'linalg_eigvalsh|functional|cpu|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_UPLO',
-    'make_cpu_linalg_vector_norm': 'linalg_vector_norm|functional|cpu|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_linalg_matrix_norm': 'linalg_matrix_norm|functional|cpu|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_linalg_norm': 'linalg_norm|functional|cpu|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_linalg_trace': 'linalg_trace|functional|cpu|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dtype',
-    'make_cpu_linalg_diagonal': 'linalg_diagonal|functional|cpu|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dim1,_default_dim2',
-    'make_cpu_linalg_cross': 'linalg_cross|functional|cpu|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_linalg_vecdot': 'linalg_vecdot|functional|cpu|x:Tensor:0000;y:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_floor': 'floor|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_floor_': 'floor|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_ceil': 'ceil|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_ceil_': 'ceil|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_trunc': 'trunc|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_trunc_': 'trunc|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_sign': 'sign|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sign_': 'sign|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_square': 'square|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_square_': 'square|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_reciprocal': 'reciprocal|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_reciprocal_': 'reciprocal|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log1p': 'log1p|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log1p_': 'log1p|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_expm1': 'expm1|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_expm1_': 'expm1|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cpu_log2': 'log2|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log2_': 'log2|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log10': 'log10|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_log10_': 'log10|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_isnan': 'isnan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_isinf': 'isinf|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_isfinite': 'isfinite|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_signbit': 'signbit|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_tan': 'tan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_tan_': 'tan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_asin': 'asin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_asin_': 'asin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_acos': 'acos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_acos_': 'acos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_atan': 'atan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_atan_': 'atan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sinh': 'sinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_sinh_': 'sinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_cosh': 'cosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_cosh_': 'cosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_asinh': 'asinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_asinh_': 'asinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_acosh': 'acosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_acosh_': 'acosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_atanh': 'atanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_atanh_': 'atanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cpu_atan2': 'atan2|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_atan2_': 'atan2|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_hypot': 'hypot|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_hypot_': 'hypot|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_copysign': 'copysign|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_copysign_': 'copysign|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_logaddexp': 'logaddexp|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_float_power': 'float_power|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_float_power_': 'float_power|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_fmod': 'fmod|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_fmod_': 'fmod|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_nextafter': 'nextafter|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_nextafter_': 'nextafter|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_sum': 'sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_prod': 'prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_amax': 'amax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_amin': 'amin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_argmax': 'argmax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_argmin': 'argmin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_all': 'all|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_any': 'any|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_mean': 'mean|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_var': 'var|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cpu_std': 'std|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cpu_logsumexp': 'logsumexp|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_softmax': 'softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_log_softmax': 'log_softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_relu': 'relu|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_relu_': 'relu|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_one_hot': 'one_hot|functional|cpu|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_num_classes',
-    'make_cpu_cross_entropy': 'cross_entropy|functional|cpu|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_upsample_nearest1d': 'upsample_nearest1d|functional|cpu|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_output_size,_default_scale_factor',
-    'make_cpu_cumsum': 'cumsum|functional|cpu|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype',
-    'make_cpu_cumsum_': 'cumsum|inplace|cpu|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype',
-    'make_cpu_cumprod': 'cumprod|functional|cpu|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype',
-    'make_cpu_cumprod_': 'cumprod|inplace|cpu|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype',
-    'make_cpu_diff': 'diff|functional|cpu|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim',
-    'make_cpu_clone': 'clone|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_flip': 'flip|functional|cpu|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_cat': 'cat|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_stack': 'stack|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_tile': 'tile|functional|cpu|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_repeat_interleave': 'repeat_interleave|functional|cpu|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_einsum': 'einsum|functional|cpu|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_searchsorted': 'searchsorted|functional|cpu|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side',
-    'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_sub_': 'sub|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
-    'make_cuda_mul': 'mul|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_mul_': 'mul|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_div': 'div|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cuda_div_': 'div|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cuda_remainder': 'remainder|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_remainder_': 'remainder|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_pow': 'pow|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_pow_': 'pow|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_neg': 'neg|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_neg_': 'neg|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_abs': 'abs|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_abs_': 'abs|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_exp': 'exp|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_exp_': 'exp|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log': 'log|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log_': 'log|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sqrt': 'sqrt|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sqrt_': 'sqrt|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sin': 'sin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sin_': 'sin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_cos': 'cos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_cos_': 'cos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_tanh': 'tanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_tanh_': 'tanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sigmoid': 'sigmoid|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_sigmoid_': 'sigmoid|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_maximum': 'maximum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_maximum_': 'maximum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_minimum': 'minimum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_minimum_': 'minimum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_clamp': 'clamp|functional|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
-    'make_cuda_clamp_': 'clamp|inplace|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max',
-    'make_cuda_where': 'where|functional|cuda|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_eq': 'eq|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_eq_': 'eq|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_ne': 'ne|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_ne_': 'ne|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_lt': 'lt|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_lt_': 'lt|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_le': 'le|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_le_': 'le|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_gt': 'gt|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_gt_': 'gt|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_ge': 'ge|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_ge_': 'ge|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class',
-    'make_cuda_logical_and': 'logical_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_logical_and_': 'logical_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_logical_or': 'logical_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_logical_or_': 'logical_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_logical_xor': 'logical_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_logical_xor_': 'logical_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_logical_not': 'logical_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_logical_not_': 'logical_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_bitwise_and': 'bitwise_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_and_': 'bitwise_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_or': 'bitwise_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_or_': 'bitwise_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_xor': 'bitwise_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_xor_': 'bitwise_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_not': 'bitwise_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_bitwise_not_': 'bitwise_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_bitwise_left_shift': 'bitwise_left_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_left_shift_': 'bitwise_left_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_right_shift': 'bitwise_right_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_bitwise_right_shift_': 'bitwise_right_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_positive': 'positive|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_positive_': 'positive|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_round': 'round|functional|cuda|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
-    'make_cuda_round_': 'round|inplace|cuda|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals',
-    'make_cuda_conj': 'conj|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_conj_': 'conj|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_real': 'real|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_imag': 'imag|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_uniform': 'uniform|functional|cuda|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
-    'make_cuda_uniform_': 'uniform|inplace|cuda|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
-    'make_cuda_normal': 'normal|functional|cuda|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator',
-    'make_cuda_normal_': 'normal|inplace|cuda|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator',
-    'make_cuda_random': 'random|functional|cuda|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
-    'make_cuda_random_': 'random|inplace|cuda|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
-    'make_cuda_bernoulli': 'bernoulli|functional|cuda|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator',
-    'make_cuda_bernoulli_': 'bernoulli|inplace|cuda|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator',
-    'make_cuda_multinomial': 'multinomial|functional|cuda|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_replacement,_default_generator',
-    'make_cuda_randperm': 'randperm|functional|cuda|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator',
-    'make_cuda_exponential': 'exponential|functional|cuda|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator',
-    'make_cuda_exponential_': 'exponential|inplace|cuda|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator',
-    'make_cuda_geometric': 'geometric|functional|cuda|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator',
-    'make_cuda_geometric_': 'geometric|inplace|cuda|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator',
-    'make_cuda_log_normal': 'log_normal|functional|cuda|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator',
-    'make_cuda_log_normal_': 'log_normal|inplace|cuda|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator',
-    'make_cuda_cauchy': 'cauchy|functional|cuda|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator',
-    'make_cuda_cauchy_': 'cauchy|inplace|cuda|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator',
-    'make_cuda_fft_fft': 'fft_fft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_ifft': 'fft_ifft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_rfft': 'fft_rfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_irfft': 'fft_irfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_hfft': 'fft_hfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_ihfft': 'fft_ihfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_fftn': 'fft_fftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cuda_fft_ifftn': 'fft_ifftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cuda_fft_rfftn': 'fft_rfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cuda_fft_irfftn': 'fft_irfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cuda_fft_fftshift': 'fft_fftshift|functional|cuda|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_fft_ifftshift': 'fft_ifftshift|functional|cuda|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_tril': 'tril|functional|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
-    'make_cuda_tril_': 'tril|inplace|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
-    'make_cuda_triu': 'triu|functional|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
-    'make_cuda_triu_': 'triu|inplace|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
-    'make_cuda_roll': 'roll|functional|cuda|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims',
-    'make_cuda_count_nonzero': 'count_nonzero|functional|cuda|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_argsort': 'argsort|functional|cuda|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_descending,_default_stable',
-    'make_cuda_gather': 'gather|functional|cuda|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_take_along_dim': 'take_along_dim|functional|cuda|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_index_select': 'index_select|functional|cuda|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_take': 'take|functional|cuda|self:Tensor:0000;index:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_tensordot': 'tensordot|functional|cuda|a:Tensor:0000;b:Tensor:0000;dims:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims',
-    'make_cuda_matmul': 'matmul|functional|cuda|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_mm': 'mm|functional|cuda|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_bmm': 'bmm|functional|cuda|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_dot': 'dot|functional|cuda|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_outer': 'outer|functional|cuda|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_addmm': 'addmm|functional|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
-    'make_cuda_addmm_': 'addmm|inplace|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
-    'make_cuda_linalg_det': 'linalg_det|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_linalg_inv': 'linalg_inv|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_linalg_pinv': 'linalg_pinv|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
-    'make_cuda_linalg_matrix_rank': 'linalg_matrix_rank|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
-    'make_cuda_linalg_svdvals': 'linalg_svdvals|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_linalg_solve': 'linalg_solve|functional|cuda|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_left',
-    'make_cuda_linalg_cholesky': 'linalg_cholesky|functional|cuda|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_upper',
-    'make_cuda_linalg_matrix_power': 'linalg_matrix_power|functional|cuda|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_linalg_eigvalsh': 'linalg_eigvalsh|functional|cuda|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_UPLO',
-    'make_cuda_linalg_vector_norm': 'linalg_vector_norm|functional|cuda|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_linalg_matrix_norm': 'linalg_matrix_norm|functional|cuda|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_linalg_norm': 'linalg_norm|functional|cuda|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_linalg_trace': 'linalg_trace|functional|cuda|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dtype',
-    'make_cuda_linalg_diagonal': 'linalg_diagonal|functional|cuda|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dim1,_default_dim2',
-    'make_cuda_linalg_cross': 'linalg_cross|functional|cuda|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_linalg_vecdot': 'linalg_vecdot|functional|cuda|x:Tensor:0000;y:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_floor': 'floor|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_floor_': 'floor|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_ceil': 'ceil|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_ceil_': 'ceil|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_trunc': 'trunc|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_trunc_': 'trunc|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_sign': 'sign|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sign_': 'sign|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_square': 'square|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_square_': 'square|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_reciprocal': 'reciprocal|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_reciprocal_': 'reciprocal|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log1p': 'log1p|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log1p_': 'log1p|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_expm1': 'expm1|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_expm1_': 'expm1|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class',
-    'make_cuda_log2': 'log2|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log2_': 'log2|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log10': 'log10|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_log10_': 'log10|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_isnan': 'isnan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_isinf': 'isinf|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_isfinite': 'isfinite|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_signbit': 'signbit|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_tan': 'tan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_tan_': 'tan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_asin': 'asin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_asin_': 'asin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_acos': 'acos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_acos_': 'acos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_atan': 'atan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_atan_': 'atan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sinh': 'sinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_sinh_': 'sinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_cosh': 'cosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_cosh_': 'cosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_asinh': 'asinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_asinh_': 'asinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_acosh': 'acosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_acosh_': 'acosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_atanh': 'atanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_atanh_': 'atanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class',
-    'make_cuda_atan2': 'atan2|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_atan2_': 'atan2|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_hypot': 'hypot|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_hypot_': 'hypot|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_copysign': 'copysign|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_copysign_': 'copysign|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_logaddexp': 'logaddexp|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_float_power': 'float_power|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_float_power_': 'float_power|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_fmod': 'fmod|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_fmod_': 'fmod|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_nextafter': 'nextafter|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_nextafter_': 'nextafter|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_sum': 'sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_prod': 'prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_amax': 'amax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_amin': 'amin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_argmax': 'argmax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_argmin': 'argmin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_all': 'all|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_any': 'any|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_mean': 'mean|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_var': 'var|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cuda_std': 'std|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cuda_logsumexp': 'logsumexp|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_softmax': 'softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_log_softmax': 'log_softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_relu': 'relu|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_relu_': 'relu|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_one_hot': 'one_hot|functional|cuda|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_num_classes',
-    'make_cuda_cross_entropy': 'cross_entropy|functional|cuda|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_upsample_nearest1d': 'upsample_nearest1d|functional|cuda|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_output_size,_default_scale_factor',
-    'make_cuda_cumsum': 'cumsum|functional|cuda|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype',
-    'make_cuda_cumsum_': 'cumsum|inplace|cuda|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype',
-    'make_cuda_cumprod': 'cumprod|functional|cuda|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype',
-    'make_cuda_cumprod_': 'cumprod|inplace|cuda|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype',
-    'make_cuda_diff': 'diff|functional|cuda|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim',
-    'make_cuda_clone': 'clone|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_flip': 'flip|functional|cuda|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_cat': 'cat|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_stack': 'stack|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_tile': 'tile|functional|cuda|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_repeat_interleave': 'repeat_interleave|functional|cuda|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_einsum': 'einsum|functional|cuda|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_searchsorted': 'searchsorted|functional|cuda|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side',
+    'make_cpu_add': 'add|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
+    'make_cpu_add_': 'add|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
+    'make_cpu_sub': 'sub|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
+    'make_cpu_sub_': 'sub|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
+    'make_cpu_mul': 'mul|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_mul_': 'mul|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_div': 'div|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode|()',
+    'make_cpu_div_': 'div|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode|()',
+    'make_cpu_remainder': 'remainder|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_remainder_': 'remainder|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_pow': 'pow|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_pow_': 'pow|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_neg': 'neg|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_neg_': 'neg|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_abs': 'abs|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_abs_': 'abs|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_exp': 'exp|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_exp_': 'exp|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_log': 'log|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_log_': 'log|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_sqrt': 'sqrt|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_sqrt_': 'sqrt|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_sin': 'sin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_sin_': 'sin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_cos': 'cos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_cos_': 'cos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_tanh': 'tanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cpu_tanh_': 'tanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cpu_sigmoid': 'sigmoid|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_sigmoid_': 'sigmoid|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_maximum': 'maximum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_maximum_': 'maximum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_minimum': 'minimum|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_minimum_': 'minimum|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_clamp': 'clamp|functional|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max|()',
+    'make_cpu_clamp_': 'clamp|inplace|cpu|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max|()',
+    'make_cpu_where': 'where|functional|cpu|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_eq': 'eq|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_eq_': 'eq|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_ne': 'ne|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_ne_': 'ne|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_lt': 'lt|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_lt_': 'lt|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_le': 'le|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_le_': 'le|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_gt': 'gt|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_gt_': 'gt|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_ge': 'ge|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_ge_': 'ge|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cpu_logical_and': 'logical_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_logical_and_': 'logical_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_logical_or': 'logical_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_logical_or_': 'logical_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_logical_xor': 'logical_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_logical_xor_': 'logical_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_logical_not': 'logical_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_logical_not_': 'logical_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_bitwise_and': 'bitwise_and|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_bitwise_and_': 'bitwise_and|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_bitwise_or': 'bitwise_or|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_bitwise_or_': 'bitwise_or|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_bitwise_xor': 'bitwise_xor|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_bitwise_xor_': 'bitwise_xor|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_bitwise_not': 'bitwise_not|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_bitwise_not_': 'bitwise_not|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_bitwise_left_shift': 'bitwise_left_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_bitwise_left_shift_': 'bitwise_left_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_bitwise_right_shift': 'bitwise_right_shift|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_bitwise_right_shift_': 'bitwise_right_shift|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_positive': 'positive|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_positive_': 'positive|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_round': 'round|functional|cpu|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals|()',
+    'make_cpu_round_': 'round|inplace|cpu|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals|()',
+    'make_cpu_conj': 'conj|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_conj_': 'conj|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_real': 'real|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_imag': 'imag|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_uniform': 'uniform|functional|cpu|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator|()',
+    'make_cpu_uniform_': 'uniform|inplace|cpu|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator|()',
+    'make_cpu_normal': 'normal|functional|cpu|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator|()',
+    'make_cpu_normal_': 'normal|inplace|cpu|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator|()',
+    'make_cpu_random': 'random|functional|cpu|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator|()',
+    'make_cpu_random_': 'random|inplace|cpu|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator|()',
+    'make_cpu_bernoulli': 'bernoulli|functional|cpu|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator|()',
+    'make_cpu_bernoulli_': 'bernoulli|inplace|cpu|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator|()',
+    'make_cpu_multinomial': 'multinomial|functional|cpu|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_replacement,_default_generator|()',
+    'make_cpu_randperm': 'randperm|functional|cpu|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator|()',
+    'make_cpu_exponential': 'exponential|functional|cpu|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator|()',
+    'make_cpu_exponential_': 'exponential|inplace|cpu|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator|()',
+    'make_cpu_geometric': 'geometric|functional|cpu|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator|()',
+    'make_cpu_geometric_': 'geometric|inplace|cpu|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator|()',
+    'make_cpu_log_normal': 'log_normal|functional|cpu|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator|()',
+    'make_cpu_log_normal_': 'log_normal|inplace|cpu|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator|()',
+    'make_cpu_cauchy': 'cauchy|functional|cpu|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator|()',
+    'make_cpu_cauchy_': 'cauchy|inplace|cpu|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator|()',
+    'make_cpu_fft_fft': "fft_fft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_ifft': "fft_ifft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_rfft': "fft_rfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_irfft': "fft_irfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_hfft': "fft_hfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_ihfft': "fft_ihfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_fftn': "fft_fftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_ifftn': "fft_ifftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_rfftn': "fft_rfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_irfftn': "fft_irfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_fftshift': "fft_fftshift|functional|cpu|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cpu_fft_ifftshift': "fft_ifftshift|functional|cpu|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cpu_tril': 'tril|functional|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
+    'make_cpu_tril_': 'tril|inplace|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
+    'make_cpu_triu': 'triu|functional|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
+    'make_cpu_triu_': 'triu|inplace|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
+    'make_cpu_roll': 'roll|functional|cpu|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims|()',
+    'make_cpu_count_nonzero': "count_nonzero|functional|cpu|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cpu_argsort': "argsort|functional|cpu|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_descending,_default_stable|(('dim', 'axis'),)",
+    'make_cpu_gather': 'gather|functional|cpu|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_take_along_dim': "take_along_dim|functional|cpu|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cpu_index_select': 'index_select|functional|cpu|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_take': 'take|functional|cpu|self:Tensor:0000;index:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_tensordot': 'tensordot|functional|cpu|a:Tensor:0000;b:Tensor:0000;dims:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims|()',
+    'make_cpu_matmul': 'matmul|functional|cpu|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_mm': 'mm|functional|cpu|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_bmm': 'bmm|functional|cpu|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_dot': 'dot|functional|cpu|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_outer': 'outer|functional|cpu|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_addmm': 'addmm|functional|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha|()',
+    'make_cpu_addmm_': 'addmm|inplace|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha|()',
+    'make_cpu_linalg_det': 'linalg_det|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_linalg_inv': 'linalg_inv|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_linalg_pinv': 'linalg_pinv|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_cpu_linalg_matrix_rank': 'linalg_matrix_rank|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_cpu_linalg_svdvals': 'linalg_svdvals|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_linalg_solve': 'linalg_solve|functional|cpu|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_left|()',
+    'make_cpu_linalg_cholesky': 'linalg_cholesky|functional|cpu|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_upper|()',
+    'make_cpu_linalg_matrix_power': 'linalg_matrix_power|functional|cpu|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_linalg_eigvalsh': 'linalg_eigvalsh|functional|cpu|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_UPLO|()',
+    'make_cpu_linalg_vector_norm': "linalg_vector_norm|functional|cpu|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_linalg_matrix_norm': "linalg_matrix_norm|functional|cpu|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_linalg_norm': "linalg_norm|functional|cpu|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_linalg_trace': 'linalg_trace|functional|cpu|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dtype|()',
+    'make_cpu_linalg_diagonal': 'linalg_diagonal|functional|cpu|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dim1,_default_dim2|()',
+    'make_cpu_linalg_cross': "linalg_cross|functional|cpu|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cpu_linalg_vecdot': "linalg_vecdot|functional|cpu|x:Tensor:0000;y:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cpu_floor': 'floor|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cpu_floor_': 'floor|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cpu_ceil': 'ceil|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cpu_ceil_': 'ceil|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cpu_trunc': 'trunc|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cpu_trunc_': 'trunc|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cpu_sign': 'sign|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_sign_': 'sign|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_square': 'square|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_square_': 'square|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_reciprocal': 'reciprocal|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_reciprocal_': 'reciprocal|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_log1p': 'log1p|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_log1p_': 'log1p|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_expm1': 'expm1|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cpu_expm1_': 'expm1|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cpu_log2': 'log2|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_log2_': 'log2|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_log10': 'log10|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_log10_': 'log10|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_isnan': 'isnan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_isinf': 'isinf|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_isfinite': 'isfinite|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_signbit': 'signbit|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_tan': 'tan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_tan_': 'tan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_asin': 'asin|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_asin_': 'asin|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_acos': 'acos|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_acos_': 'acos|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_atan': 'atan|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_atan_': 'atan|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_sinh': 'sinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_sinh_': 'sinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_cosh': 'cosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_cosh_': 'cosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_asinh': 'asinh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_asinh_': 'asinh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_acosh': 'acosh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_acosh_': 'acosh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_atanh': 'atanh|functional|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_atanh_': 'atanh|inplace|cpu|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cpu_atan2': 'atan2|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_atan2_': 'atan2|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_hypot': 'hypot|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_hypot_': 'hypot|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_copysign': 'copysign|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_copysign_': 'copysign|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_logaddexp': 'logaddexp|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_float_power': 'float_power|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_float_power_': 'float_power|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_fmod': 'fmod|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_fmod_': 'fmod|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_nextafter': 'nextafter|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_nextafter_': 'nextafter|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cpu_sum': "sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_prod': "prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_amax': "amax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_amin': "amin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_argmax': "argmax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_argmin': "argmin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_all': "all|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_any': "any|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_mean': "mean|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_var': "var|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_cpu_std': "std|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_cpu_logsumexp': "logsumexp|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_softmax': 'softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_log_softmax': 'log_softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_relu': 'relu|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_relu_': 'relu|inplace|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_one_hot': 'one_hot|functional|cpu|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_num_classes|()',
+    'make_cpu_cross_entropy': 'cross_entropy|functional|cpu|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_upsample_nearest1d': 'upsample_nearest1d|functional|cpu|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_output_size,_default_scale_factor|()',
+    'make_cpu_cumsum': 'cumsum|functional|cpu|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype|()',
+    'make_cpu_cumsum_': 'cumsum|inplace|cpu|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype|()',
+    'make_cpu_cumprod': 'cumprod|functional|cpu|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype|()',
+    'make_cpu_cumprod_': 'cumprod|inplace|cpu|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype|()',
+    'make_cpu_diff': "diff|functional|cpu|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim|(('dim', 'axis'),)",
+    'make_cpu_clone': 'clone|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_flip': 'flip|functional|cpu|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_cat': "cat|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cpu_stack': "stack|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cpu_tile': 'tile|functional|cpu|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_repeat_interleave': "repeat_interleave|functional|cpu|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cpu_einsum': 'einsum|functional|cpu|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_searchsorted': 'searchsorted|functional|cpu|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side|()',
+    'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
+    'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
+    'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
+    'make_cuda_sub_': 'sub|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
+    'make_cuda_mul': 'mul|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_mul_': 'mul|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_div': 'div|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode|()',
+    'make_cuda_div_': 'div|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode|()',
+    'make_cuda_remainder': 'remainder|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_remainder_': 'remainder|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_pow': 'pow|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_pow_': 'pow|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_neg': 'neg|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_neg_': 'neg|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_abs': 'abs|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_abs_': 'abs|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_exp': 'exp|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_exp_': 'exp|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_log': 'log|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_log_': 'log|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_sqrt': 'sqrt|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_sqrt_': 'sqrt|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_sin': 'sin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_sin_': 'sin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_cos': 'cos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_cos_': 'cos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_tanh': 'tanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cuda_tanh_': 'tanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cuda_sigmoid': 'sigmoid|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_sigmoid_': 'sigmoid|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_maximum': 'maximum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_maximum_': 'maximum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_minimum': 'minimum|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_minimum_': 'minimum|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_clamp': 'clamp|functional|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max|()',
+    'make_cuda_clamp_': 'clamp|inplace|cuda|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_min,_default_max|()',
+    'make_cuda_where': 'where|functional|cuda|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_eq': 'eq|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_eq_': 'eq|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_ne': 'ne|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_ne_': 'ne|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_lt': 'lt|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_lt_': 'lt|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_le': 'le|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_le_': 'le|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_gt': 'gt|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_gt_': 'gt|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_ge': 'ge|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_ge_': 'ge|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last,_KEY,_Class|()',
+    'make_cuda_logical_and': 'logical_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_logical_and_': 'logical_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_logical_or': 'logical_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_logical_or_': 'logical_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_logical_xor': 'logical_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_logical_xor_': 'logical_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_logical_not': 'logical_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_logical_not_': 'logical_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_bitwise_and': 'bitwise_and|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_bitwise_and_': 'bitwise_and|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_bitwise_or': 'bitwise_or|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_bitwise_or_': 'bitwise_or|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_bitwise_xor': 'bitwise_xor|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_bitwise_xor_': 'bitwise_xor|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_bitwise_not': 'bitwise_not|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_bitwise_not_': 'bitwise_not|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_bitwise_left_shift': 'bitwise_left_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_bitwise_left_shift_': 'bitwise_left_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_bitwise_right_shift': 'bitwise_right_shift|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_bitwise_right_shift_': 'bitwise_right_shift|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_positive': 'positive|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_positive_': 'positive|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_round': 'round|functional|cuda|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals|()',
+    'make_cuda_round_': 'round|inplace|cuda|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_decimals|()',
+    'make_cuda_conj': 'conj|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_conj_': 'conj|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_real': 'real|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_imag': 'imag|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_uniform': 'uniform|functional|cuda|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator|()',
+    'make_cuda_uniform_': 'uniform|inplace|cuda|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator|()',
+    'make_cuda_normal': 'normal|functional|cuda|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator|()',
+    'make_cuda_normal_': 'normal|inplace|cuda|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator|()',
+    'make_cuda_random': 'random|functional|cuda|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator|()',
+    'make_cuda_random_': 'random|inplace|cuda|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator|()',
+    'make_cuda_bernoulli': 'bernoulli|functional|cuda|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator|()',
+    'make_cuda_bernoulli_': 'bernoulli|inplace|cuda|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator|()',
+    'make_cuda_multinomial': 'multinomial|functional|cuda|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_replacement,_default_generator|()',
+    'make_cuda_randperm': 'randperm|functional|cuda|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator|()',
+    'make_cuda_exponential': 'exponential|functional|cuda|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator|()',
+    'make_cuda_exponential_': 'exponential|inplace|cuda|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator|()',
+    'make_cuda_geometric': 'geometric|functional|cuda|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator|()',
+    'make_cuda_geometric_': 'geometric|inplace|cuda|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator|()',
+    'make_cuda_log_normal': 'log_normal|functional|cuda|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator|()',
+    'make_cuda_log_normal_': 'log_normal|inplace|cuda|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator|()',
+    'make_cuda_cauchy': 'cauchy|functional|cuda|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator|()',
+    'make_cuda_cauchy_': 'cauchy|inplace|cuda|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator|()',
+    'make_cuda_fft_fft': "fft_fft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_ifft': "fft_ifft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_rfft': "fft_rfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_irfft': "fft_irfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_hfft': "fft_hfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_ihfft': "fft_ihfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_fftn': "fft_fftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_ifftn': "fft_ifftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_rfftn': "fft_rfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_irfftn': "fft_irfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_fftshift': "fft_fftshift|functional|cuda|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cuda_fft_ifftshift': "fft_ifftshift|functional|cuda|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cuda_tril': 'tril|functional|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
+    'make_cuda_tril_': 'tril|inplace|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
+    'make_cuda_triu': 'triu|functional|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
+    'make_cuda_triu_': 'triu|inplace|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
+    'make_cuda_roll': 'roll|functional|cuda|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims|()',
+    'make_cuda_count_nonzero': "count_nonzero|functional|cuda|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cuda_argsort': "argsort|functional|cuda|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_descending,_default_stable|(('dim', 'axis'),)",
+    'make_cuda_gather': 'gather|functional|cuda|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_take_along_dim': "take_along_dim|functional|cuda|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cuda_index_select': 'index_select|functional|cuda|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_take': 'take|functional|cuda|self:Tensor:0000;index:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_tensordot': 'tensordot|functional|cuda|a:Tensor:0000;b:Tensor:0000;dims:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims|()',
+    'make_cuda_matmul': 'matmul|functional|cuda|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_mm': 'mm|functional|cuda|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_bmm': 'bmm|functional|cuda|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_dot': 'dot|functional|cuda|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_outer': 'outer|functional|cuda|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_addmm': 'addmm|functional|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha|()',
+    'make_cuda_addmm_': 'addmm|inplace|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha|()',
+    'make_cuda_linalg_det': 'linalg_det|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_linalg_inv': 'linalg_inv|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_linalg_pinv': 'linalg_pinv|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_cuda_linalg_matrix_rank': 'linalg_matrix_rank|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_cuda_linalg_svdvals': 'linalg_svdvals|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_linalg_solve': 'linalg_solve|functional|cuda|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_left|()',
+    'make_cuda_linalg_cholesky': 'linalg_cholesky|functional|cuda|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_upper|()',
+    'make_cuda_linalg_matrix_power': 'linalg_matrix_power|functional|cuda|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_linalg_eigvalsh': 'linalg_eigvalsh|functional|cuda|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_UPLO|()',
+    'make_cuda_linalg_vector_norm': "linalg_vector_norm|functional|cuda|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_linalg_matrix_norm': "linalg_matrix_norm|functional|cuda|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_linalg_norm': "linalg_norm|functional|cuda|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_linalg_trace': 'linalg_trace|functional|cuda|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dtype|()',
+    'make_cuda_linalg_diagonal': 'linalg_diagonal|functional|cuda|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dim1,_default_dim2|()',
+    'make_cuda_linalg_cross': "linalg_cross|functional|cuda|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cuda_linalg_vecdot': "linalg_vecdot|functional|cuda|x:Tensor:0000;y:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cuda_floor': 'floor|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cuda_floor_': 'floor|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cuda_ceil': 'ceil|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cuda_ceil_': 'ceil|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cuda_trunc': 'trunc|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cuda_trunc_': 'trunc|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cuda_sign': 'sign|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_sign_': 'sign|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_square': 'square|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_square_': 'square|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_reciprocal': 'reciprocal|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_reciprocal_': 'reciprocal|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_log1p': 'log1p|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_log1p_': 'log1p|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_expm1': 'expm1|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cuda_expm1_': 'expm1|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache,_KEY,_Class|()',
+    'make_cuda_log2': 'log2|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_log2_': 'log2|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_log10': 'log10|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_log10_': 'log10|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_isnan': 'isnan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_isinf': 'isinf|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_isfinite': 'isfinite|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_signbit': 'signbit|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_tan': 'tan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_tan_': 'tan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_asin': 'asin|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_asin_': 'asin|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_acos': 'acos|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_acos_': 'acos|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_atan': 'atan|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_atan_': 'atan|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_sinh': 'sinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_sinh_': 'sinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_cosh': 'cosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_cosh_': 'cosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_asinh': 'asinh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_asinh_': 'asinh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_acosh': 'acosh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_acosh_': 'acosh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_atanh': 'atanh|functional|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_atanh_': 'atanh|inplace|cuda|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache,_KEY,_Class|()',
+    'make_cuda_atan2': 'atan2|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_atan2_': 'atan2|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_hypot': 'hypot|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_hypot_': 'hypot|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_copysign': 'copysign|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_copysign_': 'copysign|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_logaddexp': 'logaddexp|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_float_power': 'float_power|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_float_power_': 'float_power|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_fmod': 'fmod|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_fmod_': 'fmod|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_nextafter': 'nextafter|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_nextafter_': 'nextafter|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
+    'make_cuda_sum': "sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_prod': "prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_amax': "amax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_amin': "amin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_argmax': "argmax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_argmin': "argmin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_all': "all|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_any': "any|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_mean': "mean|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_var': "var|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_cuda_std': "std|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_cuda_logsumexp': "logsumexp|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_softmax': 'softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_log_softmax': 'log_softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_relu': 'relu|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_relu_': 'relu|inplace|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_one_hot': 'one_hot|functional|cuda|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_num_classes|()',
+    'make_cuda_cross_entropy': 'cross_entropy|functional|cuda|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_upsample_nearest1d': 'upsample_nearest1d|functional|cuda|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_output_size,_default_scale_factor|()',
+    'make_cuda_cumsum': 'cumsum|functional|cuda|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype|()',
+    'make_cuda_cumsum_': 'cumsum|inplace|cuda|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype|()',
+    'make_cuda_cumprod': 'cumprod|functional|cuda|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype|()',
+    'make_cuda_cumprod_': 'cumprod|inplace|cuda|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dtype|()',
+    'make_cuda_diff': "diff|functional|cuda|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim|(('dim', 'axis'),)",
+    'make_cuda_clone': 'clone|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_flip': 'flip|functional|cuda|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_cat': "cat|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cuda_stack': "stack|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cuda_tile': 'tile|functional|cuda|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_repeat_interleave': "repeat_interleave|functional|cuda|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
+    'make_cuda_einsum': 'einsum|functional|cuda|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_searchsorted': 'searchsorted|functional|cuda|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side|()',
 }
 
 
@@ -15794,7 +15796,8 @@ def make_cpu_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 
 
 def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -15873,7 +15876,8 @@ def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         out._storage.version += 1
         return out
 
-    def _raw_fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -15956,7 +15960,8 @@ def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 
 
 def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -16035,7 +16040,8 @@ def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -16118,7 +16124,8 @@ def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -16197,7 +16204,8 @@ def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -16280,7 +16288,8 @@ def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -16359,7 +16368,8 @@ def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -16442,7 +16452,8 @@ def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -16521,7 +16532,8 @@ def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -16604,7 +16616,8 @@ def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -16683,7 +16696,8 @@ def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -16766,7 +16780,8 @@ def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
-    def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -16845,7 +16860,8 @@ def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -16928,7 +16944,8 @@ def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
-    def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -17007,7 +17024,8 @@ def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -17090,7 +17108,8 @@ def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
-    def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -17169,7 +17188,8 @@ def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -17252,7 +17272,8 @@ def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
-    def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -17331,7 +17352,8 @@ def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         out._storage.version += 1
         return out
 
-    def _raw_fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -17414,7 +17436,8 @@ def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
 
 
 def make_cpu_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def fft_fftshift(input, dim=_default_dim, *, out=None):
+    def fft_fftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, dim, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -17493,7 +17516,8 @@ def make_cpu_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         out._storage.version += 1
         return out
 
-    def _raw_fft_fftshift(input, dim=_default_dim, *, out=None):
+    def _raw_fft_fftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -17576,7 +17600,8 @@ def make_cpu_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
 
 
 def make_cpu_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def fft_ifftshift(input, dim=_default_dim, *, out=None):
+    def fft_ifftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, dim, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -17655,7 +17680,8 @@ def make_cpu_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifftshift(input, dim=_default_dim, *, out=None):
+    def _raw_fft_ifftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -18392,7 +18418,8 @@ def make_cpu_roll(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cpu_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def count_nonzero(self, dim=_default_dim, *, out=None):
+    def count_nonzero(self, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -18471,7 +18498,8 @@ def make_cpu_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         out._storage.version += 1
         return out
 
-    def _raw_count_nonzero(self, dim=_default_dim, *, out=None):
+    def _raw_count_nonzero(self, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -18554,7 +18582,8 @@ def make_cpu_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
 
 
 def make_cpu_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_descending, _default_stable):
-    def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None):
+    def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -18633,7 +18662,8 @@ def make_cpu_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         out._storage.version += 1
         return out
 
-    def _raw_argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None):
+    def _raw_argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -18886,7 +18916,8 @@ def make_cpu_gather(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 
 
 def make_cpu_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def take_along_dim(self, indices, dim=_default_dim, *, out=None):
+    def take_along_dim(self, indices, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'indices': indices, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, indices, dim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -18969,7 +19000,8 @@ def make_cpu_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         out._storage.version += 1
         return out
 
-    def _raw_take_along_dim(self, indices, dim=_default_dim, *, out=None):
+    def _raw_take_along_dim(self, indices, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'indices': indices, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -22166,7 +22198,8 @@ def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may
 
 
 def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(x) is _Class:
             _device = x._device
@@ -22245,7 +22278,8 @@ def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
         out._storage.version += 1
         return out
 
-    def _raw_linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(x) is _Class:
             _device = x._device
             _first_tensor = x
@@ -22328,7 +22362,8 @@ def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
 
 
 def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(A) is _Class:
             _device = A._device
@@ -22407,7 +22442,8 @@ def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
         out._storage.version += 1
         return out
 
-    def _raw_linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(A) is _Class:
             _device = A._device
             _first_tensor = A
@@ -22490,7 +22526,8 @@ def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
 
 
 def make_cpu_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(A) is _Class:
             _device = A._device
@@ -22569,7 +22606,8 @@ def make_cpu_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         out._storage.version += 1
         return out
 
-    def _raw_linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(A) is _Class:
             _device = A._device
             _first_tensor = A
@@ -22976,7 +23014,8 @@ def make_cpu_linalg_diagonal(*, _name, _op, _meta, _handlers, _resolve, _out_may
 
 
 def make_cpu_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def linalg_cross(input, other, *, dim=_default_dim, out=None):
+    def linalg_cross(input, other, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'other': other, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, other, ), {'dim': dim, 'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -23059,7 +23098,8 @@ def make_cpu_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         out._storage.version += 1
         return out
 
-    def _raw_linalg_cross(input, other, *, dim=_default_dim, out=None):
+    def _raw_linalg_cross(input, other, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'other': other, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -23146,7 +23186,8 @@ def make_cpu_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
 
 
 def make_cpu_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def linalg_vecdot(x, y, *, dim=_default_dim, out=None):
+    def linalg_vecdot(x, y, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'y': y, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, y, ), {'dim': dim, 'out': out})
         if type(x) is _Class:
             _device = x._device
@@ -23229,7 +23270,8 @@ def make_cpu_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         out._storage.version += 1
         return out
 
-    def _raw_linalg_vecdot(x, y, *, dim=_default_dim, out=None):
+    def _raw_linalg_vecdot(x, y, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'x': x, 'y': y, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(x) is _Class:
             _device = x._device
             _first_tensor = x
@@ -32646,7 +32688,8 @@ def make_cpu_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
 
 
 def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
-    def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -32725,7 +32768,8 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -32808,7 +32852,8 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
-    def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -32887,7 +32932,8 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -32970,7 +33016,8 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -33049,7 +33096,8 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -33132,7 +33180,8 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -33211,7 +33260,8 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -33294,7 +33344,8 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -33373,7 +33424,8 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         out._storage.version += 1
         return out
 
-    def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -33456,7 +33508,8 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 
 
 def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -33535,7 +33588,8 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         out._storage.version += 1
         return out
 
-    def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -33618,7 +33672,8 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 
 
 def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -33697,7 +33752,8 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -33780,7 +33836,8 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -33859,7 +33916,8 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -33942,7 +34000,8 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
-    def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -34021,7 +34080,8 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -34104,7 +34164,8 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
-    def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -34183,7 +34244,8 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -34266,7 +34328,8 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
-    def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -34345,7 +34408,8 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -34428,7 +34492,8 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -34507,7 +34572,8 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -36146,7 +36212,8 @@ def make_cpu_cumprod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_cpu_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim):
-    def diff(self, n=_default_n, dim=_default_dim, *, out=None):
+    def diff(self, n=_default_n, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, n, dim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -36225,7 +36292,8 @@ def make_cpu_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_diff(self, n=_default_n, dim=_default_dim, *, out=None):
+    def _raw_diff(self, n=_default_n, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -36632,7 +36700,8 @@ def make_cpu_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def cat(tensors, dim=_default_dim, *, out=None):
+    def cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
@@ -36713,7 +36782,8 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_cat(tensors, dim=_default_dim, *, out=None):
+    def _raw_cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         _device = None
         _first_tensor = None
         try:
@@ -36798,7 +36868,8 @@ def make_cpu_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def stack(tensors, dim=_default_dim, *, out=None):
+    def stack(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
@@ -36879,7 +36950,8 @@ def make_cpu_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_stack(tensors, dim=_default_dim, *, out=None):
+    def _raw_stack(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         _device = None
         _first_tensor = None
         try:
@@ -37126,7 +37198,8 @@ def make_cpu_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cpu_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, dim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -37205,7 +37278,8 @@ def make_cpu_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_m
         out._storage.version += 1
         return out
 
-    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -52896,7 +52970,8 @@ def make_cuda_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -52975,7 +53050,8 @@ def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -53058,7 +53134,8 @@ def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -53137,7 +53214,8 @@ def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -53220,7 +53298,8 @@ def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -53299,7 +53378,8 @@ def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -53382,7 +53462,8 @@ def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -53461,7 +53542,8 @@ def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         out._storage.version += 1
         return out
 
-    def _raw_fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -53544,7 +53626,8 @@ def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
 
 
 def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -53623,7 +53706,8 @@ def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -53706,7 +53790,8 @@ def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
-    def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -53785,7 +53870,8 @@ def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         out._storage.version += 1
         return out
 
-    def _raw_fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -53868,7 +53954,8 @@ def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
 
 
 def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
-    def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -53947,7 +54034,8 @@ def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -54030,7 +54118,8 @@ def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
-    def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -54109,7 +54198,8 @@ def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -54192,7 +54282,8 @@ def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
 
 
 def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
-    def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -54271,7 +54362,8 @@ def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         out._storage.version += 1
         return out
 
-    def _raw_fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -54354,7 +54446,8 @@ def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
 
 
 def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
-    def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -54433,7 +54526,8 @@ def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
         out._storage.version += 1
         return out
 
-    def _raw_fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -54516,7 +54610,8 @@ def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 
 
 def make_cuda_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def fft_fftshift(input, dim=_default_dim, *, out=None):
+    def fft_fftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, dim, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -54595,7 +54690,8 @@ def make_cuda_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         out._storage.version += 1
         return out
 
-    def _raw_fft_fftshift(input, dim=_default_dim, *, out=None):
+    def _raw_fft_fftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -54678,7 +54774,8 @@ def make_cuda_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
 
 
 def make_cuda_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def fft_ifftshift(input, dim=_default_dim, *, out=None):
+    def fft_ifftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, dim, ), {'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -54757,7 +54854,8 @@ def make_cuda_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifftshift(input, dim=_default_dim, *, out=None):
+    def _raw_fft_ifftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -55494,7 +55592,8 @@ def make_cuda_roll(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_cuda_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def count_nonzero(self, dim=_default_dim, *, out=None):
+    def count_nonzero(self, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -55573,7 +55672,8 @@ def make_cuda_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         out._storage.version += 1
         return out
 
-    def _raw_count_nonzero(self, dim=_default_dim, *, out=None):
+    def _raw_count_nonzero(self, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -55656,7 +55756,8 @@ def make_cuda_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_
 
 
 def make_cuda_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_descending, _default_stable):
-    def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None):
+    def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -55735,7 +55836,8 @@ def make_cuda_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None):
+    def _raw_argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -55988,7 +56090,8 @@ def make_cuda_gather(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 
 
 def make_cuda_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def take_along_dim(self, indices, dim=_default_dim, *, out=None):
+    def take_along_dim(self, indices, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'indices': indices, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, indices, dim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -56071,7 +56174,8 @@ def make_cuda_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may
         out._storage.version += 1
         return out
 
-    def _raw_take_along_dim(self, indices, dim=_default_dim, *, out=None):
+    def _raw_take_along_dim(self, indices, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'indices': indices, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -59268,7 +59372,8 @@ def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_ma
 
 
 def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(x) is _Class:
             _device = x._device
@@ -59347,7 +59452,8 @@ def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out
         out._storage.version += 1
         return out
 
-    def _raw_linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(x) is _Class:
             _device = x._device
             _first_tensor = x
@@ -59430,7 +59536,8 @@ def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out
 
 
 def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(A) is _Class:
             _device = A._device
@@ -59509,7 +59616,8 @@ def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out
         out._storage.version += 1
         return out
 
-    def _raw_linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(A) is _Class:
             _device = A._device
             _first_tensor = A
@@ -59592,7 +59700,8 @@ def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out
 
 
 def make_cuda_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(A) is _Class:
             _device = A._device
@@ -59671,7 +59780,8 @@ def make_cuda_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
         out._storage.version += 1
         return out
 
-    def _raw_linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(A) is _Class:
             _device = A._device
             _first_tensor = A
@@ -60078,7 +60188,8 @@ def make_cuda_linalg_diagonal(*, _name, _op, _meta, _handlers, _resolve, _out_ma
 
 
 def make_cuda_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def linalg_cross(input, other, *, dim=_default_dim, out=None):
+    def linalg_cross(input, other, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'other': other, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, other, ), {'dim': dim, 'out': out})
         if type(input) is _Class:
             _device = input._device
@@ -60161,7 +60272,8 @@ def make_cuda_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         out._storage.version += 1
         return out
 
-    def _raw_linalg_cross(input, other, *, dim=_default_dim, out=None):
+    def _raw_linalg_cross(input, other, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'other': other, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(input) is _Class:
             _device = input._device
             _first_tensor = input
@@ -60248,7 +60360,8 @@ def make_cuda_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
 
 
 def make_cuda_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def linalg_vecdot(x, y, *, dim=_default_dim, out=None):
+    def linalg_vecdot(x, y, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'y': y, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, y, ), {'dim': dim, 'out': out})
         if type(x) is _Class:
             _device = x._device
@@ -60331,7 +60444,8 @@ def make_cuda_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         out._storage.version += 1
         return out
 
-    def _raw_linalg_vecdot(x, y, *, dim=_default_dim, out=None):
+    def _raw_linalg_vecdot(x, y, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'x': x, 'y': y, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(x) is _Class:
             _device = x._device
             _first_tensor = x
@@ -69748,7 +69862,8 @@ def make_cuda_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 
 
 def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
-    def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -69827,7 +69942,8 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -69910,7 +70026,8 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
-    def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -69989,7 +70106,8 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -70072,7 +70190,8 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -70151,7 +70270,8 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -70234,7 +70354,8 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -70313,7 +70434,8 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -70396,7 +70518,8 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -70475,7 +70598,8 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         out._storage.version += 1
         return out
 
-    def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -70558,7 +70682,8 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 
 
 def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -70637,7 +70762,8 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         out._storage.version += 1
         return out
 
-    def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -70720,7 +70846,8 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 
 
 def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -70799,7 +70926,8 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -70882,7 +71010,8 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -70961,7 +71090,8 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -71044,7 +71174,8 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
-    def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -71123,7 +71254,8 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -71206,7 +71338,8 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
-    def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -71285,7 +71418,8 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -71368,7 +71502,8 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
-    def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -71447,7 +71582,8 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -71530,7 +71666,8 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
-    def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -71609,7 +71746,8 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         out._storage.version += 1
         return out
 
-    def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -73248,7 +73386,8 @@ def make_cuda_cumprod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_cuda_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim):
-    def diff(self, n=_default_n, dim=_default_dim, *, out=None):
+    def diff(self, n=_default_n, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, n, dim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -73327,7 +73466,8 @@ def make_cuda_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_diff(self, n=_default_n, dim=_default_dim, *, out=None):
+    def _raw_diff(self, n=_default_n, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self
@@ -73734,7 +73874,8 @@ def make_cuda_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def cat(tensors, dim=_default_dim, *, out=None):
+    def cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
@@ -73815,7 +73956,8 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_cat(tensors, dim=_default_dim, *, out=None):
+    def _raw_cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         _device = None
         _first_tensor = None
         try:
@@ -73900,7 +74042,8 @@ def make_cuda_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def stack(tensors, dim=_default_dim, *, out=None):
+    def stack(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
@@ -73981,7 +74124,8 @@ def make_cuda_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         out._storage.version += 1
         return out
 
-    def _raw_stack(tensors, dim=_default_dim, *, out=None):
+    def _raw_stack(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         _device = None
         _first_tensor = None
         try:
@@ -74228,7 +74372,8 @@ def make_cuda_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_cuda_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
-    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, dim, ), {'out': out})
         if type(self) is _Class:
             _device = self._device
@@ -74307,7 +74452,8 @@ def make_cuda_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_
         out._storage.version += 1
         return out
 
-    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if type(self) is _Class:
             _device = self._device
             _first_tensor = self

@@ -14,10 +14,11 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
+_aliased = COMMON.get('_aliased')
 _alloc_failed = COMMON.get('_alloc_failed')
 _bad_self = VIEW_COMMON.get('_bad_self')
 _bad_type = COMMON.get('_bad_type')
@@ -41,6 +42,7 @@ _miss = VIEW_COMMON.get('_miss')
 _modes = COMMON.get('_modes')
 _new_const_out = COMMON.get('_new_const_out')
 _new_object = COMMON.get('_new_object')
+_NO_ALIAS = COMMON.get('_NO_ALIAS')
 _no_tensor = COMMON.get('_no_tensor')
 _not_refined = COMMON.get('_not_refined')
 _NumPyArgument = COMMON.get('_NumPyArgument')
@@ -250,235 +252,235 @@ FINGERPRINTS = {
     'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
     'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
     'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers',
-    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
-    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
-    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
-    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
-    'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode',
-    'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode',
-    'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_pow': 'pow|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_pow_': 'pow|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_neg': 'neg|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_neg_': 'neg|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_abs': 'abs|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_abs_': 'abs|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_exp': 'exp|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_exp_': 'exp|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log': 'log|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log_': 'log|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sqrt': 'sqrt|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sqrt_': 'sqrt|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sin': 'sin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sin_': 'sin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_cos': 'cos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_cos_': 'cos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_tanh_': 'tanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_sigmoid': 'sigmoid|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_sigmoid_': 'sigmoid|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_maximum': 'maximum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_maximum_': 'maximum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_minimum': 'minimum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_minimum_': 'minimum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_clamp': 'clamp|functional|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max',
-    'make_clamp_': 'clamp|inplace|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max',
-    'make_where': 'where|functional|None|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_eq': 'eq|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_eq_': 'eq|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_ne': 'ne|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_ne_': 'ne|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_lt': 'lt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_lt_': 'lt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_le': 'le|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_le_': 'le|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_gt': 'gt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last',
-    'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_logical_or_': 'logical_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_logical_xor': 'logical_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_logical_xor_': 'logical_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_logical_not': 'logical_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_logical_not_': 'logical_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_bitwise_and': 'bitwise_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_and_': 'bitwise_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_or': 'bitwise_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_or_': 'bitwise_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_xor': 'bitwise_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_xor_': 'bitwise_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_not': 'bitwise_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_bitwise_not_': 'bitwise_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_bitwise_left_shift': 'bitwise_left_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_left_shift_': 'bitwise_left_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_right_shift': 'bitwise_right_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_bitwise_right_shift_': 'bitwise_right_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_positive': 'positive|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_positive_': 'positive|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_round': 'round|functional|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals',
-    'make_round_': 'round|inplace|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals',
-    'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_real': 'real|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_imag': 'imag|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_uniform': 'uniform|functional|None|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator',
-    'make_uniform_': 'uniform|inplace|None|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator',
-    'make_normal': 'normal|functional|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator',
-    'make_normal_': 'normal|inplace|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator',
-    'make_random': 'random|functional|None|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator',
-    'make_random_': 'random|inplace|None|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator',
-    'make_bernoulli': 'bernoulli|functional|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator',
-    'make_bernoulli_': 'bernoulli|inplace|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator',
-    'make_multinomial': 'multinomial|functional|None|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_replacement,_default_generator',
-    'make_randperm': 'randperm|functional|None|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator',
-    'make_exponential': 'exponential|functional|None|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_lambd,_default_generator',
-    'make_exponential_': 'exponential|inplace|None|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_lambd,_default_generator',
-    'make_geometric': 'geometric|functional|None|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator',
-    'make_geometric_': 'geometric|inplace|None|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator',
-    'make_log_normal': 'log_normal|functional|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator',
-    'make_log_normal_': 'log_normal|inplace|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator',
-    'make_cauchy': 'cauchy|functional|None|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_median,_default_sigma,_default_generator',
-    'make_cauchy_': 'cauchy|inplace|None|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_median,_default_sigma,_default_generator',
-    'make_fft_fft': 'fft_fft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_ifft': 'fft_ifft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_rfft': 'fft_rfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_irfft': 'fft_irfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_hfft': 'fft_hfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_ihfft': 'fft_ihfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_fftn': 'fft_fftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm',
-    'make_fft_ifftn': 'fft_ifftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm',
-    'make_fft_rfftn': 'fft_rfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm',
-    'make_fft_irfftn': 'fft_irfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm',
-    'make_fft_fftshift': 'fft_fftshift|functional|None|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
-    'make_fft_ifftshift': 'fft_ifftshift|functional|None|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
-    'make_tril': 'tril|functional|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal',
-    'make_tril_': 'tril|inplace|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal',
-    'make_triu': 'triu|functional|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal',
-    'make_triu_': 'triu|inplace|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal',
-    'make_roll': 'roll|functional|None|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dims',
-    'make_count_nonzero': 'count_nonzero|functional|None|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
-    'make_argsort': 'argsort|functional|None|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_descending,_default_stable',
-    'make_gather': 'gather|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_take_along_dim': 'take_along_dim|functional|None|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
-    'make_index_select': 'index_select|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_take': 'take|functional|None|self:Tensor:0000;index:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_tensordot': 'tensordot|functional|None|a:Tensor:0000;b:Tensor:0000;dims:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dims',
-    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha',
-    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha',
-    'make_linalg_det': 'linalg_det|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_linalg_inv': 'linalg_inv|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_atol,_default_rtol,_default_hermitian',
-    'make_linalg_matrix_rank': 'linalg_matrix_rank|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_atol,_default_rtol,_default_hermitian',
-    'make_linalg_svdvals': 'linalg_svdvals|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_linalg_solve': 'linalg_solve|functional|None|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_left',
-    'make_linalg_cholesky': 'linalg_cholesky|functional|None|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_upper',
-    'make_linalg_matrix_power': 'linalg_matrix_power|functional|None|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_linalg_eigvalsh': 'linalg_eigvalsh|functional|None|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_UPLO',
-    'make_linalg_vector_norm': 'linalg_vector_norm|functional|None|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_linalg_matrix_norm': 'linalg_matrix_norm|functional|None|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_linalg_norm': 'linalg_norm|functional|None|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_linalg_trace': 'linalg_trace|functional|None|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_offset,_default_dtype',
-    'make_linalg_diagonal': 'linalg_diagonal|functional|None|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_offset,_default_dim1,_default_dim2',
-    'make_linalg_cross': 'linalg_cross|functional|None|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
-    'make_linalg_vecdot': 'linalg_vecdot|functional|None|x:Tensor:0000;y:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
-    'make_floor': 'floor|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_floor_': 'floor|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_ceil': 'ceil|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_ceil_': 'ceil|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_trunc': 'trunc|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_trunc_': 'trunc|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_sign': 'sign|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sign_': 'sign|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_square': 'square|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_square_': 'square|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_reciprocal': 'reciprocal|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_reciprocal_': 'reciprocal|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log1p': 'log1p|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log1p_': 'log1p|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_expm1': 'expm1|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_expm1_': 'expm1|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache',
-    'make_log2': 'log2|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log2_': 'log2|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log10': 'log10|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_log10_': 'log10|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_isnan': 'isnan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_isinf': 'isinf|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_isfinite': 'isfinite|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_signbit': 'signbit|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_tan': 'tan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_tan_': 'tan|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_asin': 'asin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_asin_': 'asin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_acos': 'acos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_acos_': 'acos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_atan': 'atan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_atan_': 'atan|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sinh': 'sinh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_sinh_': 'sinh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_cosh': 'cosh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_cosh_': 'cosh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_asinh': 'asinh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_asinh_': 'asinh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_acosh': 'acosh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_acosh_': 'acosh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_atanh': 'atanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_atanh_': 'atanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache',
-    'make_atan2': 'atan2|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_atan2_': 'atan2|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_hypot': 'hypot|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_hypot_': 'hypot|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_copysign': 'copysign|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_copysign_': 'copysign|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_logaddexp': 'logaddexp|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_float_power': 'float_power|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_float_power_': 'float_power|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_fmod': 'fmod|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_fmod_': 'fmod|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_nextafter': 'nextafter|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_nextafter_': 'nextafter|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_sum': 'sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
-    'make_prod': 'prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
-    'make_amax': 'amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_amin': 'amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_argmax': 'argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_argmin': 'argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_all': 'all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_any': 'any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_mean': 'mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
-    'make_var': 'var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_correction',
-    'make_std': 'std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_correction',
-    'make_logsumexp': 'logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_num_classes',
-    'make_cross_entropy': 'cross_entropy|functional|None|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_upsample_nearest1d': 'upsample_nearest1d|functional|None|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_output_size,_default_scale_factor',
-    'make_cumsum': 'cumsum|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype',
-    'make_cumsum_': 'cumsum|inplace|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype',
-    'make_cumprod': 'cumprod|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype',
-    'make_cumprod_': 'cumprod|inplace|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype',
-    'make_diff': 'diff|functional|None|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim',
-    'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_cat': 'cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
-    'make_stack': 'stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
-    'make_tile': 'tile|functional|None|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_repeat_interleave': 'repeat_interleave|functional|None|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
-    'make_einsum': 'einsum|functional|None|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_searchsorted': 'searchsorted|functional|None|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_out_int32,_default_right,_default_side',
+    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
+    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
+    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
+    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
+    'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode|()',
+    'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode|()',
+    'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_pow': 'pow|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_pow_': 'pow|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_neg': 'neg|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_neg_': 'neg|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_abs': 'abs|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_abs_': 'abs|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_exp': 'exp|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_exp_': 'exp|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_log': 'log|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_log_': 'log|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_sqrt': 'sqrt|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_sqrt_': 'sqrt|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_sin': 'sin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_sin_': 'sin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_cos': 'cos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_cos_': 'cos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_tanh': 'tanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_tanh_': 'tanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_sigmoid': 'sigmoid|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_sigmoid_': 'sigmoid|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_maximum': 'maximum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_maximum_': 'maximum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_minimum': 'minimum|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_minimum_': 'minimum|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_clamp': 'clamp|functional|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max|()',
+    'make_clamp_': 'clamp|inplace|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max|()',
+    'make_where': 'where|functional|None|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_eq': 'eq|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_eq_': 'eq|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_ne': 'ne|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_ne_': 'ne|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_lt': 'lt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_lt_': 'lt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_le': 'le|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_le_': 'le|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_gt': 'gt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_logical_or_': 'logical_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_logical_xor': 'logical_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_logical_xor_': 'logical_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_logical_not': 'logical_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_logical_not_': 'logical_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_bitwise_and': 'bitwise_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_bitwise_and_': 'bitwise_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_bitwise_or': 'bitwise_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_bitwise_or_': 'bitwise_or|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_bitwise_xor': 'bitwise_xor|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_bitwise_xor_': 'bitwise_xor|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_bitwise_not': 'bitwise_not|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_bitwise_not_': 'bitwise_not|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_bitwise_left_shift': 'bitwise_left_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_bitwise_left_shift_': 'bitwise_left_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_bitwise_right_shift': 'bitwise_right_shift|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_bitwise_right_shift_': 'bitwise_right_shift|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_positive': 'positive|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_positive_': 'positive|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_round': 'round|functional|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals|()',
+    'make_round_': 'round|inplace|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals|()',
+    'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_real': 'real|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_imag': 'imag|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_uniform': 'uniform|functional|None|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
+    'make_uniform_': 'uniform|inplace|None|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
+    'make_normal': 'normal|functional|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator|()',
+    'make_normal_': 'normal|inplace|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator|()',
+    'make_random': 'random|functional|None|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
+    'make_random_': 'random|inplace|None|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
+    'make_bernoulli': 'bernoulli|functional|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator|()',
+    'make_bernoulli_': 'bernoulli|inplace|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator|()',
+    'make_multinomial': 'multinomial|functional|None|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_replacement,_default_generator|()',
+    'make_randperm': 'randperm|functional|None|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator|()',
+    'make_exponential': 'exponential|functional|None|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_lambd,_default_generator|()',
+    'make_exponential_': 'exponential|inplace|None|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_lambd,_default_generator|()',
+    'make_geometric': 'geometric|functional|None|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator|()',
+    'make_geometric_': 'geometric|inplace|None|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator|()',
+    'make_log_normal': 'log_normal|functional|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator|()',
+    'make_log_normal_': 'log_normal|inplace|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator|()',
+    'make_cauchy': 'cauchy|functional|None|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_median,_default_sigma,_default_generator|()',
+    'make_cauchy_': 'cauchy|inplace|None|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_median,_default_sigma,_default_generator|()',
+    'make_fft_fft': "fft_fft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_ifft': "fft_ifft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_rfft': "fft_rfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_irfft': "fft_irfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_hfft': "fft_hfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_ihfft': "fft_ihfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_fftn': "fft_fftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_ifftn': "fft_ifftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_rfftn': "fft_rfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_irfftn': "fft_irfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_fftshift': "fft_fftshift|functional|None|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_fft_ifftshift': "fft_ifftshift|functional|None|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_tril': 'tril|functional|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal|()',
+    'make_tril_': 'tril|inplace|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal|()',
+    'make_triu': 'triu|functional|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal|()',
+    'make_triu_': 'triu|inplace|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal|()',
+    'make_roll': 'roll|functional|None|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dims|()',
+    'make_count_nonzero': "count_nonzero|functional|None|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_argsort': "argsort|functional|None|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_descending,_default_stable|(('dim', 'axis'),)",
+    'make_gather': 'gather|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_take_along_dim': "take_along_dim|functional|None|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_index_select': 'index_select|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_take': 'take|functional|None|self:Tensor:0000;index:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_tensordot': 'tensordot|functional|None|a:Tensor:0000;b:Tensor:0000;dims:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dims|()',
+    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha|()',
+    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha|()',
+    'make_linalg_det': 'linalg_det|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_linalg_inv': 'linalg_inv|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_linalg_matrix_rank': 'linalg_matrix_rank|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_linalg_svdvals': 'linalg_svdvals|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_linalg_solve': 'linalg_solve|functional|None|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_left|()',
+    'make_linalg_cholesky': 'linalg_cholesky|functional|None|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_upper|()',
+    'make_linalg_matrix_power': 'linalg_matrix_power|functional|None|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_linalg_eigvalsh': 'linalg_eigvalsh|functional|None|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_UPLO|()',
+    'make_linalg_vector_norm': "linalg_vector_norm|functional|None|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_linalg_matrix_norm': "linalg_matrix_norm|functional|None|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_linalg_norm': "linalg_norm|functional|None|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_linalg_trace': 'linalg_trace|functional|None|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_offset,_default_dtype|()',
+    'make_linalg_diagonal': 'linalg_diagonal|functional|None|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_offset,_default_dim1,_default_dim2|()',
+    'make_linalg_cross': "linalg_cross|functional|None|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_linalg_vecdot': "linalg_vecdot|functional|None|x:Tensor:0000;y:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_floor': 'floor|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_floor_': 'floor|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_ceil': 'ceil|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_ceil_': 'ceil|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_trunc': 'trunc|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_trunc_': 'trunc|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_sign': 'sign|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_sign_': 'sign|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_square': 'square|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_square_': 'square|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_reciprocal': 'reciprocal|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_reciprocal_': 'reciprocal|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_log1p': 'log1p|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_log1p_': 'log1p|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_expm1': 'expm1|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_expm1_': 'expm1|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_log2': 'log2|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_log2_': 'log2|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_log10': 'log10|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_log10_': 'log10|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_isnan': 'isnan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_isinf': 'isinf|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_isfinite': 'isfinite|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_signbit': 'signbit|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_tan': 'tan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_tan_': 'tan|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_asin': 'asin|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_asin_': 'asin|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_acos': 'acos|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_acos_': 'acos|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_atan': 'atan|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_atan_': 'atan|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_sinh': 'sinh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_sinh_': 'sinh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_cosh': 'cosh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_cosh_': 'cosh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_asinh': 'asinh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_asinh_': 'asinh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_acosh': 'acosh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_acosh_': 'acosh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_atanh': 'atanh|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_atanh_': 'atanh|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_atan2': 'atan2|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_atan2_': 'atan2|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_hypot': 'hypot|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_hypot_': 'hypot|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_copysign': 'copysign|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_copysign_': 'copysign|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_logaddexp': 'logaddexp|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_float_power': 'float_power|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_float_power_': 'float_power|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_fmod': 'fmod|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_fmod_': 'fmod|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_nextafter': 'nextafter|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_nextafter_': 'nextafter|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_sum': "sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_prod': "prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_amax': "amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_amin': "amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_argmax': "argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_argmin': "argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_all': "all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_any': "any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_mean': "mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_var': "var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_std': "std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_logsumexp': "logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_num_classes|()',
+    'make_cross_entropy': 'cross_entropy|functional|None|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_upsample_nearest1d': 'upsample_nearest1d|functional|None|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_output_size,_default_scale_factor|()',
+    'make_cumsum': 'cumsum|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
+    'make_cumsum_': 'cumsum|inplace|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
+    'make_cumprod': 'cumprod|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
+    'make_cumprod_': 'cumprod|inplace|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
+    'make_diff': "diff|functional|None|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim|(('dim', 'axis'),)",
+    'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_cat': "cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_stack': "stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_tile': 'tile|functional|None|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_repeat_interleave': "repeat_interleave|functional|None|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_einsum': 'einsum|functional|None|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_searchsorted': 'searchsorted|functional|None|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_out_int32,_default_right,_default_side|()',
 }
 
 
@@ -16047,7 +16049,8 @@ def make_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
-    def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16126,7 +16129,8 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16209,7 +16213,8 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
-    def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16288,7 +16293,8 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16371,7 +16377,8 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
-    def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16450,7 +16457,8 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16533,7 +16541,8 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
-    def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16612,7 +16621,8 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16695,7 +16705,8 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
-    def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16774,7 +16785,8 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16857,7 +16869,8 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
-    def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16936,7 +16949,8 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17019,7 +17033,8 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
-    def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17098,7 +17113,8 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17181,7 +17197,8 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
-    def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17260,7 +17277,8 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17343,7 +17361,8 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
-    def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17422,7 +17441,8 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17505,7 +17525,8 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
-    def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17584,7 +17605,8 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         out._storage.version += 1
         return out
 
-    def _raw_fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
+    def _raw_fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17667,7 +17689,8 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 
 
 def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def fft_fftshift(input, dim=_default_dim, *, out=None):
+    def fft_fftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, dim, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17746,7 +17769,8 @@ def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_fft_fftshift(input, dim=_default_dim, *, out=None):
+    def _raw_fft_fftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17829,7 +17853,8 @@ def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def fft_ifftshift(input, dim=_default_dim, *, out=None):
+    def fft_ifftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, dim, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17908,7 +17933,8 @@ def make_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifftshift(input, dim=_default_dim, *, out=None):
+    def _raw_fft_ifftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -18645,7 +18671,8 @@ def make_roll(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def count_nonzero(self, dim=_default_dim, *, out=None):
+    def count_nonzero(self, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -18724,7 +18751,8 @@ def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_count_nonzero(self, dim=_default_dim, *, out=None):
+    def _raw_count_nonzero(self, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -18807,7 +18835,8 @@ def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_descending, _default_stable):
-    def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None):
+    def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -18886,7 +18915,8 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None):
+    def _raw_argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -19139,7 +19169,8 @@ def make_gather(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def take_along_dim(self, indices, dim=_default_dim, *, out=None):
+    def take_along_dim(self, indices, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'indices': indices, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, indices, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -19222,7 +19253,8 @@ def make_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         out._storage.version += 1
         return out
 
-    def _raw_take_along_dim(self, indices, dim=_default_dim, *, out=None):
+    def _raw_take_along_dim(self, indices, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'indices': indices, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -22419,7 +22451,8 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 
 
 def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(x, _Tensor):
             _device = x._device
@@ -22498,7 +22531,8 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         out._storage.version += 1
         return out
 
-    def _raw_linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(x, _Tensor):
             _device = x._device
             _first_tensor = x
@@ -22581,7 +22615,8 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
 
 
 def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(A, _Tensor):
             _device = A._device
@@ -22660,7 +22695,8 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         out._storage.version += 1
         return out
 
-    def _raw_linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(A, _Tensor):
             _device = A._device
             _first_tensor = A
@@ -22743,7 +22779,8 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
 
 
 def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(A, _Tensor):
             _device = A._device
@@ -22822,7 +22859,8 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         out._storage.version += 1
         return out
 
-    def _raw_linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(A, _Tensor):
             _device = A._device
             _first_tensor = A
@@ -23229,7 +23267,8 @@ def make_linalg_diagonal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 
 
 def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def linalg_cross(input, other, *, dim=_default_dim, out=None):
+    def linalg_cross(input, other, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'other': other, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, other, ), {'dim': dim, 'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -23312,7 +23351,8 @@ def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_linalg_cross(input, other, *, dim=_default_dim, out=None):
+    def _raw_linalg_cross(input, other, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'other': other, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -23399,7 +23439,8 @@ def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def linalg_vecdot(x, y, *, dim=_default_dim, out=None):
+    def linalg_vecdot(x, y, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'y': y, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, y, ), {'dim': dim, 'out': out})
         if isinstance(x, _Tensor):
             _device = x._device
@@ -23482,7 +23523,8 @@ def make_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_linalg_vecdot(x, y, *, dim=_default_dim, out=None):
+    def _raw_linalg_vecdot(x, y, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'x': x, 'y': y, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(x, _Tensor):
             _device = x._device
             _first_tensor = x
@@ -32899,7 +32941,8 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 
 
 def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
-    def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -32978,7 +33021,8 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33061,7 +33105,8 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
-    def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33140,7 +33185,8 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33223,7 +33269,8 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
-    def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33302,7 +33349,8 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33385,7 +33433,8 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
-    def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33464,7 +33513,8 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33547,7 +33597,8 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
-    def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33626,7 +33677,8 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         out._storage.version += 1
         return out
 
-    def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33709,7 +33761,8 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
-    def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33788,7 +33841,8 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         out._storage.version += 1
         return out
 
-    def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33871,7 +33925,8 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
-    def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33950,7 +34005,8 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34033,7 +34089,8 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
-    def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34112,7 +34169,8 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34195,7 +34253,8 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
-    def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34274,7 +34333,8 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
+    def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34357,7 +34417,8 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_correction):
-    def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34436,7 +34497,8 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34519,7 +34581,8 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_correction):
-    def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34598,7 +34661,8 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
+    def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34681,7 +34745,8 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
-    def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34760,7 +34825,8 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
+    def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+        if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -36399,7 +36465,8 @@ def make_cumprod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim):
-    def diff(self, n=_default_n, dim=_default_dim, *, out=None):
+    def diff(self, n=_default_n, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, n, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -36478,7 +36545,8 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_diff(self, n=_default_n, dim=_default_dim, *, out=None):
+    def _raw_diff(self, n=_default_n, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -36885,7 +36953,8 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def cat(tensors, dim=_default_dim, *, out=None):
+    def cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
@@ -36965,7 +37034,8 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_cat(tensors, dim=_default_dim, *, out=None):
+    def _raw_cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         _device = None
         _first_tensor = None
         try:
@@ -37049,7 +37119,8 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def stack(tensors, dim=_default_dim, *, out=None):
+    def stack(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
@@ -37129,7 +37200,8 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         out._storage.version += 1
         return out
 
-    def _raw_stack(tensors, dim=_default_dim, *, out=None):
+    def _raw_stack(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         _device = None
         _first_tensor = None
         try:
@@ -37375,7 +37447,8 @@ def make_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -37454,7 +37527,8 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         out._storage.version += 1
         return out
 
-    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None):
+    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self

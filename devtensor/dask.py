@@ -11,10 +11,9 @@ This module makes and ends such arrays and runs devtensor ops (built-in or custo
 * :func:`map_blocks` -- run a devtensor op on each block, with the result's chunks, dtype and ``meta`` found by
   the op's meta function on meta tensors (no kernel runs until Dask computes);
 * :func:`meta_of` -- the 0-size tensor Dask keeps as an array's ``_meta``;
-* :func:`mean`, :func:`var`, :func:`std` -- NumPy's reductions as Dask expressions of sums, for arrays of
-  devtensor chunks (Dask's own ``Array.mean``/``var``/``std`` call NumPy's *method* spelling on chunks,
-  ``chunk.sum(axis=..., keepdims=...)``, where a devtensor tensor has PyTorch's ``sum(dim, keepdim)``);
-  :func:`argmax`, :func:`argmin` -- over one axis gathered into one chunk (Dask's own call ``chunk.ravel()``).
+* :func:`mean`, :func:`var`, :func:`std`, :func:`argmax`, :func:`argmin` -- Dask's own ``Array`` methods with
+  the axis checked by devtensor's errors (Dask's methods work on devtensor chunks themselves: Tensor methods
+  take NumPy's keyword names, ``chunk.sum(axis=..., keepdims=..., dtype=...)``, and ``Tensor.size`` is an int).
 
 docs/design.md lists what Dask asks of a chunk type and how devtensor answers each.
 """
@@ -29,9 +28,9 @@ from typing import Any
 
 import dask.array as da
 import numpy as np
+from dask.array.dispatch import numel_lookup
 
-import devtensor
-from devtensor.creation import asarray, empty
+from devtensor.creation import asarray, empty, full
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError
 from devtensor.tensor import Tensor
 
@@ -202,84 +201,64 @@ def _blocks(on_meta: list[Any], shape: tuple[int, ...], args: tuple[Any, ...]) -
     return [empty(shape, dtype=a.dtype, device="meta") if m is None else m for m, a in zip(on_meta, args, strict=True)]
 
 
-# --- NumPy's mean, var and std over Dask arrays of devtensor chunks ------------------------------------------
+# --- NumPy's mean, var, std, argmax and argmin over Dask arrays of devtensor chunks -----------------------------
+# Dask's own Array methods work on devtensor chunks (Tensor methods take NumPy's keyword names, ``Tensor.size`` is
+# an int): these functions check their arguments with devtensor's errors, then call them.
 
 
-def _count(name: str, x: da.Array, axis: Any) -> tuple[Any, int]:
-    """``axis`` normalized (None, or a tuple of ints) and the number of elements each result element reduces."""
+def _count(name: str, x: da.Array, axis: Any) -> Any:
+    """``axis`` normalized: None, or a tuple of distinct dims in range."""
     if not isinstance(x, da.Array):
         raise ArgumentTypeError(f"{name}: argument 'x' must be a dask.array.Array, got {type(x).__name__}")
     if axis is None:
-        return None, math.prod(x.shape)
+        return None
     dims = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
     from devtensor.meta import normalize_dim
 
     norm = tuple(normalize_dim(name, d, x.ndim) for d in dims)
     if len(set(norm)) != len(norm):
         raise ArgumentValueError(f"{name}: argument 'axis' repeats a dimension: {axis!r}")
-    return norm, math.prod(x.shape[d] for d in norm)
+    return norm
 
 
 def mean(x: da.Array, axis: Any = None, *, keepdims: bool = False, dtype: Any = None) -> da.Array:
-    """NumPy's ``mean`` of a Dask array of devtensor chunks (``x.sum(axis) / n``, lazily): an int, a tuple of
-    ints or None (all) for ``axis``; integer and bool input computes in float64, as NumPy; ``dtype`` sets the
-    dtype of the sum and the result.
+    """NumPy's ``mean`` of a Dask array of devtensor chunks: Dask's ``x.mean(axis, dtype, keepdims)`` (an int, a
+    tuple of ints or None (all) for ``axis``; integer and bool input computes in float64, as NumPy).
 
     Raises:
         ArgumentTypeError (TypeError): ``x`` is not a Dask array.
         IndexOutOfRangeError (IndexError) / ArgumentValueError (ValueError): an axis out of range or repeated.
     """
-    dims, n = _count("mean", x, axis)
-    if dtype is None and x.dtype.kind in "biu":
-        dtype = np.float64
-    total = x.sum(axis=dims, dtype=dtype, keepdims=keepdims)
-    return total / n
+    return x.mean(axis=_count("mean", x, axis), dtype=dtype, keepdims=keepdims)
 
 
 def var(x: da.Array, axis: Any = None, *, ddof: int | float = 0, keepdims: bool = False) -> da.Array:
-    """NumPy's ``var`` of a Dask array of devtensor chunks, in two passes (the mean, then the sum of squared
-    deviations over ``n - ddof``); float input keeps its dtype, integer and bool input computes in float64.
-    Raises as :func:`mean`."""
-    dims, n = _count("var", x, axis)
-    if x.dtype.kind in "biu":
-        x = x.astype(np.float64)
-    deviation = x - mean(x, dims, keepdims=True)
-    return (deviation * deviation).sum(axis=dims, keepdims=keepdims) / max(n - ddof, 0)
+    """NumPy's ``var`` of a Dask array of devtensor chunks: Dask's ``x.var(axis, ddof=ddof, keepdims)`` (float
+    input keeps its dtype, integer and bool input computes in float64). Raises as :func:`mean`."""
+    return x.var(axis=_count("var", x, axis), ddof=ddof, keepdims=keepdims)
 
 
 def std(x: da.Array, axis: Any = None, *, ddof: int | float = 0, keepdims: bool = False) -> da.Array:
-    """NumPy's ``std`` of a Dask array of devtensor chunks: the square root of :func:`var`. Raises as :func:`mean`."""
-    return da.sqrt(var(x, axis, ddof=ddof, keepdims=keepdims))
+    """NumPy's ``std`` of a Dask array of devtensor chunks: Dask's ``x.std(axis, ddof=ddof, keepdims)``. Raises as
+    :func:`mean`."""
+    return x.std(axis=_count("std", x, axis), ddof=ddof, keepdims=keepdims)
 
 
 def _arg(name: str, x: da.Array, axis: int | None, keepdims: bool) -> da.Array:
     if not isinstance(x, da.Array):
         raise ArgumentTypeError(f"{name}: argument 'x' must be a dask.array.Array, got {type(x).__name__}")
-    op = getattr(devtensor, name)
-    if axis is None:
-        # NumPy's flat index: the whole array as one chunk (fine for what fits one worker; pass an axis otherwise)
-        flat = x.reshape(-1).rechunk(-1)
-        result = flat.map_blocks(op, 0, drop_axis=0, dtype=np.int64, meta=_index_meta(flat, 0))
-        return result.reshape((1,) * x.ndim) if keepdims else result
-    from devtensor.meta import normalize_dim
+    if axis is not None:
+        from devtensor.meta import normalize_dim
 
-    dim = normalize_dim(name, axis, x.ndim)
-    whole = x.rechunk({dim: -1})
-    if keepdims:
-        chunks = tuple((1,) if d == dim else c for d, c in enumerate(whole.chunks))
-        return whole.map_blocks(op, dim, True, chunks=chunks, dtype=np.int64, meta=_index_meta(whole, x.ndim))
-    return whole.map_blocks(op, dim, drop_axis=dim, dtype=np.int64, meta=_index_meta(whole, x.ndim - 1))
-
-
-def _index_meta(x: da.Array, ndim: int) -> Any:
-    device = x._meta.device if isinstance(x._meta, Tensor) else "cpu"
-    return empty((0,) * ndim, dtype=np.int64, device=device)
+        axis = normalize_dim(name, axis, x.ndim)
+    result: da.Array = getattr(x, name)(axis=axis, keepdims=keepdims)
+    return result
 
 
 def argmax(x: da.Array, axis: int | None = None, *, keepdims: bool = False) -> da.Array:
-    """NumPy's ``argmax`` of a Dask array of devtensor chunks (int64 indices, first of ties): along ``axis``, the
-    array is rechunked so that axis is one chunk, then devtensor's ``argmax`` runs per block; with ``axis=None``
-    the flat index, computed on the whole array as one chunk.
+    """NumPy's ``argmax`` of a Dask array of devtensor chunks (int64 indices, first of ties): Dask's
+    ``x.argmax(axis, keepdims=keepdims)``, a tree reduction of per-chunk (value, index) pairs; ``axis=None``
+    gives the flat index.
 
     Raises:
         ArgumentTypeError (TypeError): ``x`` is not a Dask array.
@@ -291,3 +270,30 @@ def argmax(x: da.Array, axis: int | None = None, *, keepdims: bool = False) -> d
 def argmin(x: da.Array, axis: int | None = None, *, keepdims: bool = False) -> da.Array:
     """NumPy's ``argmin`` of a Dask array of devtensor chunks; as :func:`argmax`."""
     return _arg("argmin", x, axis, keepdims)
+
+
+# --- Dask's dispatch tables ------------------------------------------------------------------------------------
+
+
+def _numel(x: Tensor, **kwargs: Any) -> Any:
+    """Dask's ``numel`` for a devtensor chunk (``mean``/``var``/``std`` count the elements each result element
+    reduces): with ``keepdims`` or an ``axis``, a tensor of the counts on ``x``'s device, as Dask's for CuPy
+    chunks (Dask's default builds a NumPy array, which a CUDA chunk is not combined with); over all elements
+    without ``keepdims``, a NumPy scalar, as Dask's own."""
+    shape = x.shape
+    dtype = kwargs.get("dtype") or np.float64
+    axis = kwargs.get("axis")
+    keepdims = bool(kwargs.get("keepdims", False))
+    if axis is None:
+        count = math.prod(shape)
+        if not keepdims:
+            return np.asarray(count, dtype=dtype)[()]
+        return full((1,) * len(shape), count, dtype=dtype, device=x.device)
+    axes = {d % len(shape) for d in (axis if isinstance(axis, (tuple, list)) else (axis,))}
+    count = math.prod(shape[d] for d in axes)
+    kept = tuple(1 if d in axes else n for d, n in enumerate(shape) if keepdims or d not in axes)
+    return full(kept, count, dtype=dtype, device=x.device)
+
+
+# Registered when this module is imported (Dask looks the chunk's type up by its MRO: every tensor class).
+numel_lookup.register(Tensor, _numel)

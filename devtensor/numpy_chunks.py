@@ -1,8 +1,8 @@
 """The NumPy functions Dask calls on a chunk type, beyond :mod:`devtensor.numpy_protocols`' own tables, added to
-them: ``tensordot``, ``vstack``/``hstack``, ``linalg.qr``/``linalg.svd`` (:data:`~devtensor.numpy_protocols.FUNCTIONS`,
-NEP 18) and the creation functions called with ``like=tensor`` (:data:`~devtensor.numpy_protocols.LIKE`, NEP 35).
-Imported by the package at import, after :mod:`devtensor.numpy_protocols`; docs/design.md lists what Dask asks of
-a chunk type and how each maps.
+them: ``tensordot``, ``vstack``/``hstack``, ``linalg.qr``/``linalg.svd``, ``unravel_index``/``ravel_multi_index``
+(:data:`~devtensor.numpy_protocols.FUNCTIONS`, NEP 18) and the creation functions called with ``like=tensor``
+(:data:`~devtensor.numpy_protocols.LIKE`, NEP 35). Imported by the package at import, after
+:mod:`devtensor.numpy_protocols`; docs/design.md lists what Dask asks of a chunk type and how each maps.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any, Final
 import numpy as np
 
 import devtensor
+from devtensor.errors import ArgumentValueError
 from devtensor.numpy_protocols import FUNCTIONS, LIKE, _Fallback
 from devtensor.tensor import Tensor
 
@@ -71,6 +72,51 @@ def _svd(a: Any, full_matrices: Any = True, compute_uv: Any = True, hermitian: A
     if hermitian:
         raise _Fallback  # CuPy's svd has no hermitian mode
     return _decomposed("svd", a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+
+
+def _shape_of(dims: Any) -> tuple[int, ...]:
+    return (operator.index(dims),) if isinstance(dims, int | np.integer) else tuple(operator.index(d) for d in dims)
+
+
+def _unravel_index(indices: Any, shape: Any, order: Any = "C") -> Any:
+    """NumPy's ``unravel_index`` of an integer tensor of flat indices (Dask's arg reductions call it on a chunk's
+    0-d index): one int64 tensor per dim of ``shape``, on the tensor's device, by devtensor ops (C order)."""
+    if not isinstance(indices, Tensor) or order != "C" or indices.dtype.kind not in "iu":
+        raise _Fallback
+    dims = _shape_of(shape)
+    size = 1
+    for n in dims:
+        size *= n
+    index = indices.to(np.int64)
+    if indices.device.type != "meta" and bool(devtensor.any((index < 0) | (index >= size))):
+        raise ArgumentValueError(f"unravel_index: an index is out of bounds for an array of shape {dims}")
+    parts: list[Tensor] = []
+    for n in reversed(dims):
+        parts.append(devtensor.remainder(index, n) if n else index)
+        index = devtensor.div(index, n, rounding_mode="floor") if n else index
+    return tuple(reversed(parts))
+
+
+def _ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise", order: Any = "C") -> Any:
+    """NumPy's ``ravel_multi_index`` of per-dim integer indices (tensors or ints, at least one tensor): the flat
+    indices, an int64 tensor on the tensors' device, by devtensor ops (``mode="raise"``, C order)."""
+    if mode != "raise" or order != "C":
+        raise _Fallback
+    items = list(multi_index)
+    tensors = [x for x in items if isinstance(x, Tensor)]
+    shape = _shape_of(dims)
+    if not tensors or len(items) != len(shape) or any(t.dtype.kind not in "iu" for t in tensors):
+        raise _Fallback
+    device = tensors[0].device
+    flat: Any = 0
+    for item, n in zip(items, shape, strict=True):
+        index = (
+            item.to(np.int64) if isinstance(item, Tensor) else devtensor.asarray(item, dtype=np.int64, device=device)
+        )
+        if device.type != "meta" and bool(devtensor.any((index < 0) | (index >= n))):
+            raise ArgumentValueError(f"ravel_multi_index: invalid entry in coordinates array for shape {shape}")
+        flat = flat * n + index
+    return flat
 
 
 # --- NEP 35 (``like=``): NumPy's creation functions asked for "an array like this tensor" ------------------------
@@ -133,6 +179,8 @@ FUNCTIONS.update(
         np.hstack: _stacked(1, 1),
         np.linalg.qr: _qr,
         np.linalg.svd: _svd,
+        np.unravel_index: _unravel_index,
+        np.ravel_multi_index: _ravel_multi_index,
     }
 )
 LIKE.update(

@@ -44,7 +44,7 @@ from devtensor.errors import (
     ShapeError,
 )
 from devtensor.storage import Storage
-from devtensor.tensor_protocols import TensorProtocols
+from devtensor.tensor_protocols import SizeInt, TensorProtocols
 
 if TYPE_CHECKING:
     from devtensor.backends import Backend
@@ -135,28 +135,6 @@ class Tensor(TensorProtocols, TensorOpMethods):
     def dim(self) -> int:
         """The number of dimensions (same as ``ndim``)."""
         return self._array.ndim  # type: ignore[no-any-return]
-
-    @overload
-    def size(self, dim: None = None) -> tuple[int, ...]: ...
-    @overload
-    def size(self, dim: int) -> int: ...
-    def size(self, dim: int | None = None) -> tuple[int, ...] | int:
-        """The shape, or the length of dimension ``dim`` (negative counts from the end).
-
-        Typed by overloads: ``size()`` is a ``tuple[int, ...]``, ``size(d)`` an ``int``.
-
-        Raises:
-            IndexError: ``dim`` is out of range (a 0-d tensor has no dimension to ask for).
-        """
-        shape: tuple[int, ...] = self._array.shape
-        if dim is None:
-            return shape
-        from devtensor.meta import normalize_dim  # (meta imports tensor)
-
-        if not shape:
-            normalize_dim("size", dim, 0)  # type errors first, as for any other tensor
-            raise IndexOutOfRangeError(f"size: dimension specified as {dim} but the tensor has no dimensions")
-        return shape[normalize_dim("size", dim, len(shape))]
 
     def element_size(self) -> int:
         """Bytes per element."""
@@ -480,10 +458,8 @@ class TensorMeta(Protocol):
     def strides(self) -> tuple[int, ...]: ...
     def numel(self) -> int: ...
     def dim(self) -> int: ...
-    @overload
-    def size(self, dim: None = None) -> tuple[int, ...]: ...
-    @overload
-    def size(self, dim: int) -> int: ...
+    @property
+    def size(self) -> SizeInt: ...
 
 
 #: A tensor argument of a meta function that may also be a Python number.
@@ -534,6 +510,11 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
     out: list[Any] = []
     is_view = True
     for part in parts:
+        if type(part) is np.ndarray and part.dtype.kind in "iub":
+            # As PyTorch: a NumPy index array indexes as a tensor would, copied to the indexed tensor's device.
+            from devtensor.creation import asarray  # (creation imports tensor)
+
+            part = asarray(part, device=device)
         if part is None or part is Ellipsis or type(part) is slice:
             out.append(part)
         elif isinstance(part, Tensor):
@@ -560,8 +541,8 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
                 out.append(operator.index(part))
             except TypeError:
                 raise ArgumentTypeError(
-                    f"{op}: only ints, slices, None, ..., and integer or bool tensors are valid indices, "
-                    f"got {type(part).__name__} {part!r}"
+                    f"{op}: only ints, slices, None, ..., and integer or bool tensors or NumPy arrays are valid "
+                    f"indices, got {type(part).__name__} {part!r}"
                 ) from None
     if is_view and Ellipsis not in out:
         # A trailing ``...`` makes NumPy return a 0-d view instead of a scalar for a full integer index.

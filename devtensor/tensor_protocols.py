@@ -1,5 +1,5 @@
-"""Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``astype``, ``to_device``,
-``format()`` and ``round()``.
+"""Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``.size``, ``ravel``, ``astype``,
+``to_device``, ``format()`` and ``round()``.
 
 :class:`TensorProtocols` is a mixin of :class:`devtensor.tensor.Tensor` (kept apart from ``tensor.py`` by concern).
 Their semantics follow the Python array API standard (2024.12) where it defines them (``.T``, ``.mT``, ``astype``,
@@ -10,16 +10,50 @@ buffer protocol cannot be implemented in Python on 3.11 (use ``t.numpy()`` or ``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import TYPE_CHECKING, Any, Self, cast, overload
 
 from devtensor.device import Device, DeviceLike
 from devtensor.dtypes import to_dtype
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 
 if TYPE_CHECKING:
     from devtensor.tensor import Tensor
 
-__all__ = ["TensorProtocols"]
+__all__ = ["SizeInt", "TensorProtocols"]
+
+
+class SizeInt(int):
+    """A tensor's ``size``: the number of elements, an ``int`` (NumPy's and the array API standard's ``x.size``,
+    which Dask reads of its chunks), that is also callable as PyTorch's ``size()`` (the shape, a tuple of ints)
+    and ``size(dim)`` (the length of one dim, negative counting from the end).
+
+    Typed soundly: a subclass of ``int`` (``t.size == 0``, ``t.size * 2``, ``range(t.size)``), with
+    ``__call__`` overloads (``size()`` a ``tuple[int, ...]``, ``size(d)`` an ``int``). Arithmetic on it gives
+    plain ints.
+    """
+
+    _shape: tuple[int, ...]
+
+    @overload
+    def __call__(self, dim: None = None) -> tuple[int, ...]: ...
+    @overload
+    def __call__(self, dim: int) -> int: ...
+    def __call__(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """The shape, or the length of dimension ``dim`` (PyTorch's ``Tensor.size``).
+
+        Raises:
+            IndexOutOfRangeError (IndexError): ``dim`` is out of range (a 0-d tensor has no dimension to ask for).
+            ArgumentTypeError (TypeError): ``dim`` is not an int.
+        """
+        shape = self._shape
+        if dim is None:
+            return shape
+        from devtensor.meta import normalize_dim  # (meta imports tensor)
+
+        if not shape:
+            normalize_dim("size", dim, 0)  # type errors first, as for any other tensor
+            raise IndexOutOfRangeError(f"size: dimension specified as {dim} but the tensor has no dimensions")
+        return shape[normalize_dim("size", dim, len(shape))]
 
 
 class TensorProtocols:
@@ -54,6 +88,21 @@ class TensorProtocols:
         if t.ndim < 2:
             raise ShapeError(f"mT: the tensor must have at least 2 dims, got {t.ndim} (shape {list(t.shape)})")
         return t.transpose(-2, -1)
+
+    @property
+    def size(self) -> SizeInt:
+        """The number of elements as an ``int`` that is also PyTorch's ``size()`` method: ``t.size`` is NumPy's
+        and the array API's attribute (``t.size == t.numel()``), ``t.size()`` the shape and ``t.size(dim)`` the
+        length of one dim (:class:`SizeInt`; docs/design.md says why one name serves both)."""
+        t = cast("Tensor", self)
+        size = SizeInt(t._array.size)
+        size._shape = t._shape
+        return size
+
+    def ravel(self) -> Tensor:
+        """The elements as a 1-d tensor in C order: a view when the layout allows one, else a copy (PyTorch's
+        and NumPy's ``ravel``, ``reshape(-1)``)."""
+        return cast("Tensor", self).reshape(-1)
 
     def astype(self, dtype: Any, /, *, copy: bool = True) -> Self:
         """This tensor's values as ``dtype`` on the same device (the array API's ``astype``; values cast as

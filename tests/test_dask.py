@@ -94,6 +94,27 @@ def test_qr_and_svd_give_tensors_on_the_device() -> None:
     assert q_meta.Q.device == dt.Device("meta") and q_meta.Q.shape == (3, 2)
 
 
+@pytest.mark.parametrize("device", ["cpu", "cuda"], ids=["cpu", "cupy-stand-in"])
+def test_unravel_and_ravel_multi_index_of_tensors_stay_on_the_device(
+    device: str, request: pytest.FixtureRequest
+) -> None:
+    if device == "cuda":
+        request.getfixturevalue("fake_cupy")
+    flat = dt.tensor([0, 5, 7], device=device)
+    parts = cast(Any, np.unravel_index(flat, (2, 4)))
+    assert all(isinstance(p, Tensor) and p.device.type == device for p in parts)
+    np.testing.assert_array_equal([host(p) for p in parts], np.unravel_index([0, 5, 7], (2, 4)))
+    back = cast(Any, np.ravel_multi_index((parts[0], parts[1]), (2, 4)))
+    assert isinstance(back, Tensor) and back.device.type == device
+    np.testing.assert_array_equal(host(back), [0, 5, 7])
+    mixed = cast(Any, np.ravel_multi_index((dt.tensor(1, device=device), 2), (2, 4)))
+    assert host(mixed) == 6
+    with pytest.raises(ValueError, match=r"unravel_index: an index is out of bounds"):
+        np.unravel_index(dt.tensor(8, device=device), (2, 4))
+    with pytest.raises(ValueError, match=r"ravel_multi_index: invalid entry"):
+        np.ravel_multi_index((dt.tensor([0, 2], device=device), dt.tensor([0, 0], device=device)), (2, 4))
+
+
 @pytest.mark.parametrize(
     ("make", "shape", "dtype"),
     [
@@ -133,6 +154,17 @@ CASES: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "prod-axis1": (lambda x: x.prod(axis=1), lambda a: a.prod(axis=1)),
     "max-axis0": (lambda x: x.max(axis=0), lambda a: a.max(axis=0)),
     "min": (lambda x: x.min(), lambda a: a.min()),
+    # Dask's own reductions (they call NumPy's method spelling on chunks: chunk.sum(axis=, keepdims=, dtype=),
+    # read chunk.size as an int, index chunks with NumPy arrays).
+    "own-mean-axis0": (lambda x: x.mean(axis=0), lambda a: a.mean(axis=0)),
+    "own-var": (lambda x: x.var(), lambda a: a.var()),
+    "own-std-axis1-ddof1": (lambda x: x.std(axis=1, ddof=1), lambda a: a.std(axis=1, ddof=1)),
+    "own-argmax-axis0": (lambda x: x.argmax(axis=0), lambda a: a.argmax(axis=0)),
+    "own-argmin": (lambda x: x.argmin(), lambda a: a.argmin()),
+    "own-argmax-axis1-keepdims": (lambda x: x.argmax(axis=1, keepdims=True), lambda a: a.argmax(axis=1, keepdims=True)),
+    "own-max": (lambda x: x.max(), lambda a: a.max()),
+    "own-min-axis1": (lambda x: x.min(axis=1), lambda a: a.min(axis=1)),
+    "own-mean-int": (lambda x: (x * 7).astype(np.int32).mean(axis=1), lambda a: (a * 7).astype(np.int32).mean(axis=1)),
     "mean": (lambda x: dd.mean(x, axis=0), lambda a: a.mean(axis=0)),
     "var": (lambda x: dd.var(x, axis=1, ddof=1), lambda a: a.var(axis=1, ddof=1)),
     "std": (lambda x: dd.std(x), lambda a: a.std()),
@@ -171,7 +203,8 @@ def test_dask_op_on_cpu_chunks_matches_numpy_chunks(name: str) -> None:
 def test_chunks_and_meta_stay_devtensor_tensors() -> None:
     x = chunked()
     assert isinstance(x._meta, Tensor) and x._meta.shape == (0, 0)
-    for r in (da.exp(x), x.T @ x, x.sum(axis=0), da.concatenate([x, x])):
+    reductions = (x.mean(axis=0), x.var(), x.std(axis=1, ddof=1), x.argmax(axis=0), x.argmin(), x.max(), x.min(axis=1))
+    for r in (da.exp(x), x.T @ x, x.sum(axis=0), da.concatenate([x, x]), *reductions):
         assert isinstance(r._meta, Tensor), type(r._meta)
         blocks = dask.compute(*r.to_delayed().ravel())
         assert all(isinstance(b, Tensor) for b in blocks)
@@ -191,13 +224,34 @@ def test_tall_skinny_qr_and_svd() -> None:
 
 @pytest.mark.usefixtures("threads", "fake_cupy")
 @pytest.mark.parametrize(
-    "name", ["exp", "arith", "sum-axis0", "max-axis0", "mean", "argmax-axis0", "matmul", "tensordot", "concatenate"]
+    "name",
+    [
+        "exp",
+        "arith",
+        "sum-axis0",
+        "max-axis0",
+        "mean",
+        "argmax-axis0",
+        "matmul",
+        "tensordot",
+        "concatenate",
+        "own-mean-axis0",
+        "own-var",
+        "own-std-axis1-ddof1",
+        "own-argmax-axis0",
+        "own-argmin",
+        "own-argmax-axis1-keepdims",
+        "own-max",
+        "own-min-axis1",
+    ],
 )
 def test_dask_op_on_cuda_chunks_stays_on_cuda(name: str) -> None:
     on_dask, on_numpy = CASES[name]
     x = chunked("cuda")
     assert x._meta.device.type == "cuda"
-    out = on_dask(x).compute()
+    r = on_dask(x)
+    assert isinstance(r._meta, Tensor) and r._meta.device.type == "cuda"
+    out = r.compute()
     assert isinstance(out, Tensor) and out.device.type == "cuda"
     np.testing.assert_allclose(host(out), on_numpy(A), rtol=2e-6, atol=1e-5)
 

@@ -14,9 +14,10 @@ from devtensor.dispatcher import META_ONLY, DispatchKey
 from devtensor.dtypes import SCALAR_TYPES
 from devtensor.meta import DIRECT, INLINE, ONE
 from devtensor.structured import rules
+from devtensor.structured.aliases import ALIAS_COMMON, alias_lines, alias_pairs, alias_signature
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.generated import generated_factory
-from devtensor.structured.schema import Param, signature_text
+from devtensor.structured.schema import Param
 from devtensor.tensor import (
     PlannedSpec,
     Storage,
@@ -66,6 +67,7 @@ COMMON: Final[dict[str, Any]] = {
     "_check_overlap": rules.check_overlap,
     "_coerce": rules.coerce,
     "_NumPyArgument": rules.NumPyArgument,
+    **ALIAS_COMMON,
 }
 
 
@@ -358,7 +360,7 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
         fname = op.name
         inputs = "(" + "".join(f"{n}, " for n in tensor_names) + ")"
         named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + "('out', out))"
-        lines = [f"def {fname}({signature_text(params, True)}):"]
+        lines = [f"def {fname}({alias_signature(params, True)}):"]
         lines += _arg_checks(params, named, first_is_self=False, refined=refined)
         retry_out = _retry(params, variant, "out", refined)
         lines += [
@@ -418,7 +420,7 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
         first = params[0].name
         others = "(" + "".join(f"{n}, " for n in tensor_names[1:]) + ")"
         named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + ")"
-        lines = [f"def {fname}({signature_text(params, False)}):"]
+        lines = [f"def {fname}({alias_signature(params, False)}):"]
         if any(p.category == TENSOR_LIST for p in params):
             lines.append("    _first_tensor = None")  # read by the tensor-list check
         lines += _arg_checks(params, named, first_is_self=True, refined=refined, variant="inplace")
@@ -504,7 +506,7 @@ def fingerprint(op: StructuredOp, variant: str, device: str | None = None) -> st
         for p in op.schema.params
     )
     kind = _inline_kind(op)[0]
-    values = ",".join(_value_names(op, variant, device is not None))
+    values = ",".join(_value_names(op, variant, device is not None)) + f"|{alias_pairs(op.schema.params)}"
     plan = op.schema.plan is not None
     return f"{op.name}|{variant}|{device}|{params}|{plan:d}|{_builtin(op):d}|{kind}|{values}"
 
@@ -522,8 +524,10 @@ def factory_source(op: StructuredOp, variant: str, device: str | None = None) ->
     kwargs_text = "{" + ", ".join(f"{k!r}: {k}" for k in keywords) + "}"
     hook = f"    if _modes[0]: return _run_modes(_op, {variant!r}, _public, _raw, {args_text}, {kwargs_text})"
     raw_lines = [lines[0].replace(f"def {fname}(", f"def _raw_{fname}(", 1), *lines[1:]]
+    raw_lines[1:1] = alias_lines(params, variant, "_raw")
     body = [
         lines[0],
+        *alias_lines(params, variant, "_public"),
         hook,
         *lines[1:],
         "",

@@ -1,4 +1,5 @@
-"""Each marked line must fail with the marked mypy error code: string options are Literal types."""
+"""Each marked line must fail with the marked mypy error code: string options are Literal types; NumPy's keyword
+names (axis, keepdims, ddof) are typed as the parameters they stand for."""
 
 from __future__ import annotations
 
@@ -17,3 +18,10 @@ def rounding(x: Tensor, y: Tensor, c: CPUTensor, mode: str) -> None:
     dt.div(x, y, rounding_mode="trunc")
     dt.div(x, y, rounding_mode="floor")
     dt.div(x, y, rounding_mode=None)
+
+
+def numpy_keyword_names(x: Tensor) -> None:
+    x.sum(axis="0")  # E: arg-type
+    dt.var(x, ddof="1")  # E: arg-type
+    x.mean(keepdims=1.5)  # E: arg-type
+    x.cumsum(axis=0)  # E: call-arg

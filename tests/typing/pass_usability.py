@@ -29,6 +29,18 @@ def sizes(x: Tensor) -> None:
     doubled: int = x.size(0) * 2
     rows, cols = x.size()
     print(doubled, rows, cols)
+    count: int = x.size  # NumPy's and the array API's attribute, an int
+    assert_type(x.size == 0, bool)
+    print(count + 1, range(x.size))
+
+
+def numpy_keyword_names(x: Tensor) -> None:
+    assert_type(x.sum(axis=0, keepdims=True, dtype=np.float32), Tensor)
+    assert_type(dt.mean(x, axis=(0, 1)), Tensor)
+    assert_type(x.var(axis=[0], ddof=0), Tensor)
+    assert_type(dt.argmax(x, axis=1, keepdims=True), Tensor)
+    assert_type(dt.cat([x, x], axis=1), Tensor)
+    assert_type(x.ravel(), Tensor)
 
 
 def items(x: Tensor) -> None:

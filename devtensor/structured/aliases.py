@@ -1,0 +1,115 @@
+"""NumPy's keyword names for PyTorch's: ``axis`` for ``dim``, ``keepdims`` for ``keepdim``, ``ddof`` for
+``correction``.
+
+PyTorch's argument parser accepts ``axis`` and ``keepdims`` wherever a function takes ``dim`` and ``keepdim``
+(``t.sum(axis=0, keepdims=True)``), so that NumPy code, and libraries that call NumPy's method spelling on array
+chunks (Dask: ``chunk.sum(axis=..., keepdims=..., dtype=...)``), run on tensors. devtensor's fronts do the same for
+every structured op (built-in or custom) with an optional ``dim``, ``keepdim`` or ``correction`` parameter (a
+parameter with a default; ``ddof``, NumPy's name for ``var``/``std``'s ``correction``, is devtensor's addition:
+PyTorch's parser has no alias for it): the front gets each alias as a keyword-only parameter whose default is
+:data:`NO_ALIAS`, and a call that passes one takes the slow path :func:`aliased`, which puts the value under the
+op's own name and calls the front again. A call without aliases pays for filling the alias parameters' defaults
+and one identity test per alias (about 40 ns for two; docs/design.md).
+
+Only the name is an alias, never NumPy's semantics: ``t.var(axis=0)`` is PyTorch's ``var`` (``correction=1``),
+not NumPy's (``ddof=0``).
+
+Passing both names (``t.sum(dim=0, axis=1)``) is an ArgumentTypeError (TypeError) naming the op and both
+arguments. A PyTorch name passed at its default value counts as not passed (``t.sum(None, axis=0)`` sums over
+dim 0): the front cannot tell the two apart without a sentinel default, which would cost every call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from devtensor.errors import ArgumentTypeError
+from devtensor.structured.schema import signature_text
+
+if TYPE_CHECKING:
+    from devtensor.structured.schema import Param
+
+__all__ = ["ALIAS_COMMON", "NO_ALIAS", "NUMPY_ALIASES", "alias_lines", "alias_pairs", "alias_signature", "aliased"]
+
+#: PyTorch's parameter name -> NumPy's name for it.
+NUMPY_ALIASES: Final[dict[str, str]] = {"dim": "axis", "keepdim": "keepdims", "correction": "ddof"}
+
+
+class _NoAlias:
+    """The type of :data:`NO_ALIAS`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NO_ALIAS"
+
+    def __reduce__(self) -> str:
+        return "NO_ALIAS"
+
+
+#: The default of an alias parameter in a front: "not passed".
+NO_ALIAS: Final = _NoAlias()
+
+
+def alias_pairs(params: Sequence[Param]) -> tuple[tuple[str, str], ...]:
+    """``(PyTorch name, NumPy name)`` for each parameter of ``params`` that gets an alias: named in
+    :data:`NUMPY_ALIASES`, with a default, and no other parameter already called by the alias's name."""
+    names = {p.name for p in params}
+    return tuple(
+        (p.name, NUMPY_ALIASES[p.name])
+        for p in params
+        if p.name in NUMPY_ALIASES and p.has_default and NUMPY_ALIASES[p.name] not in names
+    )
+
+
+def aliased(
+    op: str, front: Callable[..., Any], arguments: dict[str, Any], given: tuple[tuple[str, str, Any, Any], ...]
+) -> Any:
+    """The slow path of a front called with an alias: ``front(**arguments)`` with each alias's value put under
+    the PyTorch name. ``given`` holds ``(PyTorch name, NumPy name, the alias's value, the PyTorch parameter's
+    default)`` per alias parameter of the front; an alias at :data:`NO_ALIAS` was not passed.
+
+    Raises:
+        ArgumentTypeError (TypeError): an alias and its PyTorch name both passed (the PyTorch name not at its
+            default), naming ``op`` and both arguments; nothing ran.
+    """
+    for name, alias, value, default in given:
+        if value is NO_ALIAS:
+            continue
+        if arguments[name] is not default:
+            raise ArgumentTypeError(
+                f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them"
+            )
+        arguments[name] = value
+    return front(**arguments)
+
+
+# --- the fronts' source (devtensor.structured.fronts) -------------------------------------------------------
+
+#: The globals the fronts' alias lines use (part of devtensor.structured.fronts.COMMON).
+ALIAS_COMMON: Final[dict[str, Any]] = {"_NO_ALIAS": NO_ALIAS, "_aliased": aliased}
+
+
+def alias_signature(params: Sequence[Param], with_out: bool) -> str:
+    """A front's parameter list: the op's (:func:`~devtensor.structured.schema.signature_text`), then the NumPy
+    aliases of :func:`alias_pairs`, keyword-only, defaulting to ``_NO_ALIAS``."""
+    text = signature_text(params, with_out)
+    pairs = alias_pairs(params)
+    if not pairs:
+        return text
+    star = "" if with_out or any(p.kw_only for p in params) else "*, "
+    return text + ", " + star + ", ".join(f"{alias}=_NO_ALIAS" for _, alias in pairs)
+
+
+def alias_lines(params: Sequence[Param], variant: str, front: str) -> list[str]:
+    """The slow path a front takes when called with a NumPy alias (one identity test per alias otherwise):
+    :func:`~devtensor.structured.aliases.aliased` re-calls ``front`` with the value under PyTorch's name."""
+    pairs = alias_pairs(params)
+    if not pairs:
+        return []
+    test = " or ".join(f"{alias} is not _NO_ALIAS" for _, alias in pairs)
+    names = [p.name for p in params] + (["out"] if variant == "functional" else [])
+    arguments = "{" + ", ".join(f"{n!r}: {n}" for n in names) + "}"
+    given = "(" + "".join(f"({n!r}, {a!r}, {a}, _default_{n}), " for n, a in pairs) + ")"
+    return [f"    if {test}: return _aliased(_name, {front}, {arguments}, {given})"]
