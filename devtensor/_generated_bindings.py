@@ -66,8 +66,8 @@ FINGERPRINTS = {
     'make_cpu_sub_': 'sub|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cpu_mul': 'mul|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_mul_': 'mul|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_div': 'div|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cpu_div_': 'div|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
+    'make_cpu_div': 'div|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_KEY,_Class,_default_rounding_mode',
+    'make_cpu_div_': 'div|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_KEY,_Class,_default_rounding_mode',
     'make_cpu_remainder': 'remainder|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_remainder_': 'remainder|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_pow': 'pow|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -145,7 +145,7 @@ FINGERPRINTS = {
     'make_cpu_random_': 'random|inplace|cpu|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
     'make_cpu_bernoulli': 'bernoulli|functional|cpu|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator',
     'make_cpu_bernoulli_': 'bernoulli|inplace|cpu|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator',
-    'make_cpu_multinomial': 'multinomial|functional|cpu|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_replacement,_default_generator',
+    'make_cpu_multinomial': 'multinomial|functional|cpu|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_replacement,_default_generator',
     'make_cpu_randperm': 'randperm|functional|cpu|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator',
     'make_cpu_exponential': 'exponential|functional|cpu|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator',
     'make_cpu_exponential_': 'exponential|inplace|cpu|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator',
@@ -155,16 +155,16 @@ FINGERPRINTS = {
     'make_cpu_log_normal_': 'log_normal|inplace|cpu|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator',
     'make_cpu_cauchy': 'cauchy|functional|cpu|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator',
     'make_cpu_cauchy_': 'cauchy|inplace|cpu|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator',
-    'make_cpu_fft_fft': 'fft_fft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_ifft': 'fft_ifft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_rfft': 'fft_rfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_irfft': 'fft_irfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_hfft': 'fft_hfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_ihfft': 'fft_ihfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cpu_fft_fftn': 'fft_fftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cpu_fft_ifftn': 'fft_ifftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cpu_fft_rfftn': 'fft_rfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cpu_fft_irfftn': 'fft_irfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
+    'make_cpu_fft_fft': 'fft_fft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cpu_fft_ifft': 'fft_ifft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cpu_fft_rfft': 'fft_rfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cpu_fft_irfft': 'fft_irfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cpu_fft_hfft': 'fft_hfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cpu_fft_ihfft': 'fft_ihfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cpu_fft_fftn': 'fft_fftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm',
+    'make_cpu_fft_ifftn': 'fft_ifftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm',
+    'make_cpu_fft_rfftn': 'fft_rfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm',
+    'make_cpu_fft_irfftn': 'fft_irfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm',
     'make_cpu_fft_fftshift': 'fft_fftshift|functional|cpu|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cpu_fft_ifftshift': 'fft_ifftshift|functional|cpu|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cpu_tril': 'tril|functional|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
@@ -173,7 +173,7 @@ FINGERPRINTS = {
     'make_cpu_triu_': 'triu|inplace|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
     'make_cpu_roll': 'roll|functional|cpu|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims',
     'make_cpu_count_nonzero': 'count_nonzero|functional|cpu|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cpu_argsort': 'argsort|functional|cpu|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_descending,_default_stable',
+    'make_cpu_argsort': 'argsort|functional|cpu|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_descending,_default_stable',
     'make_cpu_gather': 'gather|functional|cpu|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_take_along_dim': 'take_along_dim|functional|cpu|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cpu_index_select': 'index_select|functional|cpu|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -188,16 +188,16 @@ FINGERPRINTS = {
     'make_cpu_addmm_': 'addmm|inplace|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
     'make_cpu_linalg_det': 'linalg_det|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_linalg_inv': 'linalg_inv|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_linalg_pinv': 'linalg_pinv|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
-    'make_cpu_linalg_matrix_rank': 'linalg_matrix_rank|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
+    'make_cpu_linalg_pinv': 'linalg_pinv|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
+    'make_cpu_linalg_matrix_rank': 'linalg_matrix_rank|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
     'make_cpu_linalg_svdvals': 'linalg_svdvals|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_linalg_solve': 'linalg_solve|functional|cpu|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_left',
-    'make_cpu_linalg_cholesky': 'linalg_cholesky|functional|cpu|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_upper',
+    'make_cpu_linalg_solve': 'linalg_solve|functional|cpu|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_left',
+    'make_cpu_linalg_cholesky': 'linalg_cholesky|functional|cpu|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_upper',
     'make_cpu_linalg_matrix_power': 'linalg_matrix_power|functional|cpu|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_linalg_eigvalsh': 'linalg_eigvalsh|functional|cpu|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_UPLO',
-    'make_cpu_linalg_vector_norm': 'linalg_vector_norm|functional|cpu|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_linalg_matrix_norm': 'linalg_matrix_norm|functional|cpu|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_linalg_norm': 'linalg_norm|functional|cpu|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
+    'make_cpu_linalg_eigvalsh': 'linalg_eigvalsh|functional|cpu|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_UPLO,_check_values,_type_UPLO,_value_checks,_KEY,_Class,_default_UPLO',
+    'make_cpu_linalg_vector_norm': 'linalg_vector_norm|functional|cpu|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
+    'make_cpu_linalg_matrix_norm': 'linalg_matrix_norm|functional|cpu|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
+    'make_cpu_linalg_norm': 'linalg_norm|functional|cpu|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
     'make_cpu_linalg_trace': 'linalg_trace|functional|cpu|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dtype',
     'make_cpu_linalg_diagonal': 'linalg_diagonal|functional|cpu|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dim1,_default_dim2',
     'make_cpu_linalg_cross': 'linalg_cross|functional|cpu|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
@@ -257,18 +257,18 @@ FINGERPRINTS = {
     'make_cpu_fmod_': 'fmod|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_nextafter': 'nextafter|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cpu_nextafter_': 'nextafter|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cpu_sum': 'sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_prod': 'prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_amax': 'amax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_amin': 'amin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_argmax': 'argmax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_argmin': 'argmin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_all': 'all|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_any': 'any|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cpu_mean': 'mean|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cpu_var': 'var|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cpu_std': 'std|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cpu_logsumexp': 'logsumexp|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_sum': 'sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cpu_prod': 'prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cpu_amax': 'amax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_amin': 'amin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_argmax': 'argmax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_argmin': 'argmin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_all': 'all|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_any': 'any|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cpu_mean': 'mean|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cpu_var': 'var|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
+    'make_cpu_std': 'std|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
+    'make_cpu_logsumexp': 'logsumexp|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
     'make_cpu_softmax': 'softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_log_softmax': 'log_softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_relu': 'relu|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -289,15 +289,15 @@ FINGERPRINTS = {
     'make_cpu_repeat': 'repeat|functional|cpu|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cpu_repeat_interleave': 'repeat_interleave|functional|cpu|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cpu_einsum': 'einsum|functional|cpu|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cpu_searchsorted': 'searchsorted|functional|cpu|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side',
+    'make_cpu_searchsorted': 'searchsorted|functional|cpu|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_out_int32,_default_right,_default_side',
     'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_sub_': 'sub|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha',
     'make_cuda_mul': 'mul|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_mul_': 'mul|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_div': 'div|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
-    'make_cuda_div_': 'div|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode',
+    'make_cuda_div': 'div|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_KEY,_Class,_default_rounding_mode',
+    'make_cuda_div_': 'div|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_KEY,_Class,_default_rounding_mode',
     'make_cuda_remainder': 'remainder|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_remainder_': 'remainder|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_pow': 'pow|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -375,7 +375,7 @@ FINGERPRINTS = {
     'make_cuda_random_': 'random|inplace|cuda|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator',
     'make_cuda_bernoulli': 'bernoulli|functional|cuda|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator',
     'make_cuda_bernoulli_': 'bernoulli|inplace|cuda|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator',
-    'make_cuda_multinomial': 'multinomial|functional|cuda|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_replacement,_default_generator',
+    'make_cuda_multinomial': 'multinomial|functional|cuda|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_replacement,_default_generator',
     'make_cuda_randperm': 'randperm|functional|cuda|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator',
     'make_cuda_exponential': 'exponential|functional|cuda|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator',
     'make_cuda_exponential_': 'exponential|inplace|cuda|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator',
@@ -385,16 +385,16 @@ FINGERPRINTS = {
     'make_cuda_log_normal_': 'log_normal|inplace|cuda|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator',
     'make_cuda_cauchy': 'cauchy|functional|cuda|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator',
     'make_cuda_cauchy_': 'cauchy|inplace|cuda|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator',
-    'make_cuda_fft_fft': 'fft_fft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_ifft': 'fft_ifft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_rfft': 'fft_rfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_irfft': 'fft_irfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_hfft': 'fft_hfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_ihfft': 'fft_ihfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm',
-    'make_cuda_fft_fftn': 'fft_fftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cuda_fft_ifftn': 'fft_ifftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cuda_fft_rfftn': 'fft_rfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
-    'make_cuda_fft_irfftn': 'fft_irfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm',
+    'make_cuda_fft_fft': 'fft_fft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cuda_fft_ifft': 'fft_ifft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cuda_fft_rfft': 'fft_rfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cuda_fft_irfft': 'fft_irfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cuda_fft_hfft': 'fft_hfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cuda_fft_ihfft': 'fft_ihfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm',
+    'make_cuda_fft_fftn': 'fft_fftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm',
+    'make_cuda_fft_ifftn': 'fft_ifftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm',
+    'make_cuda_fft_rfftn': 'fft_rfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm',
+    'make_cuda_fft_irfftn': 'fft_irfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm',
     'make_cuda_fft_fftshift': 'fft_fftshift|functional|cuda|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cuda_fft_ifftshift': 'fft_ifftshift|functional|cuda|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cuda_tril': 'tril|functional|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
@@ -403,7 +403,7 @@ FINGERPRINTS = {
     'make_cuda_triu_': 'triu|inplace|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal',
     'make_cuda_roll': 'roll|functional|cuda|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims',
     'make_cuda_count_nonzero': 'count_nonzero|functional|cuda|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
-    'make_cuda_argsort': 'argsort|functional|cuda|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_descending,_default_stable',
+    'make_cuda_argsort': 'argsort|functional|cuda|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_descending,_default_stable',
     'make_cuda_gather': 'gather|functional|cuda|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_take_along_dim': 'take_along_dim|functional|cuda|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cuda_index_select': 'index_select|functional|cuda|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -418,16 +418,16 @@ FINGERPRINTS = {
     'make_cuda_addmm_': 'addmm|inplace|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha',
     'make_cuda_linalg_det': 'linalg_det|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_linalg_inv': 'linalg_inv|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_linalg_pinv': 'linalg_pinv|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
-    'make_cuda_linalg_matrix_rank': 'linalg_matrix_rank|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
+    'make_cuda_linalg_pinv': 'linalg_pinv|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
+    'make_cuda_linalg_matrix_rank': 'linalg_matrix_rank|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian',
     'make_cuda_linalg_svdvals': 'linalg_svdvals|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_linalg_solve': 'linalg_solve|functional|cuda|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_left',
-    'make_cuda_linalg_cholesky': 'linalg_cholesky|functional|cuda|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_upper',
+    'make_cuda_linalg_solve': 'linalg_solve|functional|cuda|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_left',
+    'make_cuda_linalg_cholesky': 'linalg_cholesky|functional|cuda|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_upper',
     'make_cuda_linalg_matrix_power': 'linalg_matrix_power|functional|cuda|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_linalg_eigvalsh': 'linalg_eigvalsh|functional|cuda|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_UPLO',
-    'make_cuda_linalg_vector_norm': 'linalg_vector_norm|functional|cuda|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_linalg_matrix_norm': 'linalg_matrix_norm|functional|cuda|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_linalg_norm': 'linalg_norm|functional|cuda|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
+    'make_cuda_linalg_eigvalsh': 'linalg_eigvalsh|functional|cuda|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_UPLO,_check_values,_type_UPLO,_value_checks,_KEY,_Class,_default_UPLO',
+    'make_cuda_linalg_vector_norm': 'linalg_vector_norm|functional|cuda|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
+    'make_cuda_linalg_matrix_norm': 'linalg_matrix_norm|functional|cuda|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
+    'make_cuda_linalg_norm': 'linalg_norm|functional|cuda|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype',
     'make_cuda_linalg_trace': 'linalg_trace|functional|cuda|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dtype',
     'make_cuda_linalg_diagonal': 'linalg_diagonal|functional|cuda|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dim1,_default_dim2',
     'make_cuda_linalg_cross': 'linalg_cross|functional|cuda|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
@@ -487,18 +487,18 @@ FINGERPRINTS = {
     'make_cuda_fmod_': 'fmod|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_nextafter': 'nextafter|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
     'make_cuda_nextafter_': 'nextafter|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class',
-    'make_cuda_sum': 'sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_prod': 'prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_amax': 'amax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_amin': 'amin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_argmax': 'argmax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_argmin': 'argmin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_all': 'all|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_any': 'any|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
-    'make_cuda_mean': 'mean|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
-    'make_cuda_var': 'var|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cuda_std': 'std|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
-    'make_cuda_logsumexp': 'logsumexp|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_sum': 'sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cuda_prod': 'prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cuda_amax': 'amax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_amin': 'amin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_argmax': 'argmax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_argmin': 'argmin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_all': 'all|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_any': 'any|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
+    'make_cuda_mean': 'mean|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype',
+    'make_cuda_var': 'var|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
+    'make_cuda_std': 'std|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_correction',
+    'make_cuda_logsumexp': 'logsumexp|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim',
     'make_cuda_softmax': 'softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_log_softmax': 'log_softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_relu': 'relu|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
@@ -519,7 +519,7 @@ FINGERPRINTS = {
     'make_cuda_repeat': 'repeat|functional|cuda|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
     'make_cuda_repeat_interleave': 'repeat_interleave|functional|cuda|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim',
     'make_cuda_einsum': 'einsum|functional|cuda|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class',
-    'make_cuda_searchsorted': 'searchsorted|functional|cuda|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side',
+    'make_cuda_searchsorted': 'searchsorted|functional|cuda|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_out_int32,_default_right,_default_side',
 }
 
 
@@ -1683,7 +1683,7 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _KEY, _Class, _default_rounding_mode):
     def div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out})
         if type(self) is _Class:
@@ -1710,6 +1710,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -1803,6 +1804,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -1875,7 +1877,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _KEY, _Class, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self', _Class)
@@ -1886,6 +1888,7 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -1931,6 +1934,7 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -14487,7 +14491,7 @@ def make_cpu_bernoulli_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cpu_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_replacement, _default_generator):
+def make_cpu_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_replacement, _default_generator):
     def multinomial(self, num_samples, replacement=_default_replacement, *, generator=_default_generator, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out})
         if type(self) is _Class:
@@ -14500,6 +14504,7 @@ def make_cpu_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -14578,6 +14583,7 @@ def make_cpu_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -15795,7 +15801,7 @@ def make_cpu_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -15808,6 +15814,7 @@ def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -15886,6 +15893,7 @@ def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -15957,7 +15965,7 @@ def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -15970,6 +15978,7 @@ def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16048,6 +16057,7 @@ def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16119,7 +16129,7 @@ def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -16132,6 +16142,7 @@ def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16210,6 +16221,7 @@ def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16281,7 +16293,7 @@ def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -16294,6 +16306,7 @@ def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16372,6 +16385,7 @@ def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16443,7 +16457,7 @@ def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -16456,6 +16470,7 @@ def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16534,6 +16549,7 @@ def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16605,7 +16621,7 @@ def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -16618,6 +16634,7 @@ def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16696,6 +16713,7 @@ def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16767,7 +16785,7 @@ def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -16780,6 +16798,7 @@ def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16858,6 +16877,7 @@ def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16929,7 +16949,7 @@ def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -16942,6 +16962,7 @@ def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -17020,6 +17041,7 @@ def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -17091,7 +17113,7 @@ def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -17104,6 +17126,7 @@ def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -17182,6 +17205,7 @@ def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -17253,7 +17277,7 @@ def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -17266,6 +17290,7 @@ def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -17344,6 +17369,7 @@ def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -18555,7 +18581,7 @@ def make_cpu_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cpu_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_descending, _default_stable):
+def make_cpu_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_descending, _default_stable):
     def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
         if type(self) is _Class:
@@ -18568,6 +18594,7 @@ def make_cpu_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -18646,6 +18673,7 @@ def make_cpu_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21025,7 +21053,7 @@ def make_cpu_linalg_inv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cpu_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
+def make_cpu_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
     def linalg_pinv(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if type(A) is _Class:
@@ -21038,6 +21066,7 @@ def make_cpu_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21116,6 +21145,7 @@ def make_cpu_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21187,7 +21217,7 @@ def make_cpu_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
+def make_cpu_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
     def linalg_matrix_rank(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if type(A) is _Class:
@@ -21200,6 +21230,7 @@ def make_cpu_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21278,6 +21309,7 @@ def make_cpu_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21511,7 +21543,7 @@ def make_cpu_linalg_svdvals(*, _name, _op, _meta, _handlers, _resolve, _out_may_
     return _public, _raw
 
 
-def make_cpu_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_left):
+def make_cpu_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_left):
     def linalg_solve(A, B, *, left=_default_left, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, B, ), {'left': left, 'out': out})
         if type(A) is _Class:
@@ -21527,6 +21559,7 @@ def make_cpu_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21609,6 +21642,7 @@ def make_cpu_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21681,7 +21715,7 @@ def make_cpu_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cpu_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_upper):
+def make_cpu_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_upper):
     def linalg_cholesky(A, *, upper=_default_upper, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'upper': upper, 'out': out})
         if type(A) is _Class:
@@ -21694,6 +21728,7 @@ def make_cpu_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21772,6 +21807,7 @@ def make_cpu_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22005,7 +22041,7 @@ def make_cpu_linalg_matrix_power(*, _name, _op, _meta, _handlers, _resolve, _out
     return _public, _raw
 
 
-def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_UPLO):
+def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_UPLO, _check_values, _type_UPLO, _value_checks, _KEY, _Class, _default_UPLO):
     def linalg_eigvalsh(A, UPLO=_default_UPLO, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, UPLO, ), {'out': out})
         if type(A) is _Class:
@@ -22018,6 +22054,7 @@ def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22096,6 +22133,7 @@ def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22167,7 +22205,7 @@ def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may
     return _public, _raw
 
 
-def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(x) is _Class:
@@ -22180,6 +22218,7 @@ def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22258,6 +22297,7 @@ def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22329,7 +22369,7 @@ def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
     return _public, _raw
 
 
-def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(A) is _Class:
@@ -22342,6 +22382,7 @@ def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22420,6 +22461,7 @@ def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22491,7 +22533,7 @@ def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
     return _public, _raw
 
 
-def make_cpu_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(A) is _Class:
@@ -22504,6 +22546,7 @@ def make_cpu_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22582,6 +22625,7 @@ def make_cpu_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -32647,7 +32691,7 @@ def make_cpu_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -32660,6 +32704,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -32738,6 +32783,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -32809,7 +32855,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -32822,6 +32868,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -32900,6 +32947,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -32971,7 +33019,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -32984,6 +33032,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33062,6 +33111,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33133,7 +33183,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -33146,6 +33196,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33224,6 +33275,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33295,7 +33347,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -33308,6 +33360,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33386,6 +33439,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33457,7 +33511,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -33470,6 +33524,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33548,6 +33603,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33619,7 +33675,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -33632,6 +33688,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33710,6 +33767,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33781,7 +33839,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -33794,6 +33852,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33872,6 +33931,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33943,7 +34003,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -33956,6 +34016,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34034,6 +34095,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34105,7 +34167,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
@@ -34118,6 +34180,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34196,6 +34259,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34267,7 +34331,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
@@ -34280,6 +34344,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34358,6 +34423,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34429,7 +34495,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -34442,6 +34508,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34520,6 +34587,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -37617,7 +37685,7 @@ def make_cpu_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_out_int32, _default_right, _default_side):
+def make_cpu_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_out_int32, _default_right, _default_side):
     def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out})
         if type(sorted_sequence) is _Class:
@@ -37633,6 +37701,7 @@ def make_cpu_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -37715,6 +37784,7 @@ def make_cpu_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -38947,7 +39017,7 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _KEY, _Class, _default_rounding_mode):
     def div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out})
         if type(self) is _Class:
@@ -38974,6 +39044,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -39067,6 +39138,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -39139,7 +39211,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _KEY, _Class, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self', _Class)
@@ -39150,6 +39222,7 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -39195,6 +39268,7 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -51751,7 +51825,7 @@ def make_cuda_bernoulli_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cuda_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_replacement, _default_generator):
+def make_cuda_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_replacement, _default_generator):
     def multinomial(self, num_samples, replacement=_default_replacement, *, generator=_default_generator, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out})
         if type(self) is _Class:
@@ -51764,6 +51838,7 @@ def make_cuda_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -51842,6 +51917,7 @@ def make_cuda_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53059,7 +53135,7 @@ def make_cuda_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -53072,6 +53148,7 @@ def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53150,6 +53227,7 @@ def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53221,7 +53299,7 @@ def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -53234,6 +53312,7 @@ def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53312,6 +53391,7 @@ def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53383,7 +53463,7 @@ def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -53396,6 +53476,7 @@ def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53474,6 +53555,7 @@ def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53545,7 +53627,7 @@ def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -53558,6 +53640,7 @@ def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53636,6 +53719,7 @@ def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53707,7 +53791,7 @@ def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -53720,6 +53804,7 @@ def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53798,6 +53883,7 @@ def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53869,7 +53955,7 @@ def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -53882,6 +53968,7 @@ def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53960,6 +54047,7 @@ def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54031,7 +54119,7 @@ def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -54044,6 +54132,7 @@ def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54122,6 +54211,7 @@ def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54193,7 +54283,7 @@ def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -54206,6 +54296,7 @@ def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54284,6 +54375,7 @@ def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54355,7 +54447,7 @@ def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -54368,6 +54460,7 @@ def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54446,6 +54539,7 @@ def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54517,7 +54611,7 @@ def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if type(input) is _Class:
@@ -54530,6 +54624,7 @@ def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54608,6 +54703,7 @@ def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -55819,7 +55915,7 @@ def make_cuda_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_
     return _public, _raw
 
 
-def make_cuda_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_descending, _default_stable):
+def make_cuda_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_descending, _default_stable):
     def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
         if type(self) is _Class:
@@ -55832,6 +55928,7 @@ def make_cuda_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -55910,6 +56007,7 @@ def make_cuda_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58289,7 +58387,7 @@ def make_cuda_linalg_inv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cuda_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
+def make_cuda_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
     def linalg_pinv(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if type(A) is _Class:
@@ -58302,6 +58400,7 @@ def make_cuda_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58380,6 +58479,7 @@ def make_cuda_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58451,7 +58551,7 @@ def make_cuda_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
+def make_cuda_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
     def linalg_matrix_rank(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if type(A) is _Class:
@@ -58464,6 +58564,7 @@ def make_cuda_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58542,6 +58643,7 @@ def make_cuda_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58775,7 +58877,7 @@ def make_cuda_linalg_svdvals(*, _name, _op, _meta, _handlers, _resolve, _out_may
     return _public, _raw
 
 
-def make_cuda_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_left):
+def make_cuda_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_left):
     def linalg_solve(A, B, *, left=_default_left, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, B, ), {'left': left, 'out': out})
         if type(A) is _Class:
@@ -58791,6 +58893,7 @@ def make_cuda_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58873,6 +58976,7 @@ def make_cuda_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58945,7 +59049,7 @@ def make_cuda_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cuda_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_upper):
+def make_cuda_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_upper):
     def linalg_cholesky(A, *, upper=_default_upper, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'upper': upper, 'out': out})
         if type(A) is _Class:
@@ -58958,6 +59062,7 @@ def make_cuda_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59036,6 +59141,7 @@ def make_cuda_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59269,7 +59375,7 @@ def make_cuda_linalg_matrix_power(*, _name, _op, _meta, _handlers, _resolve, _ou
     return _public, _raw
 
 
-def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_UPLO):
+def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_UPLO, _check_values, _type_UPLO, _value_checks, _KEY, _Class, _default_UPLO):
     def linalg_eigvalsh(A, UPLO=_default_UPLO, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, UPLO, ), {'out': out})
         if type(A) is _Class:
@@ -59282,6 +59388,7 @@ def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59360,6 +59467,7 @@ def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59431,7 +59539,7 @@ def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_ma
     return _public, _raw
 
 
-def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(x) is _Class:
@@ -59444,6 +59552,7 @@ def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59522,6 +59631,7 @@ def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59593,7 +59703,7 @@ def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out
     return _public, _raw
 
 
-def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(A) is _Class:
@@ -59606,6 +59716,7 @@ def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59684,6 +59795,7 @@ def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59755,7 +59867,7 @@ def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out
     return _public, _raw
 
 
-def make_cuda_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(A) is _Class:
@@ -59768,6 +59880,7 @@ def make_cuda_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59846,6 +59959,7 @@ def make_cuda_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -69911,7 +70025,7 @@ def make_cuda_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -69924,6 +70038,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70002,6 +70117,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70073,7 +70189,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -70086,6 +70202,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70164,6 +70281,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70235,7 +70353,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -70248,6 +70366,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70326,6 +70445,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70397,7 +70517,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -70410,6 +70530,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70488,6 +70609,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70559,7 +70681,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -70572,6 +70694,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70650,6 +70773,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70721,7 +70845,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -70734,6 +70858,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70812,6 +70937,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70883,7 +71009,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -70896,6 +71022,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70974,6 +71101,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71045,7 +71173,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -71058,6 +71186,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71136,6 +71265,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71207,7 +71337,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if type(self) is _Class:
@@ -71220,6 +71350,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71298,6 +71429,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71369,7 +71501,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
@@ -71382,6 +71514,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71460,6 +71593,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71531,7 +71665,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if type(self) is _Class:
@@ -71544,6 +71678,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71622,6 +71757,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71693,7 +71829,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if type(self) is _Class:
@@ -71706,6 +71842,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71784,6 +71921,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -74881,7 +75019,7 @@ def make_cuda_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_out_int32, _default_right, _default_side):
+def make_cuda_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_out_int32, _default_right, _default_side):
     def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out})
         if type(sorted_sequence) is _Class:
@@ -74897,6 +75035,7 @@ def make_cuda_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -74979,6 +75118,7 @@ def make_cuda_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))

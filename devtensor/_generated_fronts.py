@@ -257,8 +257,8 @@ FINGERPRINTS = {
     'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha',
     'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode',
-    'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode',
+    'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_default_rounding_mode',
+    'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_default_rounding_mode',
     'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_pow': 'pow|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
@@ -336,7 +336,7 @@ FINGERPRINTS = {
     'make_random_': 'random|inplace|None|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator',
     'make_bernoulli': 'bernoulli|functional|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator',
     'make_bernoulli_': 'bernoulli|inplace|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator',
-    'make_multinomial': 'multinomial|functional|None|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_replacement,_default_generator',
+    'make_multinomial': 'multinomial|functional|None|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_replacement,_default_generator',
     'make_randperm': 'randperm|functional|None|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator',
     'make_exponential': 'exponential|functional|None|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_lambd,_default_generator',
     'make_exponential_': 'exponential|inplace|None|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_lambd,_default_generator',
@@ -346,16 +346,16 @@ FINGERPRINTS = {
     'make_log_normal_': 'log_normal|inplace|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator',
     'make_cauchy': 'cauchy|functional|None|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_median,_default_sigma,_default_generator',
     'make_cauchy_': 'cauchy|inplace|None|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_median,_default_sigma,_default_generator',
-    'make_fft_fft': 'fft_fft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_ifft': 'fft_ifft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_rfft': 'fft_rfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_irfft': 'fft_irfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_hfft': 'fft_hfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_ihfft': 'fft_ihfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm',
-    'make_fft_fftn': 'fft_fftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm',
-    'make_fft_ifftn': 'fft_ifftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm',
-    'make_fft_rfftn': 'fft_rfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm',
-    'make_fft_irfftn': 'fft_irfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm',
+    'make_fft_fft': 'fft_fft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm',
+    'make_fft_ifft': 'fft_ifft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm',
+    'make_fft_rfft': 'fft_rfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm',
+    'make_fft_irfft': 'fft_irfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm',
+    'make_fft_hfft': 'fft_hfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm',
+    'make_fft_ihfft': 'fft_ihfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm',
+    'make_fft_fftn': 'fft_fftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_s,_default_dim,_default_norm',
+    'make_fft_ifftn': 'fft_ifftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_s,_default_dim,_default_norm',
+    'make_fft_rfftn': 'fft_rfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_s,_default_dim,_default_norm',
+    'make_fft_irfftn': 'fft_irfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_s,_default_dim,_default_norm',
     'make_fft_fftshift': 'fft_fftshift|functional|None|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
     'make_fft_ifftshift': 'fft_ifftshift|functional|None|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
     'make_tril': 'tril|functional|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal',
@@ -364,7 +364,7 @@ FINGERPRINTS = {
     'make_triu_': 'triu|inplace|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal',
     'make_roll': 'roll|functional|None|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dims',
     'make_count_nonzero': 'count_nonzero|functional|None|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
-    'make_argsort': 'argsort|functional|None|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_descending,_default_stable',
+    'make_argsort': 'argsort|functional|None|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_descending,_default_stable',
     'make_gather': 'gather|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_take_along_dim': 'take_along_dim|functional|None|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
     'make_index_select': 'index_select|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
@@ -379,16 +379,16 @@ FINGERPRINTS = {
     'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha',
     'make_linalg_det': 'linalg_det|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_linalg_inv': 'linalg_inv|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_atol,_default_rtol,_default_hermitian',
-    'make_linalg_matrix_rank': 'linalg_matrix_rank|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_atol,_default_rtol,_default_hermitian',
+    'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian',
+    'make_linalg_matrix_rank': 'linalg_matrix_rank|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian',
     'make_linalg_svdvals': 'linalg_svdvals|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_linalg_solve': 'linalg_solve|functional|None|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_left',
-    'make_linalg_cholesky': 'linalg_cholesky|functional|None|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_upper',
+    'make_linalg_solve': 'linalg_solve|functional|None|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_left',
+    'make_linalg_cholesky': 'linalg_cholesky|functional|None|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_upper',
     'make_linalg_matrix_power': 'linalg_matrix_power|functional|None|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_linalg_eigvalsh': 'linalg_eigvalsh|functional|None|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_UPLO',
-    'make_linalg_vector_norm': 'linalg_vector_norm|functional|None|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_linalg_matrix_norm': 'linalg_matrix_norm|functional|None|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype',
-    'make_linalg_norm': 'linalg_norm|functional|None|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype',
+    'make_linalg_eigvalsh': 'linalg_eigvalsh|functional|None|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_UPLO,_check_values,_type_UPLO,_value_checks,_default_UPLO',
+    'make_linalg_vector_norm': 'linalg_vector_norm|functional|None|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_ord,_default_dim,_default_keepdim,_default_dtype',
+    'make_linalg_matrix_norm': 'linalg_matrix_norm|functional|None|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_ord,_default_dim,_default_keepdim,_default_dtype',
+    'make_linalg_norm': 'linalg_norm|functional|None|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_ord,_default_dim,_default_keepdim,_default_dtype',
     'make_linalg_trace': 'linalg_trace|functional|None|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_offset,_default_dtype',
     'make_linalg_diagonal': 'linalg_diagonal|functional|None|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_offset,_default_dim1,_default_dim2',
     'make_linalg_cross': 'linalg_cross|functional|None|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
@@ -448,18 +448,18 @@ FINGERPRINTS = {
     'make_fmod_': 'fmod|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_nextafter': 'nextafter|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
     'make_nextafter_': 'nextafter|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last',
-    'make_sum': 'sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
-    'make_prod': 'prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
-    'make_amax': 'amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_amin': 'amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_argmax': 'argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_argmin': 'argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_all': 'all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_any': 'any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
-    'make_mean': 'mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype',
-    'make_var': 'var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_correction',
-    'make_std': 'std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_correction',
-    'make_logsumexp': 'logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim',
+    'make_sum': 'sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_dtype',
+    'make_prod': 'prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_dtype',
+    'make_amax': 'amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim',
+    'make_amin': 'amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim',
+    'make_argmax': 'argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim',
+    'make_argmin': 'argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim',
+    'make_all': 'all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim',
+    'make_any': 'any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim',
+    'make_mean': 'mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_dtype',
+    'make_var': 'var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction',
+    'make_std': 'std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction',
+    'make_logsumexp': 'logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim',
     'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
@@ -480,7 +480,7 @@ FINGERPRINTS = {
     'make_repeat': 'repeat|functional|None|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
     'make_repeat_interleave': 'repeat_interleave|functional|None|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim',
     'make_einsum': 'einsum|functional|None|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists',
-    'make_searchsorted': 'searchsorted|functional|None|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_out_int32,_default_right,_default_side',
+    'make_searchsorted': 'searchsorted|functional|None|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_out_int32,_default_right,_default_side',
 }
 
 
@@ -1936,7 +1936,7 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_rounding_mode):
+def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _default_rounding_mode):
     def div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out})
         if isinstance(self, _Tensor):
@@ -1963,6 +1963,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2056,6 +2057,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2128,7 +2130,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_rounding_mode):
+def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self')
@@ -2139,6 +2141,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other')
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2184,6 +2187,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other')
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -14740,7 +14744,7 @@ def make_bernoulli_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_replacement, _default_generator):
+def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_replacement, _default_generator):
     def multinomial(self, num_samples, replacement=_default_replacement, *, generator=_default_generator, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out})
         if isinstance(self, _Tensor):
@@ -14753,6 +14757,7 @@ def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -14831,6 +14836,7 @@ def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16048,7 +16054,7 @@ def make_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -16061,6 +16067,7 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16139,6 +16146,7 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16210,7 +16218,7 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -16223,6 +16231,7 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16301,6 +16310,7 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16372,7 +16382,7 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -16385,6 +16395,7 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16463,6 +16474,7 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16534,7 +16546,7 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -16547,6 +16559,7 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16625,6 +16638,7 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16696,7 +16710,7 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -16709,6 +16723,7 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16787,6 +16802,7 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16858,7 +16874,7 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -16871,6 +16887,7 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16949,6 +16966,7 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17020,7 +17038,7 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
+def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
     def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -17033,6 +17051,7 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17111,6 +17130,7 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17182,7 +17202,7 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
+def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
     def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -17195,6 +17215,7 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17273,6 +17294,7 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17344,7 +17366,7 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
+def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
     def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -17357,6 +17379,7 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17435,6 +17458,7 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17506,7 +17530,7 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
+def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
     def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
@@ -17519,6 +17543,7 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17597,6 +17622,7 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -18808,7 +18834,7 @@ def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_descending, _default_stable):
+def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_descending, _default_stable):
     def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
         if isinstance(self, _Tensor):
@@ -18821,6 +18847,7 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -18899,6 +18926,7 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21278,7 +21306,7 @@ def make_linalg_inv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_atol, _default_rtol, _default_hermitian):
+def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_atol, _default_rtol, _default_hermitian):
     def linalg_pinv(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if isinstance(A, _Tensor):
@@ -21291,6 +21319,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21369,6 +21398,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21440,7 +21470,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_atol, _default_rtol, _default_hermitian):
+def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_atol, _default_rtol, _default_hermitian):
     def linalg_matrix_rank(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if isinstance(A, _Tensor):
@@ -21453,6 +21483,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21531,6 +21562,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21764,7 +21796,7 @@ def make_linalg_svdvals(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_left):
+def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_left):
     def linalg_solve(A, B, *, left=_default_left, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, B, ), {'left': left, 'out': out})
         if isinstance(A, _Tensor):
@@ -21780,6 +21812,7 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21862,6 +21895,7 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21934,7 +21968,7 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_upper):
+def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_upper):
     def linalg_cholesky(A, *, upper=_default_upper, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'upper': upper, 'out': out})
         if isinstance(A, _Tensor):
@@ -21947,6 +21981,7 @@ def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22025,6 +22060,7 @@ def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22258,7 +22294,7 @@ def make_linalg_matrix_power(*, _name, _op, _meta, _handlers, _resolve, _out_may
     return _public, _raw
 
 
-def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_UPLO):
+def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_UPLO, _check_values, _type_UPLO, _value_checks, _default_UPLO):
     def linalg_eigvalsh(A, UPLO=_default_UPLO, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, UPLO, ), {'out': out})
         if isinstance(A, _Tensor):
@@ -22271,6 +22307,7 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22349,6 +22386,7 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22420,7 +22458,7 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(x, _Tensor):
@@ -22433,6 +22471,7 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22511,6 +22550,7 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22582,7 +22622,7 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
     return _public, _raw
 
 
-def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(A, _Tensor):
@@ -22595,6 +22635,7 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22673,6 +22714,7 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22744,7 +22786,7 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
     return _public, _raw
 
 
-def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(A, _Tensor):
@@ -22757,6 +22799,7 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22835,6 +22878,7 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -32900,7 +32944,7 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
+def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
@@ -32913,6 +32957,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -32991,6 +33036,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33062,7 +33108,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
+def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
@@ -33075,6 +33121,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33153,6 +33200,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33224,7 +33272,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -33237,6 +33285,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33315,6 +33364,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33386,7 +33436,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -33399,6 +33449,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33477,6 +33528,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33548,7 +33600,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -33561,6 +33613,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33639,6 +33692,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33710,7 +33764,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -33723,6 +33777,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33801,6 +33856,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33872,7 +33928,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -33885,6 +33941,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33963,6 +34020,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34034,7 +34092,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -34047,6 +34105,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34125,6 +34184,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34196,7 +34256,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
+def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
@@ -34209,6 +34269,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34287,6 +34348,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34358,7 +34420,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_correction):
+def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_correction):
     def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if isinstance(self, _Tensor):
@@ -34371,6 +34433,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34449,6 +34512,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34520,7 +34584,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_correction):
+def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_correction):
     def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if isinstance(self, _Tensor):
@@ -34533,6 +34597,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34611,6 +34676,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34682,7 +34748,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -34695,6 +34761,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34773,6 +34840,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -37864,7 +37932,7 @@ def make_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_out_int32, _default_right, _default_side):
+def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_out_int32, _default_right, _default_side):
     def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out})
         if isinstance(sorted_sequence, _Tensor):
@@ -37880,6 +37948,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -37962,6 +38031,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))

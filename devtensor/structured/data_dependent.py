@@ -14,7 +14,8 @@ differences that follow from that:
   ahead-of-time shape pass) can refuse the op by that attribute;
 * a meta tensor has no values to size the result by: NoDataError (unless a Python override for Meta serves).
 
-The rest is every op's: the op registry (:func:`devtensor.structured.get_op` finds these ops; their registry is
+The rest is every op's: the generic check of bool and Literal arguments (:func:`rules.check_values`), the op
+registry (:func:`devtensor.structured.get_op` finds these ops; their registry is
 :data:`data_dependent_ops_by_name`), a kernel table per dispatch key with Python overrides
 (:func:`devtensor.library.override`) above the kernels, the device check of tensor arguments, the device
 guard, dispatch modes (variant ``"functional"``). Backend fallbacks (which write an out) do not serve them.
@@ -207,7 +208,8 @@ def _make_front(op: DataDependentOp) -> Callable[..., Any]:
                 rules.bad_type(name, p.name, v, "a Tensor")
         if device is None or first is None:
             rules.no_tensor(name)
-        rules.check_values(name, checks, values)
+        if checks:
+            rules.check_values(name, checks, values)
         wanted = meta(*bound.args, **bound.kwargs)
         single = not isinstance(wanted, tuple)
         dtypes: tuple[Any, ...] = (wanted,) if single else wanted

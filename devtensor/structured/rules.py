@@ -26,6 +26,7 @@ The rules, in full (PyTorch's where it has one):
 
 from __future__ import annotations
 
+import ast
 import operator
 import typing
 import warnings
@@ -431,8 +432,6 @@ def _choices(annotation: str) -> tuple[Any, ...] | bool | None:
     found = _CHOICES.get(annotation)
     if found is not None or annotation in _CHOICES:
         return found
-    import ast
-
     text = annotation.removesuffix(" | None")
     result: tuple[Any, ...] | bool | None = False
     if text == "bool":
@@ -464,8 +463,9 @@ def check_values(op: str, checks: tuple[ValueCheck, ...], values: typing.Mapping
     :func:`value_checks`; ``values``: the bound arguments by name).
 
     Raises:
-        ArgumentTypeError (TypeError): a bool parameter given anything but a bool (ints included, as PyTorch's
-            argument parser refuses them); a Literal parameter given a value of a type none of its values has.
+        ArgumentTypeError (TypeError): a bool parameter given anything but a bool (ints and NumPy bools included,
+            as the built-in meta functions refuse them); a Literal parameter given a value of a type none of its
+            values has.
         ArgumentValueError (ValueError): a Literal parameter given a value of the right type that is not one of
             its values. Each names the op, the argument and the value.
     """
@@ -485,3 +485,30 @@ def check_values(op: str, checks: tuple[ValueCheck, ...], values: typing.Mapping
         if any(type(v) is type(a) for a in allowed):
             raise ArgumentValueError(f"{op}: argument '{name}' must be {expected}, got {short_repr(v)}")
         bad_type(op, name, v, expected)
+
+
+def value_check_lines(params: Sequence[Any]) -> tuple[list[str], dict[str, Any]]:
+    """The source lines of a generated front's generic check of its ``bool`` and ``Literal[...]`` arguments
+    (before the meta function), and the per-op values they use: one inline test per such parameter (two identity
+    tests for a bool; a type test and a membership test for a Literal of one value type; a Literal of mixed types
+    is left to its meta function), calling :func:`check_values`, which raises the precise error, only when a test
+    fails. No lines for an op without such parameters: its fronts are unchanged."""
+    checks = value_checks(params)
+    tests: list[str] = []
+    values: dict[str, Any] = {}
+    for name, optional, allowed in checks:
+        none = f"{name} is not None and " if optional else ""
+        if allowed is None:
+            tests.append(f"({none}{name} is not True and {name} is not False)")
+            continue
+        kinds = {type(a) for a in allowed}
+        if len(kinds) != 1:
+            continue
+        values[f"_type_{name}"] = kinds.pop()
+        values[f"_allowed_{name}"] = allowed
+        tests.append(f"({none}(type({name}) is not _type_{name} or {name} not in _allowed_{name}))")
+    if not tests:
+        return [], {}
+    names = ", ".join(f"'{n}': {n}" for n, _, _ in checks)
+    values.update(_value_checks=checks, _check_values=check_values)
+    return [f"    if {' or '.join(tests)}: _check_values(_name, _value_checks, {{{names}}})"], values
