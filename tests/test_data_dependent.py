@@ -167,3 +167,27 @@ def test_unique_against_numpy(x: Any, return_inverse: bool, return_counts: bool)
     if x.ndim:
         for g, w in zip(nz, np.nonzero(x), strict=True):
             np.testing.assert_array_equal(g.numpy(), w)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    hnp.arrays(np.int64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4), elements=st.integers(0, 2)),
+    st.data(),
+)
+def test_unique_and_unique_consecutive_along_a_dim(x: Any, data: st.DataObject) -> None:
+    dim = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    axis = dim % x.ndim
+    t = dt.tensor(x)
+    if x.size:  # (NumPy's unique along an axis of an empty array is NumPy's own special case)
+        values, inverse, counts = dt.unique(t, return_inverse=True, return_counts=True, dim=dim)
+        want = np.unique(x, axis=axis, return_inverse=True, return_counts=True)
+        np.testing.assert_array_equal(values.numpy(), want[0])
+        np.testing.assert_array_equal(inverse.numpy(), want[1].reshape(-1))
+        np.testing.assert_array_equal(counts.numpy(), want[2])
+    # unique_consecutive: a plain loop over the slices
+    slices = [np.take(x, i, axis=axis) for i in range(x.shape[axis])]
+    starts = [i for i in range(len(slices)) if i == 0 or not np.array_equal(slices[i], slices[i - 1])]
+    runs, run_inverse, run_counts = dt.unique_consecutive(t, True, True, dim)
+    np.testing.assert_array_equal(runs.numpy(), np.take(x, np.array(starts, dtype=np.int64), axis=axis))
+    np.testing.assert_array_equal(run_counts.numpy(), np.diff([*starts, len(slices)]))
+    np.testing.assert_array_equal(run_inverse.numpy(), np.searchsorted(starts, np.arange(len(slices)), "right") - 1)
