@@ -175,3 +175,18 @@ def test_the_2023_12_namespace_reports_its_version() -> None:
     for bad in ("2022.12", "2025.12", "latest", 2024.12):
         with pytest.raises(ValueError, match="api_version"):
             t.__array_namespace__(api_version=bad)  # type: ignore[arg-type]
+
+
+def test_numpy_divmod_and_numpy_operands_give_tensors() -> None:
+    a = np.array([7.0, -7.0])
+    t = dt.tensor(a)
+    cases: list[tuple[Any, Any]] = [
+        (np.divmod(t, 2), np.divmod(a, 2)),
+        (divmod(a, t), np.divmod(a, a)),
+        (divmod(np.float64(7.0), t), np.divmod(7.0, a)),
+        (divmod(t, np.float64(2.0)), np.divmod(a, 2.0)),
+    ]
+    for got, want in cases:
+        assert all(isinstance(g, dt.Tensor) for g in got)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g.numpy(), w)
