@@ -31,7 +31,7 @@ from devtensor.creation import (
     zeros,
     zeros_like,
 )
-from devtensor.data_dependent import nonzero, unique
+from devtensor.data_dependent import nonzero, unique, unique_consecutive
 from devtensor.device import Device
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import (
@@ -76,7 +76,7 @@ from devtensor.generator import (
     seed,
     set_rng_state,
 )
-from devtensor.multi_ops import aminmax, einsum, meshgrid, sort, topk
+from devtensor.multi_ops import aminmax, einsum, max, meshgrid, min, sort, topk
 from devtensor.plan import Plan, plan, planned
 from devtensor.printing import get_printoptions, printoptions, set_printoptions
 from devtensor.random import (
@@ -151,7 +151,9 @@ __all__ = [
     "linalg",
     "linspace",
     "load",
+    "max",
     "meshgrid",
+    "min",
     "nonzero",
     "ones",
     "ones_like",
@@ -165,6 +167,7 @@ __all__ = [
     "topk",
     "uint8",
     "unique",
+    "unique_consecutive",
     "uint16",
     "uint32",
     "uint64",

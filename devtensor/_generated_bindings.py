@@ -68,8 +68,8 @@ FINGERPRINTS = {
     'make_cpu_sub_': 'sub|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
     'make_cpu_mul': 'mul|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
     'make_cpu_mul_': 'mul|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
-    'make_cpu_div': 'div|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode|()',
-    'make_cpu_div_': 'div|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode|()',
+    'make_cpu_div': 'div|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_KEY,_Class,_default_rounding_mode|()',
+    'make_cpu_div_': 'div|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_KEY,_Class,_default_rounding_mode|()',
     'make_cpu_remainder': 'remainder|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
     'make_cpu_remainder_': 'remainder|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
     'make_cpu_pow': 'pow|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
@@ -147,7 +147,7 @@ FINGERPRINTS = {
     'make_cpu_random_': 'random|inplace|cpu|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator|()',
     'make_cpu_bernoulli': 'bernoulli|functional|cpu|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator|()',
     'make_cpu_bernoulli_': 'bernoulli|inplace|cpu|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator|()',
-    'make_cpu_multinomial': 'multinomial|functional|cpu|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_replacement,_default_generator|()',
+    'make_cpu_multinomial': 'multinomial|functional|cpu|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_replacement,_default_generator|()',
     'make_cpu_randperm': 'randperm|functional|cpu|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator|()',
     'make_cpu_exponential': 'exponential|functional|cpu|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator|()',
     'make_cpu_exponential_': 'exponential|inplace|cpu|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator|()',
@@ -157,16 +157,16 @@ FINGERPRINTS = {
     'make_cpu_log_normal_': 'log_normal|inplace|cpu|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator|()',
     'make_cpu_cauchy': 'cauchy|functional|cpu|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator|()',
     'make_cpu_cauchy_': 'cauchy|inplace|cpu|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator|()',
-    'make_cpu_fft_fft': "fft_fft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cpu_fft_ifft': "fft_ifft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cpu_fft_rfft': "fft_rfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cpu_fft_irfft': "fft_irfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cpu_fft_hfft': "fft_hfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cpu_fft_ihfft': "fft_ihfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cpu_fft_fftn': "fft_fftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cpu_fft_ifftn': "fft_ifftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cpu_fft_rfftn': "fft_rfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cpu_fft_irfftn': "fft_irfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_fft': "fft_fft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_ifft': "fft_ifft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_rfft': "fft_rfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_irfft': "fft_irfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_hfft': "fft_hfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_ihfft': "fft_ihfft|functional|cpu|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_fftn': "fft_fftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_ifftn': "fft_ifftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_rfftn': "fft_rfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cpu_fft_irfftn': "fft_irfftn|functional|cpu|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
     'make_cpu_fft_fftshift': "fft_fftshift|functional|cpu|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cpu_fft_ifftshift': "fft_ifftshift|functional|cpu|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cpu_tril': 'tril|functional|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
@@ -175,7 +175,7 @@ FINGERPRINTS = {
     'make_cpu_triu_': 'triu|inplace|cpu|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
     'make_cpu_roll': 'roll|functional|cpu|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims|()',
     'make_cpu_count_nonzero': "count_nonzero|functional|cpu|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
-    'make_cpu_argsort': "argsort|functional|cpu|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_descending,_default_stable|(('dim', 'axis'),)",
+    'make_cpu_argsort': "argsort|functional|cpu|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_descending,_default_stable|(('dim', 'axis'),)",
     'make_cpu_gather': 'gather|functional|cpu|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
     'make_cpu_take_along_dim': "take_along_dim|functional|cpu|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cpu_index_select': 'index_select|functional|cpu|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
@@ -190,16 +190,16 @@ FINGERPRINTS = {
     'make_cpu_addmm_': 'addmm|inplace|cpu|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha|()',
     'make_cpu_linalg_det': 'linalg_det|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
     'make_cpu_linalg_inv': 'linalg_inv|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
-    'make_cpu_linalg_pinv': 'linalg_pinv|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
-    'make_cpu_linalg_matrix_rank': 'linalg_matrix_rank|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_cpu_linalg_pinv': 'linalg_pinv|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_cpu_linalg_matrix_rank': 'linalg_matrix_rank|functional|cpu|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
     'make_cpu_linalg_svdvals': 'linalg_svdvals|functional|cpu|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
-    'make_cpu_linalg_solve': 'linalg_solve|functional|cpu|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_left|()',
-    'make_cpu_linalg_cholesky': 'linalg_cholesky|functional|cpu|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_upper|()',
+    'make_cpu_linalg_solve': 'linalg_solve|functional|cpu|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_left|()',
+    'make_cpu_linalg_cholesky': 'linalg_cholesky|functional|cpu|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_upper|()',
     'make_cpu_linalg_matrix_power': 'linalg_matrix_power|functional|cpu|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
-    'make_cpu_linalg_eigvalsh': 'linalg_eigvalsh|functional|cpu|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_UPLO|()',
-    'make_cpu_linalg_vector_norm': "linalg_vector_norm|functional|cpu|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_linalg_matrix_norm': "linalg_matrix_norm|functional|cpu|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_linalg_norm': "linalg_norm|functional|cpu|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_linalg_eigvalsh': 'linalg_eigvalsh|functional|cpu|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_UPLO,_check_values,_type_UPLO,_value_checks,_KEY,_Class,_default_UPLO|()',
+    'make_cpu_linalg_vector_norm': "linalg_vector_norm|functional|cpu|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_linalg_matrix_norm': "linalg_matrix_norm|functional|cpu|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_linalg_norm': "linalg_norm|functional|cpu|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_cpu_linalg_trace': 'linalg_trace|functional|cpu|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dtype|()',
     'make_cpu_linalg_diagonal': 'linalg_diagonal|functional|cpu|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dim1,_default_dim2|()',
     'make_cpu_linalg_cross': "linalg_cross|functional|cpu|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
@@ -259,18 +259,18 @@ FINGERPRINTS = {
     'make_cpu_fmod_': 'fmod|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
     'make_cpu_nextafter': 'nextafter|functional|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
     'make_cpu_nextafter_': 'nextafter|inplace|cpu|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
-    'make_cpu_sum': "sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_prod': "prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_amax': "amax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_amin': "amin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_argmax': "argmax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_argmin': "argmin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_all': "all|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_any': "any|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_mean': "mean|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cpu_var': "var|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
-    'make_cpu_std': "std|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
-    'make_cpu_logsumexp': "logsumexp|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_sum': "sum|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_prod': "prod|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_amax': "amax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_amin': "amin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_argmax': "argmax|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_argmin': "argmin|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_all': "all|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_any': "any|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_mean': "mean|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cpu_var': "var|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_cpu_std': "std|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_cpu_logsumexp': "logsumexp|functional|cpu|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_cpu_softmax': 'softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
     'make_cpu_log_softmax': 'log_softmax|functional|cpu|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
     'make_cpu_relu': 'relu|functional|cpu|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
@@ -288,17 +288,18 @@ FINGERPRINTS = {
     'make_cpu_cat': "cat|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cpu_stack': "stack|functional|cpu|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cpu_tile': 'tile|functional|cpu|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cpu_repeat': 'repeat|functional|cpu|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
     'make_cpu_repeat_interleave': "repeat_interleave|functional|cpu|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cpu_einsum': 'einsum|functional|cpu|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
-    'make_cpu_searchsorted': 'searchsorted|functional|cpu|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side|()',
+    'make_cpu_searchsorted': 'searchsorted|functional|cpu|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_out_int32,_default_right,_default_side|()',
     'make_cuda_add': 'add|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
     'make_cuda_add_': 'add|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
     'make_cuda_sub': 'sub|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
     'make_cuda_sub_': 'sub|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class,_default_alpha|()',
     'make_cuda_mul': 'mul|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
     'make_cuda_mul_': 'mul|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
-    'make_cuda_div': 'div|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode|()',
-    'make_cuda_div_': 'div|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_rounding_mode|()',
+    'make_cuda_div': 'div|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_KEY,_Class,_default_rounding_mode|()',
+    'make_cuda_div_': 'div|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_KEY,_Class,_default_rounding_mode|()',
     'make_cuda_remainder': 'remainder|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
     'make_cuda_remainder_': 'remainder|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
     'make_cuda_pow': 'pow|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
@@ -376,7 +377,7 @@ FINGERPRINTS = {
     'make_cuda_random_': 'random|inplace|cuda|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_from_,_default_to,_default_generator|()',
     'make_cuda_bernoulli': 'bernoulli|functional|cuda|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator|()',
     'make_cuda_bernoulli_': 'bernoulli|inplace|cuda|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_p,_default_generator|()',
-    'make_cuda_multinomial': 'multinomial|functional|cuda|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_replacement,_default_generator|()',
+    'make_cuda_multinomial': 'multinomial|functional|cuda|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_replacement,_default_generator|()',
     'make_cuda_randperm': 'randperm|functional|cuda|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_generator|()',
     'make_cuda_exponential': 'exponential|functional|cuda|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator|()',
     'make_cuda_exponential_': 'exponential|inplace|cuda|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_lambd,_default_generator|()',
@@ -386,16 +387,16 @@ FINGERPRINTS = {
     'make_cuda_log_normal_': 'log_normal|inplace|cuda|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_mean,_default_std,_default_generator|()',
     'make_cuda_cauchy': 'cauchy|functional|cuda|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator|()',
     'make_cuda_cauchy_': 'cauchy|inplace|cuda|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_median,_default_sigma,_default_generator|()',
-    'make_cuda_fft_fft': "fft_fft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cuda_fft_ifft': "fft_ifft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cuda_fft_rfft': "fft_rfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cuda_fft_irfft': "fft_irfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cuda_fft_hfft': "fft_hfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cuda_fft_ihfft': "fft_ihfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cuda_fft_fftn': "fft_fftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cuda_fft_ifftn': "fft_ifftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cuda_fft_rfftn': "fft_rfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_cuda_fft_irfftn': "fft_irfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_fft': "fft_fft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_ifft': "fft_ifft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_rfft': "fft_rfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_irfft': "fft_irfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_hfft': "fft_hfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_ihfft': "fft_ihfft|functional|cuda|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_fftn': "fft_fftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_ifftn': "fft_ifftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_rfftn': "fft_rfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_cuda_fft_irfftn': "fft_irfftn|functional|cuda|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_KEY,_Class,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
     'make_cuda_fft_fftshift': "fft_fftshift|functional|cuda|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cuda_fft_ifftshift': "fft_ifftshift|functional|cuda|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cuda_tril': 'tril|functional|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
@@ -404,7 +405,7 @@ FINGERPRINTS = {
     'make_cuda_triu_': 'triu|inplace|cuda|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_diagonal|()',
     'make_cuda_roll': 'roll|functional|cuda|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dims|()',
     'make_cuda_count_nonzero': "count_nonzero|functional|cuda|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
-    'make_cuda_argsort': "argsort|functional|cuda|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_descending,_default_stable|(('dim', 'axis'),)",
+    'make_cuda_argsort': "argsort|functional|cuda|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_descending,_default_stable|(('dim', 'axis'),)",
     'make_cuda_gather': 'gather|functional|cuda|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
     'make_cuda_take_along_dim': "take_along_dim|functional|cuda|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cuda_index_select': 'index_select|functional|cuda|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
@@ -419,16 +420,16 @@ FINGERPRINTS = {
     'make_cuda_addmm_': 'addmm|inplace|cuda|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_beta,_default_alpha|()',
     'make_cuda_linalg_det': 'linalg_det|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
     'make_cuda_linalg_inv': 'linalg_inv|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
-    'make_cuda_linalg_pinv': 'linalg_pinv|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
-    'make_cuda_linalg_matrix_rank': 'linalg_matrix_rank|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_cuda_linalg_pinv': 'linalg_pinv|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_cuda_linalg_matrix_rank': 'linalg_matrix_rank|functional|cuda|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_atol,_default_rtol,_default_hermitian|()',
     'make_cuda_linalg_svdvals': 'linalg_svdvals|functional|cuda|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
-    'make_cuda_linalg_solve': 'linalg_solve|functional|cuda|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_left|()',
-    'make_cuda_linalg_cholesky': 'linalg_cholesky|functional|cuda|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_upper|()',
+    'make_cuda_linalg_solve': 'linalg_solve|functional|cuda|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_left|()',
+    'make_cuda_linalg_cholesky': 'linalg_cholesky|functional|cuda|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_upper|()',
     'make_cuda_linalg_matrix_power': 'linalg_matrix_power|functional|cuda|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
-    'make_cuda_linalg_eigvalsh': 'linalg_eigvalsh|functional|cuda|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_UPLO|()',
-    'make_cuda_linalg_vector_norm': "linalg_vector_norm|functional|cuda|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_linalg_matrix_norm': "linalg_matrix_norm|functional|cuda|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_linalg_norm': "linalg_norm|functional|cuda|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_linalg_eigvalsh': 'linalg_eigvalsh|functional|cuda|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_UPLO,_check_values,_type_UPLO,_value_checks,_KEY,_Class,_default_UPLO|()',
+    'make_cuda_linalg_vector_norm': "linalg_vector_norm|functional|cuda|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_linalg_matrix_norm': "linalg_matrix_norm|functional|cuda|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_linalg_norm': "linalg_norm|functional|cuda|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_cuda_linalg_trace': 'linalg_trace|functional|cuda|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dtype|()',
     'make_cuda_linalg_diagonal': 'linalg_diagonal|functional|cuda|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_offset,_default_dim1,_default_dim2|()',
     'make_cuda_linalg_cross': "linalg_cross|functional|cuda|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
@@ -488,18 +489,18 @@ FINGERPRINTS = {
     'make_cuda_fmod_': 'fmod|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
     'make_cuda_nextafter': 'nextafter|functional|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
     'make_cuda_nextafter_': 'nextafter|inplace|cuda|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_KEY,_Class|()',
-    'make_cuda_sum': "sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_prod': "prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_amax': "amax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_amin': "amin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_argmax': "argmax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_argmin': "argmin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_all': "all|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_any': "any|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_mean': "mean|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_cuda_var': "var|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
-    'make_cuda_std': "std|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
-    'make_cuda_logsumexp': "logsumexp|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_sum': "sum|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_prod': "prod|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_amax': "amax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_amin': "amin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_argmax': "argmax|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_argmin': "argmin|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_all': "all|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_any': "any|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_mean': "mean|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_cuda_var': "var|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_cuda_std': "std|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_cuda_logsumexp': "logsumexp|functional|cuda|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_cuda_softmax': 'softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
     'make_cuda_log_softmax': 'log_softmax|functional|cuda|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
     'make_cuda_relu': 'relu|functional|cuda|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
@@ -517,9 +518,10 @@ FINGERPRINTS = {
     'make_cuda_cat': "cat|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cuda_stack': "stack|functional|cuda|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cuda_tile': 'tile|functional|cuda|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
+    'make_cuda_repeat': 'repeat|functional|cuda|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
     'make_cuda_repeat_interleave': "repeat_interleave|functional|cuda|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_dim|(('dim', 'axis'),)",
     'make_cuda_einsum': 'einsum|functional|cuda|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class|()',
-    'make_cuda_searchsorted': 'searchsorted|functional|cuda|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_KEY,_Class,_default_out_int32,_default_right,_default_side|()',
+    'make_cuda_searchsorted': 'searchsorted|functional|cuda|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_KEY,_Class,_default_out_int32,_default_right,_default_side|()',
 }
 
 
@@ -1683,7 +1685,7 @@ def make_cpu_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _KEY, _Class, _default_rounding_mode):
     def div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out})
         if type(self) is _Class:
@@ -1710,6 +1712,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -1803,6 +1806,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -1875,7 +1879,7 @@ def make_cpu_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _KEY, _Class, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self', _Class)
@@ -1886,6 +1890,7 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -1931,6 +1936,7 @@ def make_cpu_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -14487,7 +14493,7 @@ def make_cpu_bernoulli_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cpu_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_replacement, _default_generator):
+def make_cpu_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_replacement, _default_generator):
     def multinomial(self, num_samples, replacement=_default_replacement, *, generator=_default_generator, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out})
         if type(self) is _Class:
@@ -14500,6 +14506,7 @@ def make_cpu_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -14578,6 +14585,7 @@ def make_cpu_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -15795,7 +15803,7 @@ def make_cpu_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -15809,6 +15817,7 @@ def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -15888,6 +15897,7 @@ def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -15959,7 +15969,7 @@ def make_cpu_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -15973,6 +15983,7 @@ def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16052,6 +16063,7 @@ def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16123,7 +16135,7 @@ def make_cpu_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -16137,6 +16149,7 @@ def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16216,6 +16229,7 @@ def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16287,7 +16301,7 @@ def make_cpu_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -16301,6 +16315,7 @@ def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16380,6 +16395,7 @@ def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16451,7 +16467,7 @@ def make_cpu_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -16465,6 +16481,7 @@ def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16544,6 +16561,7 @@ def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16615,7 +16633,7 @@ def make_cpu_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -16629,6 +16647,7 @@ def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16708,6 +16727,7 @@ def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16779,7 +16799,7 @@ def make_cpu_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -16793,6 +16813,7 @@ def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16872,6 +16893,7 @@ def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -16943,7 +16965,7 @@ def make_cpu_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -16957,6 +16979,7 @@ def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -17036,6 +17059,7 @@ def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -17107,7 +17131,7 @@ def make_cpu_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -17121,6 +17145,7 @@ def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -17200,6 +17225,7 @@ def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -17271,7 +17297,7 @@ def make_cpu_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -17285,6 +17311,7 @@ def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -17364,6 +17391,7 @@ def make_cpu_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -18581,7 +18609,7 @@ def make_cpu_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cpu_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_descending, _default_stable):
+def make_cpu_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_descending, _default_stable):
     def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
@@ -18595,6 +18623,7 @@ def make_cpu_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -18674,6 +18703,7 @@ def make_cpu_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21055,7 +21085,7 @@ def make_cpu_linalg_inv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cpu_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
+def make_cpu_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
     def linalg_pinv(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if type(A) is _Class:
@@ -21068,6 +21098,7 @@ def make_cpu_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21146,6 +21177,7 @@ def make_cpu_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21217,7 +21249,7 @@ def make_cpu_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cpu_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
+def make_cpu_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
     def linalg_matrix_rank(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if type(A) is _Class:
@@ -21230,6 +21262,7 @@ def make_cpu_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21308,6 +21341,7 @@ def make_cpu_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21541,7 +21575,7 @@ def make_cpu_linalg_svdvals(*, _name, _op, _meta, _handlers, _resolve, _out_may_
     return _public, _raw
 
 
-def make_cpu_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_left):
+def make_cpu_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_left):
     def linalg_solve(A, B, *, left=_default_left, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, B, ), {'left': left, 'out': out})
         if type(A) is _Class:
@@ -21557,6 +21591,7 @@ def make_cpu_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21639,6 +21674,7 @@ def make_cpu_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21711,7 +21747,7 @@ def make_cpu_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cpu_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_upper):
+def make_cpu_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_upper):
     def linalg_cholesky(A, *, upper=_default_upper, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'upper': upper, 'out': out})
         if type(A) is _Class:
@@ -21724,6 +21760,7 @@ def make_cpu_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -21802,6 +21839,7 @@ def make_cpu_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22035,7 +22073,7 @@ def make_cpu_linalg_matrix_power(*, _name, _op, _meta, _handlers, _resolve, _out
     return _public, _raw
 
 
-def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_UPLO):
+def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_UPLO, _check_values, _type_UPLO, _value_checks, _KEY, _Class, _default_UPLO):
     def linalg_eigvalsh(A, UPLO=_default_UPLO, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, UPLO, ), {'out': out})
         if type(A) is _Class:
@@ -22048,6 +22086,7 @@ def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22126,6 +22165,7 @@ def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22197,7 +22237,7 @@ def make_cpu_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may
     return _public, _raw
 
 
-def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -22211,6 +22251,7 @@ def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22290,6 +22331,7 @@ def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22361,7 +22403,7 @@ def make_cpu_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
     return _public, _raw
 
 
-def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -22375,6 +22417,7 @@ def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22454,6 +22497,7 @@ def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22525,7 +22569,7 @@ def make_cpu_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_
     return _public, _raw
 
 
-def make_cpu_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -22539,6 +22583,7 @@ def make_cpu_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -22618,6 +22663,7 @@ def make_cpu_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -32687,7 +32733,7 @@ def make_cpu_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -32701,6 +32747,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -32780,6 +32827,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -32851,7 +32899,7 @@ def make_cpu_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -32865,6 +32913,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -32944,6 +32993,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33015,7 +33065,7 @@ def make_cpu_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33029,6 +33079,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33108,6 +33159,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33179,7 +33231,7 @@ def make_cpu_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33193,6 +33245,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33272,6 +33325,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33343,7 +33397,7 @@ def make_cpu_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33357,6 +33411,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33436,6 +33491,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33507,7 +33563,7 @@ def make_cpu_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33521,6 +33577,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33600,6 +33657,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33671,7 +33729,7 @@ def make_cpu_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33685,6 +33743,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33764,6 +33823,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33835,7 +33895,7 @@ def make_cpu_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33849,6 +33909,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33928,6 +33989,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -33999,7 +34061,7 @@ def make_cpu_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -34013,6 +34075,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34092,6 +34155,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34163,7 +34227,7 @@ def make_cpu_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
@@ -34177,6 +34241,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34256,6 +34321,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34327,7 +34393,7 @@ def make_cpu_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
@@ -34341,6 +34407,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34420,6 +34487,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34491,7 +34559,7 @@ def make_cpu_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -34505,6 +34573,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -34584,6 +34653,7 @@ def make_cpu_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -37197,6 +37267,168 @@ def make_cpu_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
+def make_cpu_repeat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def repeat(self, repeats, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_repeat(self, repeats, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = repeat, _raw_repeat
+    return _public, _raw
+
+
 def make_cpu_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
     def repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
@@ -37527,7 +37759,7 @@ def make_cpu_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_cpu_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_out_int32, _default_right, _default_side):
+def make_cpu_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_out_int32, _default_right, _default_side):
     def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out})
         if type(sorted_sequence) is _Class:
@@ -37543,6 +37775,7 @@ def make_cpu_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -37625,6 +37858,7 @@ def make_cpu_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -38857,7 +39091,7 @@ def make_cuda_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _KEY, _Class, _default_rounding_mode):
     def div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out})
         if type(self) is _Class:
@@ -38884,6 +39118,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -38977,6 +39212,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -39049,7 +39285,7 @@ def make_cuda_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_rounding_mode):
+def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _KEY, _Class, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
         if not type(self) is _Class: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self', _Class)
@@ -39060,6 +39296,7 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -39105,6 +39342,7 @@ def make_cuda_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other', _Class)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -51661,7 +51899,7 @@ def make_cuda_bernoulli_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cuda_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_replacement, _default_generator):
+def make_cuda_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_replacement, _default_generator):
     def multinomial(self, num_samples, replacement=_default_replacement, *, generator=_default_generator, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out})
         if type(self) is _Class:
@@ -51674,6 +51912,7 @@ def make_cuda_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -51752,6 +51991,7 @@ def make_cuda_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -52969,7 +53209,7 @@ def make_cuda_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -52983,6 +53223,7 @@ def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53062,6 +53303,7 @@ def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53133,7 +53375,7 @@ def make_cuda_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -53147,6 +53389,7 @@ def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53226,6 +53469,7 @@ def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53297,7 +53541,7 @@ def make_cuda_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -53311,6 +53555,7 @@ def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53390,6 +53635,7 @@ def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53461,7 +53707,7 @@ def make_cuda_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -53475,6 +53721,7 @@ def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53554,6 +53801,7 @@ def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53625,7 +53873,7 @@ def make_cuda_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -53639,6 +53887,7 @@ def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53718,6 +53967,7 @@ def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53789,7 +54039,7 @@ def make_cuda_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_n, _default_dim, _default_norm):
+def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_n, _default_dim, _default_norm):
     def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -53803,6 +54053,7 @@ def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53882,6 +54133,7 @@ def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -53953,7 +54205,7 @@ def make_cuda_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -53967,6 +54219,7 @@ def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54046,6 +54299,7 @@ def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54117,7 +54371,7 @@ def make_cuda_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -54131,6 +54385,7 @@ def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54210,6 +54465,7 @@ def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54281,7 +54537,7 @@ def make_cuda_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -54295,6 +54551,7 @@ def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54374,6 +54631,7 @@ def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54445,7 +54703,7 @@ def make_cuda_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_s, _default_dim, _default_norm):
+def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _KEY, _Class, _default_s, _default_dim, _default_norm):
     def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -54459,6 +54717,7 @@ def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -54538,6 +54797,7 @@ def make_cuda_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -55755,7 +56015,7 @@ def make_cuda_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_
     return _public, _raw
 
 
-def make_cuda_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_descending, _default_stable):
+def make_cuda_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_descending, _default_stable):
     def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
@@ -55769,6 +56029,7 @@ def make_cuda_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -55848,6 +56109,7 @@ def make_cuda_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58229,7 +58491,7 @@ def make_cuda_linalg_inv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cuda_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
+def make_cuda_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
     def linalg_pinv(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if type(A) is _Class:
@@ -58242,6 +58504,7 @@ def make_cuda_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58320,6 +58583,7 @@ def make_cuda_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58391,7 +58655,7 @@ def make_cuda_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
     return _public, _raw
 
 
-def make_cuda_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
+def make_cuda_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_atol, _default_rtol, _default_hermitian):
     def linalg_matrix_rank(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if type(A) is _Class:
@@ -58404,6 +58668,7 @@ def make_cuda_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58482,6 +58747,7 @@ def make_cuda_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58715,7 +58981,7 @@ def make_cuda_linalg_svdvals(*, _name, _op, _meta, _handlers, _resolve, _out_may
     return _public, _raw
 
 
-def make_cuda_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_left):
+def make_cuda_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_left):
     def linalg_solve(A, B, *, left=_default_left, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, B, ), {'left': left, 'out': out})
         if type(A) is _Class:
@@ -58731,6 +58997,7 @@ def make_cuda_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58813,6 +59080,7 @@ def make_cuda_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58885,7 +59153,7 @@ def make_cuda_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
     return _public, _raw
 
 
-def make_cuda_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_upper):
+def make_cuda_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_upper):
     def linalg_cholesky(A, *, upper=_default_upper, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'upper': upper, 'out': out})
         if type(A) is _Class:
@@ -58898,6 +59166,7 @@ def make_cuda_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -58976,6 +59245,7 @@ def make_cuda_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59209,7 +59479,7 @@ def make_cuda_linalg_matrix_power(*, _name, _op, _meta, _handlers, _resolve, _ou
     return _public, _raw
 
 
-def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_UPLO):
+def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_UPLO, _check_values, _type_UPLO, _value_checks, _KEY, _Class, _default_UPLO):
     def linalg_eigvalsh(A, UPLO=_default_UPLO, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, UPLO, ), {'out': out})
         if type(A) is _Class:
@@ -59222,6 +59492,7 @@ def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59300,6 +59571,7 @@ def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59371,7 +59643,7 @@ def make_cuda_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_ma
     return _public, _raw
 
 
-def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -59385,6 +59657,7 @@ def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59464,6 +59737,7 @@ def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59535,7 +59809,7 @@ def make_cuda_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out
     return _public, _raw
 
 
-def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -59549,6 +59823,7 @@ def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59628,6 +59903,7 @@ def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59699,7 +59975,7 @@ def make_cuda_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out
     return _public, _raw
 
 
-def make_cuda_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -59713,6 +59989,7 @@ def make_cuda_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -59792,6 +60069,7 @@ def make_cuda_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -69861,7 +70139,7 @@ def make_cuda_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -69875,6 +70153,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -69954,6 +70233,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70025,7 +70305,7 @@ def make_cuda_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -70039,6 +70319,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70118,6 +70399,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70189,7 +70471,7 @@ def make_cuda_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -70203,6 +70485,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70282,6 +70565,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70353,7 +70637,7 @@ def make_cuda_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -70367,6 +70651,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70446,6 +70731,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70517,7 +70803,7 @@ def make_cuda_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -70531,6 +70817,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70610,6 +70897,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70681,7 +70969,7 @@ def make_cuda_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -70695,6 +70983,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70774,6 +71063,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70845,7 +71135,7 @@ def make_cuda_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -70859,6 +71149,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -70938,6 +71229,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71009,7 +71301,7 @@ def make_cuda_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -71023,6 +71315,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71102,6 +71395,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71173,7 +71467,7 @@ def make_cuda_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
+def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_dtype):
     def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -71187,6 +71481,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71266,6 +71561,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71337,7 +71633,7 @@ def make_cuda_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
@@ -71351,6 +71647,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71430,6 +71727,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71501,7 +71799,7 @@ def make_cuda_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
+def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim, _default_correction):
     def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
@@ -71515,6 +71813,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71594,6 +71893,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71665,7 +71965,7 @@ def make_cuda_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim, _default_keepdim):
+def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_dim, _default_keepdim):
     def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -71679,6 +71979,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -71758,6 +72059,7 @@ def make_cuda_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -74371,6 +74673,168 @@ def make_cuda_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
+def make_cuda_repeat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class):
+    def repeat(self, repeats, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, ), {'out': out})
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_repeat(self, repeats, *, out=None):
+        if type(self) is _Class:
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'self', _Class)
+        if out is not None:
+            if type(out) is not _Class: return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'out', _Class)
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats)
+        _handler = _handlers.get(_KEY)
+        if _handler is None: _handler = _resolve(_KEY, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = repeat, _raw_repeat
+    return _public, _raw
+
+
 def make_cuda_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_dim):
     def repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
@@ -74701,7 +75165,7 @@ def make_cuda_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_cuda_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _KEY, _Class, _default_out_int32, _default_right, _default_side):
+def make_cuda_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _KEY, _Class, _default_out_int32, _default_right, _default_side):
     def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out})
         if type(sorted_sequence) is _Class:
@@ -74717,6 +75181,7 @@ def make_cuda_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))
@@ -74799,6 +75264,7 @@ def make_cuda_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_KEY)
         if _handler is None: _handler = _resolve(_KEY, str(_device))

@@ -214,6 +214,7 @@ SCHEMAS = {
     'cat': ("(('tensors', 'dim'), 0, 0, 0, (0,), None, {'tensors': 'Sequence[TensorMeta]', 'dim': 'int', 'return': 'TensorSpec'})", (('tensors', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('dim', 'other', False, True, 0, False, 'int')), None, None),
     'stack': ("(('tensors', 'dim'), 0, 0, 0, (0,), None, {'tensors': 'Sequence[TensorMeta]', 'dim': 'int', 'return': 'TensorSpec'})", (('tensors', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('dim', 'other', False, True, 0, False, 'int')), None, None),
     'tile': ("(('self', 'dims'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'dims': 'Sequence[int]', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dims', 'other', False, False, None, False, 'Sequence[int]')), None, None),
+    'repeat': ("(('self', 'repeats'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'repeats': 'Sequence[int]', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('repeats', 'other', False, False, None, False, 'Sequence[int]')), None, None),
     'repeat_interleave': ("(('self', 'repeats', 'dim'), 0, 0, 0, (None,), None, {'self': 'TensorMeta', 'repeats': 'int', 'dim': 'int | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('repeats', 'other', False, False, None, False, 'int'), ('dim', 'other', False, True, None, True, 'int | None')), None, None),
     'einsum': ("(('operands', 'equation'), 0, 0, 0, None, None, {'operands': 'Sequence[TensorMeta]', 'equation': 'str', 'return': 'TensorSpec'})", (('operands', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('equation', 'other', False, False, None, False, 'str')), None, None),
     'searchsorted': ("(('sorted_sequence', 'input', 'out_int32', 'right', 'side'), 0, 3, 0, None, {'out_int32': False, 'right': False, 'side': None}, {'sorted_sequence': 'TensorMeta', 'input': 'TensorMeta', 'out_int32': 'bool', 'right': 'bool', 'side': 'str | None', 'return': 'PlannedSpec[bool]'})", (('sorted_sequence', 'Tensor', False, False, None, False, 'Tensor'), ('input', 'Tensor', False, False, None, False, 'Tensor'), ('out_int32', 'other', True, True, False, False, 'bool'), ('right', 'other', True, True, False, False, 'bool'), ('side', 'other', True, True, None, True, 'str | None')), 'bool', None),
@@ -258,8 +259,8 @@ FINGERPRINTS = {
     'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
     'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
-    'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode|()',
-    'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_rounding_mode|()',
+    'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_default_rounding_mode|()',
+    'make_div_': 'div|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_default_rounding_mode|()',
     'make_remainder': 'remainder|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_remainder_': 'remainder|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_pow': 'pow|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
@@ -337,7 +338,7 @@ FINGERPRINTS = {
     'make_random_': 'random|inplace|None|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
     'make_bernoulli': 'bernoulli|functional|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator|()',
     'make_bernoulli_': 'bernoulli|inplace|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator|()',
-    'make_multinomial': 'multinomial|functional|None|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_replacement,_default_generator|()',
+    'make_multinomial': 'multinomial|functional|None|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_replacement,_default_generator|()',
     'make_randperm': 'randperm|functional|None|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator|()',
     'make_exponential': 'exponential|functional|None|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_lambd,_default_generator|()',
     'make_exponential_': 'exponential|inplace|None|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_lambd,_default_generator|()',
@@ -347,16 +348,16 @@ FINGERPRINTS = {
     'make_log_normal_': 'log_normal|inplace|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator|()',
     'make_cauchy': 'cauchy|functional|None|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_median,_default_sigma,_default_generator|()',
     'make_cauchy_': 'cauchy|inplace|None|self:Tensor:0000;median:other:0011;sigma:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_median,_default_sigma,_default_generator|()',
-    'make_fft_fft': "fft_fft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_fft_ifft': "fft_ifft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_fft_rfft': "fft_rfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_fft_irfft': "fft_irfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_fft_hfft': "fft_hfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_fft_ihfft': "fft_ihfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_fft_fftn': "fft_fftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_fft_ifftn': "fft_ifftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_fft_rfftn': "fft_rfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
-    'make_fft_irfftn': "fft_irfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_fft': "fft_fft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_ifft': "fft_ifft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_rfft': "fft_rfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_irfft': "fft_irfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_hfft': "fft_hfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_ihfft': "fft_ihfft|functional|None|input:Tensor:0000;n:other:0110;dim:other:0011;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_n,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_fftn': "fft_fftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_ifftn': "fft_ifftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_rfftn': "fft_rfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
+    'make_fft_irfftn': "fft_irfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
     'make_fft_fftshift': "fft_fftshift|functional|None|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_fft_ifftshift': "fft_ifftshift|functional|None|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_tril': 'tril|functional|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal|()',
@@ -365,7 +366,7 @@ FINGERPRINTS = {
     'make_triu_': 'triu|inplace|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal|()',
     'make_roll': 'roll|functional|None|self:Tensor:0000;shifts:other:0000;dims:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dims|()',
     'make_count_nonzero': "count_nonzero|functional|None|self:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
-    'make_argsort': "argsort|functional|None|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_descending,_default_stable|(('dim', 'axis'),)",
+    'make_argsort': "argsort|functional|None|self:Tensor:0000;dim:other:0011;descending:other:0011;stable:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_descending,_default_stable|(('dim', 'axis'),)",
     'make_gather': 'gather|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_take_along_dim': "take_along_dim|functional|None|self:Tensor:0000;indices:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_index_select': 'index_select|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
@@ -380,16 +381,16 @@ FINGERPRINTS = {
     'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha|()',
     'make_linalg_det': 'linalg_det|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_linalg_inv': 'linalg_inv|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_atol,_default_rtol,_default_hermitian|()',
-    'make_linalg_matrix_rank': 'linalg_matrix_rank|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_linalg_matrix_rank': 'linalg_matrix_rank|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian|()',
     'make_linalg_svdvals': 'linalg_svdvals|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_linalg_solve': 'linalg_solve|functional|None|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_left|()',
-    'make_linalg_cholesky': 'linalg_cholesky|functional|None|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_upper|()',
+    'make_linalg_solve': 'linalg_solve|functional|None|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_left|()',
+    'make_linalg_cholesky': 'linalg_cholesky|functional|None|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_upper|()',
     'make_linalg_matrix_power': 'linalg_matrix_power|functional|None|A:Tensor:0000;n:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_linalg_eigvalsh': 'linalg_eigvalsh|functional|None|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_UPLO|()',
-    'make_linalg_vector_norm': "linalg_vector_norm|functional|None|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_linalg_matrix_norm': "linalg_matrix_norm|functional|None|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_linalg_norm': "linalg_norm|functional|None|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_linalg_eigvalsh': 'linalg_eigvalsh|functional|None|A:Tensor:0000;UPLO:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_UPLO,_check_values,_type_UPLO,_value_checks,_default_UPLO|()',
+    'make_linalg_vector_norm': "linalg_vector_norm|functional|None|x:Tensor:0000;ord:other:0011;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_linalg_matrix_norm': "linalg_matrix_norm|functional|None|A:Tensor:0000;ord:other:0010;dim:other:0010;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_linalg_norm': "linalg_norm|functional|None|A:Tensor:0000;ord:other:0110;dim:other:0110;keepdim:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_ord,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_linalg_trace': 'linalg_trace|functional|None|A:Tensor:0000;offset:other:0011;dtype:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_offset,_default_dtype|()',
     'make_linalg_diagonal': 'linalg_diagonal|functional|None|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_offset,_default_dim1,_default_dim2|()',
     'make_linalg_cross': "linalg_cross|functional|None|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
@@ -449,18 +450,18 @@ FINGERPRINTS = {
     'make_fmod_': 'fmod|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_nextafter': 'nextafter|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_nextafter_': 'nextafter|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
-    'make_sum': "sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_prod': "prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_amax': "amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_amin': "amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_argmax': "argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_argmin': "argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_all': "all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_any': "any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_mean': "mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_var': "var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
-    'make_std': "std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
-    'make_logsumexp': "logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_sum': "sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_prod': "prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_amax': "amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_amin': "amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_argmax': "argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_argmin': "argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_all': "all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_any': "any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_mean': "mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_var': "var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_std': "std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
+    'make_logsumexp': "logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
@@ -478,9 +479,10 @@ FINGERPRINTS = {
     'make_cat': "cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_stack': "stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_tile': 'tile|functional|None|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_repeat': 'repeat|functional|None|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_repeat_interleave': "repeat_interleave|functional|None|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_einsum': 'einsum|functional|None|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_searchsorted': 'searchsorted|functional|None|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_out_int32,_default_right,_default_side|()',
+    'make_searchsorted': 'searchsorted|functional|None|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_out_int32,_default_right,_default_side|()',
 }
 
 
@@ -1936,7 +1938,7 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_rounding_mode):
+def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _default_rounding_mode):
     def div(self, other, *, rounding_mode=_default_rounding_mode, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode, 'out': out})
         if isinstance(self, _Tensor):
@@ -1963,6 +1965,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2056,6 +2059,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2128,7 +2132,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_rounding_mode):
+def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_rounding_mode, _check_values, _type_rounding_mode, _value_checks, _default_rounding_mode):
     def div_(self, other, *, rounding_mode=_default_rounding_mode):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'rounding_mode': rounding_mode})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'self')
@@ -2139,6 +2143,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other')
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2184,6 +2189,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other')
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -14740,7 +14746,7 @@ def make_bernoulli_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_replacement, _default_generator):
+def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_replacement, _default_generator):
     def multinomial(self, num_samples, replacement=_default_replacement, *, generator=_default_generator, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out})
         if isinstance(self, _Tensor):
@@ -14753,6 +14759,7 @@ def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -14831,6 +14838,7 @@ def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16048,7 +16056,7 @@ def make_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -16062,6 +16070,7 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16141,6 +16150,7 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16212,7 +16222,7 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -16226,6 +16236,7 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16305,6 +16316,7 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16376,7 +16388,7 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -16390,6 +16402,7 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16469,6 +16482,7 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16540,7 +16554,7 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -16554,6 +16568,7 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16633,6 +16648,7 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16704,7 +16720,7 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -16718,6 +16734,7 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16797,6 +16814,7 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16868,7 +16886,7 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_norm):
+def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
     def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
@@ -16882,6 +16900,7 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16961,6 +16980,7 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17032,7 +17052,7 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
+def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
     def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -17046,6 +17066,7 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17125,6 +17146,7 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17196,7 +17218,7 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
+def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
     def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -17210,6 +17232,7 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17289,6 +17312,7 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17360,7 +17384,7 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
+def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
     def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -17374,6 +17398,7 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17453,6 +17478,7 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17524,7 +17550,7 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_s, _default_dim, _default_norm):
+def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
     def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
@@ -17538,6 +17564,7 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17617,6 +17644,7 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -18834,7 +18862,7 @@ def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_descending, _default_stable):
+def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_descending, _default_stable):
     def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
@@ -18848,6 +18876,7 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -18927,6 +18956,7 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21308,7 +21338,7 @@ def make_linalg_inv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_atol, _default_rtol, _default_hermitian):
+def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_atol, _default_rtol, _default_hermitian):
     def linalg_pinv(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if isinstance(A, _Tensor):
@@ -21321,6 +21351,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21399,6 +21430,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21470,7 +21502,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
     return _public, _raw
 
 
-def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_atol, _default_rtol, _default_hermitian):
+def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_atol, _default_rtol, _default_hermitian):
     def linalg_matrix_rank(A, *, atol=_default_atol, rtol=_default_rtol, hermitian=_default_hermitian, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out})
         if isinstance(A, _Tensor):
@@ -21483,6 +21515,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21561,6 +21594,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21794,7 +21828,7 @@ def make_linalg_svdvals(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
     return _public, _raw
 
 
-def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_left):
+def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_left):
     def linalg_solve(A, B, *, left=_default_left, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, B, ), {'left': left, 'out': out})
         if isinstance(A, _Tensor):
@@ -21810,6 +21844,7 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21892,6 +21927,7 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21964,7 +22000,7 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
     return _public, _raw
 
 
-def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_upper):
+def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_upper):
     def linalg_cholesky(A, *, upper=_default_upper, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ), {'upper': upper, 'out': out})
         if isinstance(A, _Tensor):
@@ -21977,6 +22013,7 @@ def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22055,6 +22092,7 @@ def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22288,7 +22326,7 @@ def make_linalg_matrix_power(*, _name, _op, _meta, _handlers, _resolve, _out_may
     return _public, _raw
 
 
-def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_UPLO):
+def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_UPLO, _check_values, _type_UPLO, _value_checks, _default_UPLO):
     def linalg_eigvalsh(A, UPLO=_default_UPLO, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, UPLO, ), {'out': out})
         if isinstance(A, _Tensor):
@@ -22301,6 +22339,7 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22379,6 +22418,7 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22450,7 +22490,7 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
     return _public, _raw
 
 
-def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -22464,6 +22504,7 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22543,6 +22584,7 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22614,7 +22656,7 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
     return _public, _raw
 
 
-def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -22628,6 +22670,7 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22707,6 +22750,7 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22778,7 +22822,7 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
     return _public, _raw
 
 
-def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_ord, _default_dim, _default_keepdim, _default_dtype):
+def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
     def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -22792,6 +22836,7 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22871,6 +22916,7 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -32940,7 +32986,7 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
+def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -32954,6 +33000,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33033,6 +33080,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33104,7 +33152,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
+def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -33118,6 +33166,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33197,6 +33246,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33268,7 +33318,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33282,6 +33332,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33361,6 +33412,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33432,7 +33484,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33446,6 +33498,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33525,6 +33578,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33596,7 +33650,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33610,6 +33664,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33689,6 +33744,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33760,7 +33816,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33774,6 +33830,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33853,6 +33910,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33924,7 +33982,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -33938,6 +33996,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34017,6 +34076,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34088,7 +34148,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -34102,6 +34162,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34181,6 +34242,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34252,7 +34314,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_dtype):
+def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
@@ -34266,6 +34328,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34345,6 +34408,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34416,7 +34480,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_correction):
+def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_correction):
     def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
@@ -34430,6 +34494,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34509,6 +34574,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34580,7 +34646,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim, _default_correction):
+def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_correction):
     def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
@@ -34594,6 +34660,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34673,6 +34740,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34744,7 +34812,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_keepdim):
+def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
     def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
@@ -34758,6 +34826,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34837,6 +34906,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -37446,6 +37516,168 @@ def make_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
+def make_repeat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def repeat(self, repeats, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_repeat(self, repeats, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, repeats, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, repeats)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, repeats, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, repeats, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _Storage(_out_array)
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, repeats, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, repeats, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = repeat, _raw_repeat
+    return _public, _raw
+
+
 def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
     def repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
@@ -37774,7 +38006,7 @@ def make_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_out_int32, _default_right, _default_side):
+def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_out_int32, _default_right, _default_side):
     def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out})
         if isinstance(sorted_sequence, _Tensor):
@@ -37790,6 +38022,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -37872,6 +38105,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))

@@ -151,6 +151,7 @@ __all__ = [
     "reciprocal",
     "relu",
     "remainder",
+    "repeat",
     "repeat_interleave",
     "roll",
     "round",
@@ -5002,6 +5003,37 @@ if TYPE_CHECKING:
     tile: _TileKernels
 
 
+    class RepeatCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``repeat``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, repeats: Sequence[int], *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RepeatCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``repeat``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, repeats: Sequence[int], *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RepeatXPKernel(Protocol[_XP]):
+        """The type of ``repeat``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, repeats: Sequence[int], *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RepeatKernels(KernelRegistrar):
+        """Typed registration of ``repeat``'s impls: ``@repeat.cpu`` / ``@repeat.cuda`` / ``@repeat.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: RepeatCPUKernel[_CPU0, _CPU1]) -> RepeatCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RepeatCUDAKernel[_CUDA0, _CUDA1]) -> RepeatCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RepeatXPKernel[_XP]) -> RepeatXPKernel[_XP]: ...
+
+
+    repeat: _RepeatKernels
+
+
     class RepeatInterleaveCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``repeat_interleave``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -5245,6 +5277,7 @@ else:
     cat = KernelRegistrar('cat')
     stack = KernelRegistrar('stack')
     tile = KernelRegistrar('tile')
+    repeat = KernelRegistrar('repeat')
     repeat_interleave = KernelRegistrar('repeat_interleave')
     einsum = KernelRegistrar('einsum')
     searchsorted = KernelRegistrar('searchsorted')

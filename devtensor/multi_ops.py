@@ -1,23 +1,39 @@
 """Main-namespace functions that are not one op's generated front: ``sort``, ``topk``, ``aminmax`` (typed
-multi-output ops), ``einsum`` (PyTorch's argument order over the ``einsum`` op) and ``meshgrid`` (views).
+multi-output ops), ``max``/``min`` (PyTorch's three forms), ``einsum`` (PyTorch's argument order over the
+``einsum`` op) and ``meshgrid`` (views); and the Tensor methods over the multi-output ops and ``repeat``.
 
 ``sort``, ``topk`` and ``aminmax`` are the functional fronts of multi-output structured ops
 (:mod:`devtensor.kernels.ordering`; their docstrings give the semantics, errors and devices), returning
 PyTorch's named tuples and taking ``out=`` as a tuple of tensors. ``devtensor.sort`` and the others are these
-functions.
+functions, and ``Tensor.sort``, ``Tensor.topk``, ``Tensor.aminmax``, ``Tensor.max``, ``Tensor.min`` and
+``Tensor.repeat`` are attached here (typed in :mod:`devtensor.tensor_methods_multi`).
 """
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError
-from devtensor.kernels.ordering import AminmaxResult, SortResult, TopkResult
+from devtensor.kernels.ordering import AminmaxResult, MaxResult, MinResult, SortResult, TopkResult
 from devtensor.structured import get_op as _get_op
 from devtensor.tensor import Tensor
 
-__all__ = ["AminmaxResult", "SortResult", "TopkResult", "aminmax", "einsum", "meshgrid", "sort", "topk"]
+__all__ = [
+    "AminmaxResult",
+    "MaxResult",
+    "MinResult",
+    "SortResult",
+    "TopkResult",
+    "aminmax",
+    "einsum",
+    "max",
+    "meshgrid",
+    "min",
+    "sort",
+    "topk",
+]
 
 if TYPE_CHECKING:
 
@@ -49,6 +65,81 @@ else:
 
 
 _einsum = _get_op("einsum").functional
+_max_dim = _get_op("max").functional
+_min_dim = _get_op("min").functional
+_repeat = _get_op("repeat").functional
+
+
+def _extreme(name: str, dim_op: Any, reduce: str, pair: str, self: Tensor, dim: Any, keepdim: Any, out: Any) -> Any:
+    """``max``/``min``: PyTorch's three forms by the second argument (none, an int dim, a tensor)."""
+    if dim is None:
+        if keepdim is not False:
+            raise ArgumentTypeError(f"{name}: argument 'keepdim' needs a dim (max/min of all elements keep none)")
+        fn = _get_op(reduce).functional
+        return fn(self) if out is None else fn(self, out=out)
+    if isinstance(dim, Tensor):
+        if keepdim is not False:
+            raise ArgumentTypeError(f"{name}: argument 'keepdim' does not apply to {name}(input, other)")
+        return _get_op(pair).functional(self, dim, out=out)
+    return dim_op(self, dim, keepdim, out=out)
+
+
+@overload
+def max(self: Tensor) -> Tensor: ...
+@overload
+def max(self: Tensor, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None) -> MaxResult: ...
+@overload
+def max(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
+def max(self: Tensor, dim: Any = None, keepdim: Any = False, *, out: Any = None) -> Any:
+    """PyTorch's ``torch.max``: ``max(t)`` the largest element (a 0-d tensor: :func:`devtensor.amax` over every
+    dim); ``max(t, dim, keepdim=False, *, out=None)`` the largest elements along ``dim`` and their int64 indices,
+    a named tuple ``(values, indices)`` (the multi-output op ``max``, :mod:`devtensor.kernels.ordering`; NaN
+    propagates; ``out=`` a tuple); ``max(t, other)`` the elementwise :func:`devtensor.maximum`. Also
+    ``Tensor.max``. Devices: those of the ops.
+
+    Raises:
+        ArgumentTypeError (TypeError): ``keepdim`` without an int dim; as the ops (complex input, ``dim`` not an
+            int).  IndexOutOfRangeError, ShapeError: as the ``max`` op.
+    """
+    return _extreme("max", _max_dim, "amax", "maximum", self, dim, keepdim, out)
+
+
+@overload
+def min(self: Tensor) -> Tensor: ...
+@overload
+def min(self: Tensor, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None) -> MinResult: ...
+@overload
+def min(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
+def min(self: Tensor, dim: Any = None, keepdim: Any = False, *, out: Any = None) -> Any:
+    """PyTorch's ``torch.min``: ``min(t)`` the smallest element (:func:`devtensor.amin`); ``min(t, dim,
+    keepdim=False, *, out=None)`` a named tuple ``(values, indices)`` (the multi-output op ``min``);
+    ``min(t, other)`` the elementwise :func:`devtensor.minimum`. Also ``Tensor.min``. As :func:`max`.
+
+    Raises:
+        ArgumentTypeError (TypeError): ``keepdim`` without an int dim; as the ops.  IndexOutOfRangeError,
+            ShapeError: as the ``min`` op.
+    """
+    return _extreme("min", _min_dim, "amin", "minimum", self, dim, keepdim, out)
+
+
+def _repeat_method(self: Tensor, *sizes: Any, out: Tensor | None = None) -> Tensor:
+    """``Tensor.repeat(*sizes)`` (PyTorch's: ``t.repeat(2, 3)`` or ``t.repeat((2, 3))``): ``self`` tiled, the op
+    ``repeat`` (:mod:`devtensor.kernels.shape_more`, whose docstring gives the rules and errors)."""
+    if len(sizes) == 1 and not isinstance(sizes[0], int):
+        return _repeat(self, sizes[0], out=out)
+    return _repeat(self, sizes, out=out)
+
+
+# The Tensor methods (declared in devtensor.tensor_methods_multi): the fronts take self first.
+for _name, _fn in (
+    ("sort", sort),
+    ("topk", topk),
+    ("aminmax", aminmax),
+    ("max", max),
+    ("min", min),
+    ("repeat", _repeat_method),
+):
+    builtins.setattr(Tensor, _name, _fn)
 
 
 def einsum(equation: str, *operands: Tensor | Sequence[Tensor], out: Tensor | None = None) -> Tensor:

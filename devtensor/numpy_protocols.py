@@ -175,8 +175,9 @@ def _returned(out: Any, result: Any) -> Any:
 def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
     """NEP 13: a NumPy ufunc called with a devtensor tensor among its operands or outputs (``np.exp(t)``,
     ``np.add(arr, t, out=arr)``, ``ndarray + t``, ``np.float32(2) * t``, ``arr += t``). ``ufunc(...)`` maps to
-    the devtensor op of :data:`UFUNCS`, ``ufunc.reduce(...)`` to the reduction of :data:`REDUCE` (NumPy's
-    default ``axis=0``); both give the result on the tensors' device. Anything else: see the module docstring.
+    the devtensor op of :data:`UFUNCS` (``np.divmod``, without ``out``: its two, floor division and remainder),
+    ``ufunc.reduce(...)`` to the reduction of :data:`REDUCE` (NumPy's default ``axis=0``); both give the result on
+    the tensors' device. Anything else: see the module docstring.
 
     Raises:
         ArgumentTypeError (TypeError): a ufunc devtensor lacks, with a tensor not on the CPU.
@@ -187,6 +188,9 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
         return NotImplemented
     name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     try:
+        if method == "__call__" and ufunc is np.divmod and not kwargs and len(inputs) == 2:
+            # (two outputs: floor division and remainder, each devtensor's op, as Tensor.__divmod__)
+            return np.floor_divide(*inputs), np.remainder(*inputs)
         if method == "__call__":
             entry = UFUNCS.get(ufunc)
             fn = getattr(devtensor, entry[0], None) if entry is not None else None

@@ -30,7 +30,7 @@ import numpy as np
 from devtensor.creation import filled, optional_dtype, size_arg
 from devtensor.device import DeviceLike, as_device, as_index
 from devtensor.dtypes import to_dtype
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DevtensorError
 from devtensor.generator import (
     Generator,
     default_generator,
@@ -96,11 +96,28 @@ def _target(
     return filled(op, shape, out.dtype, out.device, None), out
 
 
-def _run(name: str, target: Tensor, resize: Tensor | None, *args: Any, generator: Generator | None) -> Tensor:
-    """The random op ``name`` on ``target`` in place, or (``resize``) its functional variant into ``resize``."""
-    if resize is None:
-        return variant(name, "inplace")(target, *args, generator=generator)
-    return variant(name, "functional")(target, *args, generator=generator, out=resize)
+def _run(
+    caller: str, name: str, target: Tensor, resize: Tensor | None, *args: Any, generator: Generator | None
+) -> Tensor:
+    """The random op ``name`` on ``target`` in place, or (``resize``) its functional variant into ``resize``; an
+    error of the op names ``caller`` (the factory the user called) instead of the op (:func:`_renamed`)."""
+    try:
+        if resize is None:
+            return variant(name, "inplace")(target, *args, generator=generator)
+        return variant(name, "functional")(target, *args, generator=generator, out=resize)
+    except DevtensorError as error:
+        raise _renamed(error, name, caller) from None
+
+
+def _renamed(error: DevtensorError, name: str, caller: str) -> DevtensorError:
+    """``error`` of the op ``name`` (its message starting ``"name_: "`` or ``"name: "``) as raised by the factory
+    ``caller``: the same error type, the message naming ``caller`` (and the op behind it, for the record)."""
+    text = str(error)
+    for prefix in (f"{name}_: ", f"{name}: "):
+        if text.startswith(prefix):
+            renamed = type(error)(f"{caller}: {text[len(prefix) :]} (from the op {prefix[:-2]})")
+            return renamed
+    return error
 
 
 def rand(
@@ -121,7 +138,7 @@ def rand(
         DeviceMismatchError (ValueError): a generator or out on another device than ``device``.
     """
     target, resize = _target("rand", size_arg("rand", size), dtype, device, out, _FLOAT64)
-    return _run("uniform", target, resize, 0.0, 1.0, generator=generator)
+    return _run("rand", "uniform", target, resize, 0.0, 1.0, generator=generator)
 
 
 def randn(
@@ -134,7 +151,7 @@ def randn(
     """Values drawn from the standard normal distribution in a tensor of shape ``size`` (``torch.randn``):
     ``empty`` then ``normal_``. Arguments, dtypes, devices and errors as :func:`rand`."""
     target, resize = _target("randn", size_arg("randn", size), dtype, device, out, _FLOAT64)
-    return _run("normal", target, resize, 0.0, 1.0, generator=generator)
+    return _run("randn", "normal", target, resize, 0.0, 1.0, generator=generator)
 
 
 def uniform(
@@ -155,7 +172,7 @@ def uniform(
         ArgumentValueError (ValueError): ``from_ > to``, a bound not finite; the errors of :func:`rand`.
     """
     target, resize = _target("uniform", size_arg("uniform", (size,)), dtype, device, out, _FLOAT64)
-    return _run("uniform", target, resize, from_, to, generator=generator)
+    return _run("uniform", "uniform", target, resize, from_, to, generator=generator)
 
 
 @overload
@@ -218,7 +235,7 @@ def randint(
     target, resize = _target("randint", size_arg("randint", (shape,)), dtype, device, out, _INT64)
     if lo >= hi:  # (random_ also checks; named for randint's arguments here)
         raise ArgumentValueError(f"randint: expects low < high, got low={lo} >= high={hi}")
-    return _run("random", target, resize, lo, hi, generator=generator)
+    return _run("randint", "random", target, resize, lo, hi, generator=generator)
 
 
 def normal(
@@ -250,7 +267,7 @@ def normal(
         if size is None:
             raise ArgumentTypeError("normal: with numbers for mean and std, pass 'size' (normal(mean, std, size))")
         target, resize = _target("normal", size_arg("normal", (size,)), dtype, device, out, _FLOAT64)
-        return _run("normal", target, resize, mean, std, generator=generator)
+        return _run("normal", "normal", target, resize, mean, std, generator=generator)
     return _normal_tensors(mean, std, size, dtype, device, generator, out)
 
 
@@ -314,14 +331,14 @@ def rand_like(
 ) -> Tensor:
     """:func:`rand` of ``input``'s shape, with its dtype and device unless given (``torch.rand_like``; PyTorch's
     has no ``generator=``, devtensor's does). Raises as :func:`rand` (a non-float dtype is a TypeError)."""
-    return variant("uniform", "inplace")(_like("rand_like", input, dtype, device), 0.0, 1.0, generator=generator)
+    return _run("rand_like", "uniform", _like("rand_like", input, dtype, device), None, 0.0, 1.0, generator=generator)
 
 
 def randn_like(
     input: Tensor, *, generator: Generator | None = None, dtype: Any = None, device: DeviceLike | None = None
 ) -> Tensor:
     """:func:`randn` of ``input``'s shape, with its dtype and device unless given (``torch.randn_like``)."""
-    return variant("normal", "inplace")(_like("randn_like", input, dtype, device), 0.0, 1.0, generator=generator)
+    return _run("randn_like", "normal", _like("randn_like", input, dtype, device), None, 0.0, 1.0, generator=generator)
 
 
 def randint_like(
@@ -345,7 +362,8 @@ def randint_like(
     )
     if lo >= hi:
         raise ArgumentValueError(f"randint_like: expects low < high, got low={lo} >= high={hi}")
-    return variant("random", "inplace")(_like("randint_like", input, dtype, device), lo, hi, generator=generator)
+    target = _like("randint_like", input, dtype, device)
+    return _run("randint_like", "random", target, None, lo, hi, generator=generator)
 
 
 def bernoulli(

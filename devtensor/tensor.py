@@ -44,6 +44,7 @@ from devtensor.errors import (
     ShapeError,
 )
 from devtensor.storage import Storage
+from devtensor.tensor_methods_multi import TensorMultiMethods
 from devtensor.tensor_protocols import SizeInt, TensorProtocols
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ __all__ = [
 ]
 
 
-class Tensor(TensorProtocols, TensorOpMethods):
+class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
     """An n-dimensional array on a device, with a version counter shared by its views.
 
     Attributes (read-only): ``shape`` (tuple of ints), ``dtype`` (a NumPy dtype), ``device``

@@ -1,5 +1,5 @@
 """Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``.size``, ``ravel``, ``astype``,
-``to_device``, ``format()`` and ``round()``.
+``to_device``, ``format()``, ``round()`` and ``divmod()``.
 
 :class:`TensorProtocols` is a mixin of :class:`devtensor.tensor.Tensor` (kept apart from ``tensor.py`` by concern).
 Their semantics follow the Python array API standard (2024.12) where it defines them (``.T``, ``.mT``, ``astype``,
@@ -140,10 +140,11 @@ class TensorProtocols:
             return t.to(target)
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        """The Array API namespace, :mod:`devtensor.array_api` (``api_version`` None, "2024.12" or "2023.12").
+        """The Array API namespace: :mod:`devtensor.array_api` for ``api_version`` None or "2024.12"; for
+        "2023.12" a namespace reporting that version (:func:`devtensor.array_api.namespace_for`).
 
         Raises:
-            ArgumentValueError: another ``api_version``.
+            ArgumentValueError: another ``api_version`` (the standard's ValueError).
         """
         from devtensor.array_api import namespace_for  # (it imports the ops)
 
@@ -166,6 +167,18 @@ class TensorProtocols:
                 "take a format spec (format t.item(), or t.tolist())"
             )
         return str(t)
+
+    def __divmod__(self, other: Any) -> tuple[Tensor, Tensor]:
+        """``divmod(t, other)``: ``(t // other, t % other)`` (Python's and ``np.divmod``'s: floor division and
+        the remainder with the divisor's sign), two new tensors (the ops ``div(rounding_mode="floor")`` and
+        ``remainder``; ``other`` a tensor or a number, broadcast). Raises as those ops."""
+        t = cast("Tensor", self)
+        return t // other, t % other
+
+    def __rdivmod__(self, other: Any) -> tuple[Tensor, Tensor]:
+        """``divmod(number, t)``: ``(number // t, number % t)``, as :meth:`__divmod__`."""
+        t = cast("Tensor", self)
+        return other // t, other % t
 
     def __round__(self, ndigits: int | None = None) -> Tensor:
         """``round(t)`` and ``round(t, n)``: a new tensor rounded halves to even, of ``t``'s dtype (as

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 import devtensor as dt
-from devtensor.structured import all_multi_ops, all_ops
+from devtensor.structured import all_data_dependent_ops, all_multi_ops, all_ops
 from devtensor.views import all_view_ops
 
 __all__ = [
@@ -163,10 +163,11 @@ class OpSamples:
 
 
 def builtin_ops() -> dict[str, Any]:
-    """Every op devtensor itself defines, by name: structured ops, multi-output ops (custom ops defined elsewhere
-    excluded) and view ops."""
+    """Every op devtensor itself defines, by name: structured ops, multi-output ops, data-dependent ops (custom ops
+    defined elsewhere excluded) and view ops."""
     ops: dict[str, Any] = {op.name: op for op in all_ops() if op.module.startswith("devtensor")}
     ops.update((op.name, op) for op in all_multi_ops() if op.module.startswith("devtensor"))
+    ops.update((op.name, op) for op in all_data_dependent_ops() if op.module.startswith("devtensor"))
     ops.update((op.name, op) for op in all_view_ops())
     return ops
 
@@ -1317,6 +1318,7 @@ def _fft() -> list[OpSamples]:
 
 
 # (at the end: that module builds on the helpers above)
+from op_samples_data_dependent import data_dependent_entries  # noqa: E402
 from op_samples_linalg import linalg_entries  # noqa: E402
 from op_samples_ordering import ordering_entries  # noqa: E402
 from op_samples_shape_more import shape_more_entries  # noqa: E402
@@ -1330,6 +1332,7 @@ OPS: dict[str, OpSamples] = {
         *_linalg(),
         *linalg_entries(),
         *ordering_entries(),
+        *data_dependent_entries(),
         *shape_more_entries(),
         *_reductions(),
         *_nn(),

@@ -40,9 +40,44 @@ def _aminmax_ref(a: Any, dim: int | None = None, keepdim: bool = False) -> Any:
     return np.asarray(np.min(a, axis=dim, keepdims=keepdim)), np.asarray(np.max(a, axis=dim, keepdims=keepdim))
 
 
+def _extreme_ref(largest: bool) -> Any:
+    def ref(a: Any, dim: int, keepdim: bool = False) -> Any:
+        if np.ndim(a) == 0:
+            return a.copy(), np.zeros((), np.int64)
+        i = (np.argmax if largest else np.argmin)(a, axis=dim, keepdims=True)
+        v = np.take_along_axis(a, i, axis=dim)
+        if not keepdim:
+            v, i = v.squeeze(dim), i.squeeze(dim)
+        return v, i.astype(np.int64)
+
+    return ref
+
+
+def _extreme_entry(name: str) -> OpSamples:
+    return OpSamples(
+        name,
+        (
+            *(Sample((A((2, 3), k, signed=True), 1)) for k in "bif"),
+            Sample((A((2, 3, 4), signed=True), 1, True)),
+            Sample((A((2, 3), signed=True), -2), {"keepdim": True}),
+            Sample((np.array([[1.0, np.nan, -1.0], [2.0, 0.5, 2.0]]), 1)),
+            Sample((np.array([[1, 3, 3], [2, 2, 1]]), 1)),
+            Sample((A(()), 0)),
+            Sample((A((0, 3)), 1)),
+            Sample((S((2, 3), signed=True), 0)),
+        ),
+        "bif",
+        reference=_extreme_ref(name == "max"),
+        lacks=_NO_COMPLEX,
+        skip=_SKIP,
+    )
+
+
 def ordering_entries() -> list[OpSamples]:
-    """The entries of sort, topk and aminmax."""
+    """The entries of sort, topk, aminmax, max and min."""
     return [
+        _extreme_entry("max"),
+        _extreme_entry("min"),
         OpSamples(
             "sort",
             (

@@ -69,6 +69,21 @@ def shape_more_entries() -> list[OpSamples]:
             skip=_SKIP,
         ),
         OpSamples(
+            "repeat",
+            (
+                *(Sample((A((2, 3), k), (2, 1))) for k in "bifc"),
+                Sample((A((3,)), (2, 1, 2))),
+                Sample((A(()), (3,))),
+                Sample((A(()), ())),
+                Sample((A((0, 3)), (2, 2))),
+                Sample((A((2, 3)), (0, 2))),
+                Sample((S((2, 3)), (1, 3))),
+            ),
+            "bifc",
+            reference=lambda a, repeats: np.tile(a, repeats),
+            skip=_SKIP,
+        ),
+        OpSamples(
             "repeat_interleave",
             (
                 *(Sample((A((2, 3), k), 2)) for k in "bifc"),

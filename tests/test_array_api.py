@@ -28,7 +28,7 @@ def _same(result: Any, expected: Any) -> None:
 def test_tensors_hand_out_the_namespace() -> None:
     t = dt.tensor([1.0])
     assert t.__array_namespace__() is xp
-    assert t.__array_namespace__(api_version="2023.12") is xp
+    assert t.__array_namespace__(api_version="2023.12").__array_api_version__ == "2023.12"
     with pytest.raises(ArgumentValueError, match=r"2021\.12"):
         t.__array_namespace__(api_version="2021.12")
     assert xp.__array_api_version__ == "2024.12"
@@ -204,3 +204,36 @@ def test_the_standards_special_cases_are_the_ops_own() -> None:
     assert th[0] == 1 and not np.signbit(th[0].imag)
     assert th[1] == -1 and np.signbit(th[1].imag)
     _same(xp.take_along_axis(dt.tensor([1, 2, 3]), dt.tensor([-1, 0])), [3, 1])
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda:1"])
+def test_sets_repeat_and_eye_run_through_ops(device: str, fake_cupy: object) -> None:
+    a = np.array([[3.0, 1.0], [np.nan, 3.0], [np.nan, 1.0]])
+    t = xp.asarray(a, device=dt.Device(device))
+    with library.CountingMode() as m:
+        values, indices, inverse, counts = xp.unique_all(t)
+        xp.unique_counts(t)
+        xp.unique_inverse(t)
+        xp.unique_values(t)
+    assert m.counts["unique_all"] == 4
+    want = np.unique(a.reshape(-1), return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+    for got, w in zip((values, indices, inverse, counts), want, strict=True):
+        assert got.device == t.device
+        np.testing.assert_array_equal(got.cpu().numpy(), w.reshape(got.shape))
+    assert inverse.shape == (3, 2)
+    counts_t = xp.asarray([1, 0, 2], device=t.device)
+    with library.CountingMode() as m:
+        r = xp.repeat(t, counts_t, axis=0)
+    assert m.counts["index_select"] == 1 and m.counts["searchsorted"] == 1
+    np.testing.assert_array_equal(r.cpu().numpy(), np.repeat(a, [1, 0, 2], axis=0))
+    np.testing.assert_array_equal(xp.repeat(t, 2).cpu().numpy(), np.repeat(a, 2))
+    np.testing.assert_array_equal(xp.repeat(t, xp.asarray([2], device=t.device), axis=1).cpu().numpy(),
+                                  np.repeat(a, 2, axis=1))  # fmt: skip
+    with pytest.raises(ArgumentValueError, match="repeat"):
+        xp.repeat(t, xp.asarray([1, -1, 0], device=t.device), axis=0)
+    with pytest.raises(ArgumentValueError, match="repeat"):
+        xp.repeat(t, xp.asarray([1, 1], device=t.device), axis=0)
+    for rows, cols, k in ((3, 3, 1), (2, 5, -1), (4, 2, 3), (3, 4, -7), (0, 2, 1), (3, 3, 9)):
+        e = xp.eye(rows, cols, k=k, dtype=xp.float32, device=t.device)
+        assert e.device == t.device and e.dtype == dt.float32
+        np.testing.assert_array_equal(e.cpu().numpy(), np.eye(rows, cols, k=k, dtype=np.float32))

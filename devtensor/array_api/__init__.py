@@ -1,6 +1,7 @@
 """``devtensor.array_api``: the Array API standard's namespace (2024.12) over devtensor's tensors and ops.
 
-``Tensor.__array_namespace__()`` returns this module (``api_version="2023.12"`` too), so numeric libraries that
+``Tensor.__array_namespace__()`` returns this module (``api_version="2023.12"``: a thin module over it reporting
+that version), so numeric libraries that
 speak the standard (array-api-compat, scikit-learn with ``array_api_dispatch=True``, SciPy) take devtensor tensors.
 Names, signatures and defaults are the standard's (``axis``/``keepdims``; ``concat``; ``correction=0`` for
 ``std``/``var``); the main namespace keeps PyTorch's. Every computing function runs through devtensor's ops
@@ -14,6 +15,7 @@ Extensions: ``fft`` (over :mod:`devtensor.fft`) and ``linalg`` (over :mod:`devte
 from __future__ import annotations
 
 import math
+import types
 from typing import Any, Final
 
 import numpy as np
@@ -124,19 +126,47 @@ def __array_namespace_info__() -> Info:
     return Info()
 
 
+class _VersionedNamespace(types.ModuleType):
+    """A thin module over this one reporting another ``__array_api_version__``: every other attribute is this
+    module's (the functions of later versions included: the standard lets a namespace have more)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import devtensor.array_api as module
+
+        return getattr(module, name)
+
+    def __dir__(self) -> list[str]:
+        import devtensor.array_api as module
+
+        return sorted({*dir(module), "__array_api_version__"})
+
+
+_versioned: dict[str, types.ModuleType] = {}
+
+
 def namespace_for(api_version: str | None) -> Any:
-    """This module, for ``api_version`` None or one of :data:`SUPPORTED_VERSIONS` (``Tensor.__array_namespace__``).
+    """The namespace for ``api_version`` (``Tensor.__array_namespace__``): this module for None and
+    ``__array_api_version__`` ("2024.12"); for another of :data:`SUPPORTED_VERSIONS` ("2023.12") a module object
+    whose ``__array_api_version__`` is that version and whose other attributes are this module's (one object per
+    version, so ``t.__array_namespace__(api_version=v)`` is the same object each time).
 
     Raises:
-        ArgumentValueError: another version.
+        ArgumentValueError: another version (a string naming no supported version, or not a string).
     """
-    if api_version is not None and api_version not in SUPPORTED_VERSIONS:
+    import devtensor.array_api as module
+
+    if api_version is None or api_version == __array_api_version__:
+        return module
+    if not isinstance(api_version, str) or api_version not in SUPPORTED_VERSIONS:
         raise ArgumentValueError(
             f"__array_namespace__: api_version {api_version!r} is not supported; supported: {SUPPORTED_VERSIONS}"
         )
-    import devtensor.array_api as module
-
-    return module
+    found = _versioned.get(api_version)
+    if found is None:
+        found = _VersionedNamespace(f"devtensor.array_api[{api_version}]", module.__doc__)
+        found.__array_api_version__ = api_version  # type: ignore[attr-defined]
+        found = _versioned.setdefault(api_version, found)
+    return found
 
 
 __all__ = [

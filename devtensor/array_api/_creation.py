@@ -122,19 +122,21 @@ def linspace(
 def eye(
     n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: DeviceLike | None = None
 ) -> Tensor:
-    """A 2-d tensor with ones on the ``k``-th diagonal and zeros elsewhere (default dtype float64)."""
+    """A 2-d tensor with ones on the ``k``-th diagonal and zeros elsewhere (default dtype float64):
+    :func:`devtensor.eye`; another diagonal is a slice of a taller (``k`` > 0) or wider (``k`` < 0) identity
+    (ones at ``(i, i + k)``), made contiguous."""
     rows = operator.index(n_rows)
     cols = rows if n_cols is None else operator.index(n_cols)
+    k = operator.index(k)
     if k == 0:
         return _dt.eye(rows, cols, dtype=dtype, device=device)
-    # Another diagonal: ones written at its indices.
-    out = _dt.zeros((rows, cols), dtype=dtype, device=device)
-    diag = [(i, i + k) for i in range(max(0, -k), min(rows, cols - k))]
-    if diag:
-        r = _dt.tensor([d[0] for d in diag], device=out.device)
-        c = _dt.tensor([d[1] for d in diag], device=out.device)
-        out[r, c] = 1
-    return out
+    # Rows k.. of eye(rows + k, cols) have their one at (i, i + k); past the last column none is left, so the
+    # shift is capped there (the same for k < 0 with columns).
+    if k > 0:
+        shift = min(k, cols)
+        return _dt.eye(rows + shift, cols, dtype=dtype, device=device)[shift:].contiguous()
+    shift = min(-k, rows)
+    return _dt.eye(rows, cols + shift, dtype=dtype, device=device)[:, shift:].contiguous()
 
 
 def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Tensor:

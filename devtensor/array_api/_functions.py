@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 import devtensor as _dt
 from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.meta import normalize_dim
+from devtensor.structured import get_op as _get_op
 from devtensor.tensor import Tensor
 
 __all__ = [
@@ -247,27 +248,19 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Tensor
 
 
+_unique_all = _get_op("unique_all").functional
+
+
 def _unique(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    # Data-dependent shapes: the array module's unique on the backing array (NumPy or CuPy, on x's device), every
-    # NaN distinct as the standard requires.
-    xp = x._backend.xp
-    flat = x._array.reshape(-1)
-    kw: dict[str, Any] = {"return_index": True, "return_inverse": True, "return_counts": True}
-    try:
-        values, index, inverse, counts = xp.unique(flat, equal_nan=False, **kw)
-    except TypeError:  # an array module without equal_nan
-        values, index, inverse, counts = xp.unique(flat, **kw)
-    wrap = x._backend.wrap
-    return (
-        wrap(values, x.device),
-        wrap(index.astype("int64"), x.device),
-        wrap(inverse.reshape(x.shape).astype("int64"), x.device),
-        wrap(counts.astype("int64"), x.device),
-    )
+    # The main namespace's data-dependent op behind the standard's four functions (every NaN distinct, as the
+    # standard requires; devtensor.unique is PyTorch's and has no first indices).
+    result: tuple[Tensor, Tensor, Tensor, Tensor] = _unique_all(x)
+    return result
 
 
 def unique_all(x: Tensor, /) -> UniqueAllResult:
-    """The unique elements of ``x`` (sorted), their first indices, the inverse indices and the counts."""
+    """The unique elements of ``x`` (sorted), their first indices, the inverse indices and the counts: the op
+    ``unique_all`` (:mod:`devtensor.data_dependent`; every NaN distinct)."""
     return UniqueAllResult(*_unique(x))
 
 

@@ -96,7 +96,10 @@ def permute_dims(x: Tensor, /, axes: Sequence[int]) -> Tensor:
 
 def repeat(x: Tensor, repeats: int | Tensor, /, *, axis: int | None = None) -> Tensor:
     """Each element of ``x`` repeated ``repeats`` times along ``axis`` (``x`` flattened when None), as NumPy's
-    ``repeat``; a tensor ``repeats`` gives a count per element (its values decide the shape).
+    ``repeat``: an int ``repeats`` is :func:`devtensor.repeat_interleave`; a tensor ``repeats`` gives a count per
+    element (its values decide the shape; a one-element tensor serves every element) and runs through ops on
+    ``x``'s device: the run ends (:func:`devtensor.cumsum`), each output position's source
+    (:func:`devtensor.searchsorted`), then :func:`devtensor.index_select`.
 
     Raises:
         ArgumentValueError: negative repeats; a ``repeats`` tensor of the wrong length.
@@ -105,18 +108,24 @@ def repeat(x: Tensor, repeats: int | Tensor, /, *, axis: int | None = None) -> T
         x = _dt.reshape(x, (-1,))
         axis = 0
     axis = normalize_dim("repeat", axis, x.ndim)
-    n = x.shape[axis]
-    if isinstance(repeats, Tensor):
-        # (a one-element tensor broadcasts to the axis, as the standard allows)
-        counts = [int(c) for c in repeats.tolist()] if repeats.numel() != 1 else [int(repeats.item())] * n
-        if len(counts) != n:
-            raise ArgumentValueError(f"repeat: argument 'repeats' has {len(counts)} counts for an axis of length {n}")
-    else:
-        counts = [operator.index(repeats)] * n
-    if any(c < 0 for c in counts):
-        raise ArgumentValueError(f"repeat: argument 'repeats' must be non-negative, got {counts}")
-    index = _dt.tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype="int64", device=x.device)
-    return x[(slice(None),) * axis + (index,)]
+    n = x.shape[axis] if x.ndim else 1
+    if not isinstance(repeats, Tensor):
+        count = operator.index(repeats)
+        if count < 0:
+            raise ArgumentValueError(f"repeat: argument 'repeats' must be non-negative, got {count}")
+        return _dt.repeat_interleave(x, count, axis)
+    counts = _dt.reshape(repeats, (-1,))
+    if counts.shape[0] == 1:
+        counts = _dt.broadcast_to(counts, (n,))
+    if counts.shape[0] != n:
+        raise ArgumentValueError(f"repeat: argument 'repeats' has {counts.shape[0]} counts for an axis of length {n}")
+    if n and bool((counts < 0).any()):
+        raise ArgumentValueError(f"repeat: argument 'repeats' must be non-negative, got {counts.tolist()}")
+    ends = _dt.cumsum(counts, 0, dtype="int64")
+    total = int(ends[-1].item()) if n else 0
+    positions = _dt.arange(total, dtype="int64", device=x.device)
+    index = _dt.searchsorted(ends, positions, right=True)
+    return _dt.index_select(x, axis, index)
 
 
 def reshape(x: Tensor, /, shape: Sequence[int], *, copy: bool | None = None) -> Tensor:

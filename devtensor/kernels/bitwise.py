@@ -10,11 +10,12 @@ devices. They back the operators ``& | ^ ~ << >>``, unary ``+`` and Python's ``r
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Final
 
 import numpy as np
 
 from devtensor import kernel_signatures as _ks
-from devtensor.errors import ArgumentTypeError
+from devtensor.errors import ArgumentTypeError, ScalarOverflowError
 from devtensor.kernels import elementwise as _elementwise  # noqa: F401  (its ops first: see below)
 from devtensor.kernels.ufunc_family import D, binary_ufunc, deferred_conditions, elementwise_doc, unary_ufunc
 from devtensor.meta import int_arg
@@ -92,12 +93,22 @@ def round(self: TensorMeta, *, decimals: int = 0) -> TensorSpec:
     Raises:
         ArgumentTypeError (TypeError): a bool ``self`` (no rounding of truth values, as PyTorch; NumPy would
             return float16), or a ``decimals`` that is not an int.
+        ScalarOverflowError (OverflowError): a ``decimals`` outside a C int's range (NumPy's limit).
     """
     if self.dtype.kind == "b":
         raise ArgumentTypeError("round: argument 'self' must be a number tensor, got bool")
-    if type(decimals) is not int:
-        int_arg("round", "decimals", decimals)
+    d = decimals if type(decimals) is int else int_arg("round", "decimals", decimals)
+    if not _C_INT_MIN <= d <= _C_INT_MAX:
+        raise ScalarOverflowError(
+            f"round: argument 'decimals' ({d}) is out of range: NumPy rounds with a C int, in "
+            f"[{_C_INT_MIN}, {_C_INT_MAX}]"
+        )
     return (self.shape, self.dtype)
+
+
+#: The range of NumPy's ``decimals`` (a C int).
+_C_INT_MIN: Final = -(2**31)
+_C_INT_MAX: Final = 2**31 - 1
 
 
 @_ks.round.xp

@@ -1,12 +1,13 @@
-"""Ordering ops with several outputs: ``sort`` (values, indices), ``topk`` (values, indices) and ``aminmax``
-(min, max).
+"""Ordering ops with several outputs: ``sort`` (values, indices), ``topk`` (values, indices), ``aminmax``
+(min, max), and ``max``/``min`` along a dim (values, indices).
 
 Multi-output structured ops (:mod:`devtensor.structured.multi`): a meta function and one kernel for both
 devices (NumPy or CuPy as ``xp``), PyTorch's names, signatures and result tuples (``torch.return_types``'
 fields), values as NumPy's (``np.argsort``, ``np.take_along_axis``, ``np.min``/``np.max``). The functional
 front takes ``out=`` as a tuple of tensors, one per output, with the out rules of every op. They are the main
-namespace's functions ``devtensor.sort``, ``devtensor.topk`` and ``devtensor.aminmax`` (no Tensor methods: the
-multi-output machinery attaches none).
+namespace's functions ``devtensor.sort``, ``devtensor.topk``, ``devtensor.aminmax``, ``devtensor.max`` and
+``devtensor.min`` (:mod:`devtensor.multi_ops`, which also attaches them as Tensor methods: the multi-output
+machinery attaches none).
 
 Order: ascending or descending as asked; NaN sorts as the largest value (last ascending, first descending,
 first for ``topk(largest=True)``), as PyTorch. Complex tensors have no order: ArgumentTypeError.
@@ -27,7 +28,7 @@ from devtensor.structured import TensorSpec, multi_output_op
 from devtensor.tensor import Tensor, TensorMeta
 from devtensor.typed import ConstOut
 
-__all__ = ["AminmaxResult", "SortResult", "TopkResult"]
+__all__ = ["AminmaxResult", "MaxResult", "MinResult", "SortResult", "TopkResult"]
 
 _INT64 = dtypes.int64
 
@@ -222,3 +223,90 @@ def _aminmax(xp: ModuleType, self: D, *, dim: int | None, keepdim: bool, out: tu
     high = xp.max(a, axis=axis, keepdims=keepdim)
     out[0].array[...] = low
     out[1].array[...] = high
+
+
+# --- max, min (along a dim) -------------------------------------------------------------------------------------
+
+
+class MaxResult(NamedTuple):
+    """``max(self, dim)``'s result (``torch.return_types.max``): the largest ``values`` and their ``indices``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class MinResult(NamedTuple):
+    """``min(self, dim)``'s result (``torch.return_types.min``): the smallest ``values`` and their ``indices``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def _extreme_meta(op: str, self: TensorMeta, dim: int, keepdim: bool) -> tuple[TensorSpec, TensorSpec]:
+    _ordered(op, self)
+    _bool(op, "keepdim", keepdim)
+    shape = self.shape
+    d = normalize_dim(op, dim, len(shape))
+    if not shape:
+        result: tuple[int, ...] = ()
+    else:
+        if shape[d] == 0:
+            raise ShapeError(f"{op}: cannot reduce dimension {dim} of size 0 of shape {list(shape)} (no identity)")
+        result = (*shape[:d], 1, *shape[d + 1 :]) if keepdim else (*shape[:d], *shape[d + 1 :])
+    return (result, self.dtype), (result, _INT64)
+
+
+def _extreme(xp: ModuleType, op: str, largest: bool, self: D, dim: int, keepdim: bool, out: Any) -> None:
+    a = self._array
+    if a.ndim == 0:
+        values, indices = a.copy(), xp.zeros((), dtype=np.int64)
+    else:
+        axis = normalize_dim(op, dim, a.ndim)
+        # argmax/argmin give the first NaN (NaN propagates, as PyTorch), else the first extreme element.
+        indices = (xp.argmax if largest else xp.argmin)(a, axis=axis, keepdims=True)
+        values = xp.take_along_axis(a, indices, axis=axis)
+        if not keepdim:
+            values, indices = values.squeeze(axis), indices.squeeze(axis)
+    out[0].array[...] = values
+    out[1].array[...] = indices
+
+
+@multi_output_op("max", result=MaxResult)
+def max_dim(self: TensorMeta, dim: int, keepdim: bool = False) -> tuple[TensorSpec, TensorSpec]:
+    """The largest elements of ``self`` along ``dim`` and their int64 indices (``torch.max(input, dim,
+    keepdim)``; values as ``np.max``, indices as ``np.argmax``: the first largest, or the first NaN, as NaN
+    propagates): ``(values, indices)``, ``self``'s shape without ``dim`` (kept as size 1 with ``keepdim``).
+    Devices: cpu (NumPy), cuda (CuPy), meta. ``out=``: a tuple ``(values, indices)``. ``devtensor.max`` and
+    ``Tensor.max`` also take no dim (the maximum of all elements) or another tensor (``maximum``).
+
+    Raises:
+        ArgumentTypeError (TypeError): complex ``self``; ``dim`` not an int; ``keepdim`` not a bool.
+        IndexOutOfRangeError (IndexError): ``dim`` out of range.
+        ShapeError (ValueError): reducing a dim of size 0 (no identity).
+    """
+    return _extreme_meta("max", self, dim, keepdim)
+
+
+@max_dim.impl("cpu", "cuda")
+def _max_dim(xp: ModuleType, self: D, dim: int, keepdim: bool, *, out: tuple[ConstOut[D], ConstOut[D]]) -> None:
+    _extreme(xp, "max", True, self, dim, keepdim, out)
+
+
+@multi_output_op("min", result=MinResult)
+def min_dim(self: TensorMeta, dim: int, keepdim: bool = False) -> tuple[TensorSpec, TensorSpec]:
+    """The smallest elements of ``self`` along ``dim`` and their int64 indices (``torch.min(input, dim,
+    keepdim)``; values as ``np.min``, indices as ``np.argmin``: the first smallest, or the first NaN):
+    ``(values, indices)``, as :func:`max_dim`. Devices: cpu (NumPy), cuda (CuPy), meta. ``out=``: a tuple
+    ``(values, indices)``. ``devtensor.min`` and ``Tensor.min`` also take no dim or another tensor (``minimum``).
+
+    Raises:
+        ArgumentTypeError (TypeError): complex ``self``; ``dim`` not an int; ``keepdim`` not a bool.
+        IndexOutOfRangeError (IndexError): ``dim`` out of range.
+        ShapeError (ValueError): reducing a dim of size 0 (no identity).
+    """
+    return _extreme_meta("min", self, dim, keepdim)
+
+
+@min_dim.impl("cpu", "cuda")
+def _min_dim(xp: ModuleType, self: D, dim: int, keepdim: bool, *, out: tuple[ConstOut[D], ConstOut[D]]) -> None:
+    _extreme(xp, "min", False, self, dim, keepdim, out)

@@ -25,7 +25,7 @@ from devtensor.tensor import Tensor, TensorMeta
 from devtensor.typed import ConstOut
 from devtensor.views import ViewSpec, view_op
 
-__all__ = ["einsum", "movedim", "repeat_interleave", "searchsorted", "tile"]
+__all__ = ["einsum", "movedim", "repeat", "repeat_interleave", "searchsorted", "tile"]
 
 
 def _fmt(shape: Sequence[int]) -> str:
@@ -95,6 +95,35 @@ def tile(self: TensorMeta, dims: Sequence[int]) -> TensorSpec:
 @tile.impl("cpu", "cuda")
 def _tile(xp: ModuleType, self: D, dims: Sequence[int], *, out: ConstOut[D]) -> None:
     reps = tuple(int(r) for r in dims)
+    xp.copyto(out.array, xp.tile(self._array, reps), casting="same_kind")
+
+
+@structured_op(inplace=False, method=False, public_functional=False)
+def repeat(self: TensorMeta, repeats: Sequence[int]) -> TensorSpec:
+    """``self`` tiled ``repeats[i]`` times along each dim (``torch.Tensor.repeat``, the method
+    ``Tensor.repeat(*sizes)``; no function of that name, as in PyTorch): ``repeats`` has at least ``self.ndim``
+    entries, and more add leading dims of size 1 to ``self`` (``np.tile`` then; unlike :func:`tile`, fewer are an
+    error). Same dtype, a new storage. Functional (``get_op("repeat").functional``) and out variants.
+
+    Raises:
+        ArgumentTypeError (TypeError): ``repeats`` not a sequence of ints.
+        ArgumentValueError (ValueError): fewer repeats than ``self`` has dims; a negative repeat.
+    """
+    reps = ints_arg("repeat", "repeats", repeats, allow_int=False)
+    if len(reps) < len(self.shape):
+        raise ArgumentValueError(
+            f"repeat: argument 'repeats' has {len(reps)} entries, fewer than the tensor's {len(self.shape)} dims "
+            f"(shape {list(self.shape)})"
+        )
+    if any(r < 0 for r in reps):
+        raise ArgumentValueError(f"repeat: argument 'repeats' must be non-negative, got {_fmt(reps)}")
+    shape = (1,) * (len(reps) - len(self.shape)) + self.shape
+    return tuple(s * r for s, r in zip(shape, reps, strict=True)), self.dtype
+
+
+@repeat.impl("cpu", "cuda")
+def _repeat(xp: ModuleType, self: D, repeats: Sequence[int], *, out: ConstOut[D]) -> None:
+    reps = tuple(int(r) for r in repeats)
     xp.copyto(out.array, xp.tile(self._array, reps), casting="same_kind")
 
 

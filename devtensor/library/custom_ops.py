@@ -20,6 +20,8 @@ from devtensor.library.schema_parser import parse_schema, validated_schema
 from devtensor.structured import (
     TENSOR,
     TENSOR_OR_SCALAR,
+    DataDependentOp,
+    MultiOutputOp,
     OpSchema,
     PlannedSpec,
     StructuredOp,
@@ -42,8 +44,9 @@ MetaFunction = Callable[..., TensorSpec | PlannedSpec[Any]]
 
 def get_op(op: OpLike) -> StructuredOp | ViewOp:
     """The op for ``op``: a :class:`StructuredOp` or :class:`~devtensor.views.ViewOp` as it is, one of the generated
-    variants of an op (``devtensor.add``, ``devtensor.add_``, ``devtensor.cpu.add``, ``devtensor.transpose``), or
-    an op name (structured or view op: :func:`devtensor.structured.get_op`). Either kind has a ``table`` (kernels
+    variants of an op (``devtensor.add``, ``devtensor.add_``, ``devtensor.cpu.add``, ``devtensor.transpose``) or
+    the front of a multi-output or data-dependent op (``devtensor.sort``, ``devtensor.unique``), or an op name
+    (any op :func:`devtensor.structured.get_op` finds). Either kind has a ``table`` (kernels
     and overrides per key), ``register_kernel``, ``impl`` and ``check_handler``.
 
     Raises:
@@ -58,6 +61,11 @@ def get_op(op: OpLike) -> StructuredOp | ViewOp:
     found = getattr(op, "op", None)
     if isinstance(found, (StructuredOp, ViewOp)):
         return found
+    if isinstance(found, (MultiOutputOp, DataDependentOp)):
+        # (the front of a multi-output or data-dependent op: the op, as its name would give it; these share the
+        # registration interface the callers use: table, impl, register_kernel, check_handler)
+        same: StructuredOp | ViewOp = structured.get_op(found.name)
+        return same
     raise ArgumentTypeError(f"expected an op, one of its variants or an op name, got {op!r}")
 
 

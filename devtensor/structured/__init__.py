@@ -36,7 +36,9 @@ The package by concern: :mod:`~devtensor.structured.annotations` (what a meta fu
 :mod:`~devtensor.structured.rules` (the out/inplace rules, overlap and writability checks, resize, errors),
 :mod:`~devtensor.structured.fronts` (the fronts' source) and :mod:`~devtensor.structured.registry`
 (:class:`StructuredOp`, :func:`structured_op`, the registry, bindings, :func:`remove_op`, :class:`KernelRegistrar`);
-:mod:`~devtensor.structured.multi` (multi-output ops: :func:`multi_output_op`, :class:`MultiOutputOp`).
+:mod:`~devtensor.structured.multi` (multi-output ops: :func:`multi_output_op`, :class:`MultiOutputOp`);
+:mod:`~devtensor.structured.data_dependent` (data-dependent ops: :func:`data_dependent_op`,
+:class:`DataDependentOp`).
 This module re-exports their public names.
 """
 
@@ -51,6 +53,12 @@ from devtensor.structured.annotations import (
     TENSOR_OR_SCALAR,
     plan_imports,
     plan_text,
+)
+from devtensor.structured.data_dependent import (
+    DataDependentOp,
+    all_data_dependent_ops,
+    data_dependent_op,
+    data_dependent_ops_by_name,
 )
 from devtensor.structured.multi import MultiOutputOp, MultiSpec, all_multi_ops, multi_ops_by_name, multi_output_op
 from devtensor.structured.registry import (
@@ -87,6 +95,7 @@ __all__ = [
     "TENSOR",
     "TENSOR_LIST",
     "TENSOR_OR_SCALAR",
+    "DataDependentOp",
     "KernelRegistrar",
     "MultiOutputOp",
     "MultiSpec",
@@ -96,6 +105,7 @@ __all__ = [
     "StructuredOp",
     "TensorOrScalar",
     "TensorSpec",
+    "all_data_dependent_ops",
     "all_multi_ops",
     "all_ops",
     "bind_array_module",
@@ -106,6 +116,8 @@ __all__ = [
     "check_op_name",
     "flat_tensors",
     "get_op",
+    "data_dependent_op",
+    "data_dependent_ops_by_name",
     "multi_ops_by_name",
     "multi_output_op",
     "ops_by_name",

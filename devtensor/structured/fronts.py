@@ -301,7 +301,8 @@ def _inline_kind(op: StructuredOp) -> tuple[str | None, Any]:
 def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, Any]]:
     """The lines computing ``_spec``: the call of the meta function, or, when it offers one (meta.INLINE), its
     common case inline with the call for the rest: one Python call less per op call (a tenth of an elementwise
-    op's time at small sizes). Also the per-op values those lines use."""
+    op's time at small sizes); before a call, the generic check of bool and Literal arguments
+    (:func:`rules.value_check_lines`; inline ops have none). Also the per-op values those lines use."""
     params = op.schema.params
     call = f"    _spec = _meta({_call_text(params)})"
     kind, state = _inline_kind(op)
@@ -325,7 +326,8 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
             "    else:",
             "    " + call,
         ], {"_meta_last": state, "_ONE": ONE, **extra}
-    return [call], {}
+    checks, values = rules.value_check_lines(params)
+    return [*checks, call], values
 
 
 def _direct_impl_call(

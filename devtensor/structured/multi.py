@@ -11,8 +11,9 @@ defines an op with several outputs (``qr``: Q and R). The rest is the single-out
   input (an out exactly an input is computed into a temporary and copied), and no two outs sharing memory
   (MemoryOverlapError); every check runs before any write, and resized outs are swapped in only after the
   kernel succeeded, so a call that raises changes nothing;
-* dispatch (a kernel per key, Python overrides, meta tensors running the meta function alone) and dispatch
-  modes are the single-output ops'. Backend fallbacks (which write one out) do not serve these ops.
+* dispatch (a kernel per key, Python overrides, meta tensors running the meta function alone), dispatch
+  modes and the generic check of bool and Literal arguments (:func:`rules.check_values`) are the single-output
+  ops'. Backend fallbacks (which write one out) do not serve these ops.
 
 The fronts are plain closures, not generated source: they bind arguments through ``inspect.Signature`` (a few
 µs per call more than a generated single-output front; the single-output fronts are untouched). Multi-output
@@ -211,6 +212,7 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
     parameters.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
     signature = inspect.Signature(parameters)
     tensor_params = [p for p in params if p.category in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)]
+    checks = rules.value_checks(params)
     meta = op.meta
     table = op.table
 
@@ -253,6 +255,8 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
                     rules.mismatch(name, named)
         if device is None or first is None:
             rules.no_tensor(name)
+        if checks:
+            rules.check_values(name, checks, values)
         specs = meta(*bound.args, **bound.kwargs)
         if not builtin:
             if type(specs) not in (tuple, list) or len(specs) != n:

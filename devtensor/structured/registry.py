@@ -27,6 +27,7 @@ from devtensor.errors import (
     ArgumentValueError,
 )
 from devtensor.structured.annotations import TENSOR, TENSOR_OR_SCALAR
+from devtensor.structured.data_dependent import data_dependent_ops_by_name
 from devtensor.structured.fronts import generate_front
 from devtensor.structured.multi import multi_ops_by_name
 from devtensor.structured.schema import OpSchema, schema_from_meta, stored_schema
@@ -230,7 +231,8 @@ view_ops_by_name: dict[str, Any] = {}
 
 def get_op(name: str) -> Any:
     """The op named ``name``: structured (:class:`StructuredOp`), view (:class:`devtensor.views.ViewOp`) or
-    multi-output (:class:`devtensor.structured.multi.MultiOutputOp`). Each has a ``table``
+    multi-output (:class:`devtensor.structured.multi.MultiOutputOp`) or data-dependent
+    (:class:`devtensor.structured.data_dependent.DataDependentOp`). Each has a ``table``
     (:class:`~devtensor.dispatcher.KernelTable`: kernels and overrides per key), ``register_kernel``/
     ``unregister_kernel``, ``impl`` and ``check_handler`` (validates a kernel or an override for the op).
 
@@ -242,6 +244,8 @@ def get_op(name: str) -> Any:
         op = view_ops_by_name.get(name)
     if op is None:
         op = multi_ops_by_name.get(name)
+    if op is None:
+        op = data_dependent_ops_by_name.get(name)
     if op is None:
         raise KeyError(f"no op named {name!r}")
     return op
@@ -471,13 +475,14 @@ def bind_array_module(key: DispatchKey, fn: Callable[..., None]) -> Callable[...
         return functools.partial(fn, numpy)
     found: list[Any] = []
 
-    def handler(*args: Any, **kwargs: Any) -> None:
-        # The backend is looked up on first use: a key's backend may be registered after its kernels.
+    def handler(*args: Any, **kwargs: Any) -> Any:
+        # The backend is looked up on first use: a key's backend may be registered after its kernels. (The
+        # result is passed on: a data-dependent op's impl returns its arrays.)
         if not found:
             from devtensor.backends import backend_for_key
 
             found.append(backend_for_key(key))
-        fn(found[0].xp, *args, **kwargs)
+        return fn(found[0].xp, *args, **kwargs)
 
     return handler
 

@@ -26,6 +26,7 @@ The rules, in full (PyTorch's where it has one):
 
 from __future__ import annotations
 
+import ast
 import operator
 import typing
 import warnings
@@ -416,3 +417,98 @@ def swap_storage(op: str, out: Tensor, array: Any) -> None:
     out._shape = array.shape
     out._dtype = array.dtype
     out._write_checked = True
+
+
+# --- checks of bool and Literal arguments -----------------------------------------------------------------------
+
+#: A bool or Literal parameter's check: (name, optional, allowed values; None for a bool).
+ValueCheck: typing.TypeAlias = tuple[str, bool, tuple[Any, ...] | None]
+_CHOICES: dict[str, tuple[Any, ...] | bool | None] = {}
+
+
+def _choices(annotation: str) -> tuple[Any, ...] | bool | None:
+    """What a parameter's annotation text (as schemas keep it: ``bool``, ``Literal['a', 'b'] | None``) allows:
+    None for a bool, the values for a Literal, False for anything else (not checked here: the meta function does)."""
+    found = _CHOICES.get(annotation)
+    if found is not None or annotation in _CHOICES:
+        return found
+    text = annotation.removesuffix(" | None")
+    result: tuple[Any, ...] | bool | None = False
+    if text == "bool":
+        result = None
+    elif text.startswith("Literal[") and text.endswith("]") and "|" not in text:
+        try:
+            values = ast.literal_eval("(" + text[len("Literal[") : -1] + ",)")
+        except (ValueError, SyntaxError):
+            values = None
+        if isinstance(values, tuple) and values:
+            result = values
+    _CHOICES[annotation] = result
+    return result
+
+
+def value_checks(params: Sequence[Any]) -> tuple[ValueCheck, ...]:
+    """The checks :func:`check_values` makes for an op's schema parameters: one per ``bool`` or ``Literal[...]``
+    parameter (optionally ``| None``); computed once per op, so a call only walks these."""
+    checks: list[ValueCheck] = []
+    for p in params:
+        choices = _choices(p.annotation)
+        if choices is not False:
+            checks.append((p.name, p.optional, typing.cast(tuple[Any, ...] | None, choices)))
+    return tuple(checks)
+
+
+def check_values(op: str, checks: tuple[ValueCheck, ...], values: typing.Mapping[str, Any]) -> None:
+    """Check the bool and Literal arguments of a call to ``op`` against their annotations (``checks`` from
+    :func:`value_checks`; ``values``: the bound arguments by name).
+
+    Raises:
+        ArgumentTypeError (TypeError): a bool parameter given anything but a bool (ints and NumPy bools included,
+            as the built-in meta functions refuse them); a Literal parameter given a value of a type none of its
+            values has.
+        ArgumentValueError (ValueError): a Literal parameter given a value of the right type that is not one of
+            its values. Each names the op, the argument and the value.
+    """
+    for name, optional, allowed in checks:
+        if name not in values:
+            continue
+        v = values[name]
+        if v is None and optional:
+            continue
+        if allowed is None:
+            if type(v) is not bool:
+                bad_type(op, name, v, "a bool")
+            continue
+        if any(type(v) is type(a) and v == a for a in allowed):
+            continue
+        expected = "one of " + ", ".join(repr(a) for a in allowed) + (" or None" if optional else "")
+        if any(type(v) is type(a) for a in allowed):
+            raise ArgumentValueError(f"{op}: argument '{name}' must be {expected}, got {short_repr(v)}")
+        bad_type(op, name, v, expected)
+
+
+def value_check_lines(params: Sequence[Any]) -> tuple[list[str], dict[str, Any]]:
+    """The source lines of a generated front's generic check of its ``bool`` and ``Literal[...]`` arguments
+    (before the meta function), and the per-op values they use: one inline test per such parameter (two identity
+    tests for a bool; a type test and a membership test for a Literal of one value type; a Literal of mixed types
+    is left to its meta function), calling :func:`check_values`, which raises the precise error, only when a test
+    fails. No lines for an op without such parameters: its fronts are unchanged."""
+    checks = value_checks(params)
+    tests: list[str] = []
+    values: dict[str, Any] = {}
+    for name, optional, allowed in checks:
+        none = f"{name} is not None and " if optional else ""
+        if allowed is None:
+            tests.append(f"({none}{name} is not True and {name} is not False)")
+            continue
+        kinds = {type(a) for a in allowed}
+        if len(kinds) != 1:
+            continue
+        values[f"_type_{name}"] = kinds.pop()
+        values[f"_allowed_{name}"] = allowed
+        tests.append(f"({none}(type({name}) is not _type_{name} or {name} not in _allowed_{name}))")
+    if not tests:
+        return [], {}
+    names = ", ".join(f"'{n}': {n}" for n, _, _ in checks)
+    values.update(_value_checks=checks, _check_values=check_values)
+    return [f"    if {' or '.join(tests)}: _check_values(_name, _value_checks, {{{names}}})"], values

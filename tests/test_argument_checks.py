@@ -1,0 +1,192 @@
+"""Faults a fresh-user review found (issue 12): the generic check of bool and Literal arguments of every op, errors
+of the random factories naming the function called, ``round(t, huge)``, ``divmod`` on tensors, and the 2023.12
+Array API namespace."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from op_samples import OPS
+from tensor_state import assert_unchanged, snapshot
+
+import devtensor as dt
+from devtensor import array_api as xp
+from devtensor.structured import get_op, rules
+
+# --- the generic check of bool and Literal arguments ------------------------------------------------------------
+
+
+def _checked(name: str) -> tuple[Any, tuple[rules.ValueCheck, ...]]:
+    op = get_op(name)
+    schema = getattr(op, "schema", None)
+    return op, rules.value_checks(schema.params) if schema is not None else ()
+
+
+CHECKED = sorted(n for n in OPS if _checked(n)[1])
+
+
+def test_ops_with_such_arguments_exist() -> None:
+    assert {"sum", "div", "sort", "topk", "unique", "nonzero", "multinomial"} <= set(CHECKED)
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_a_bad_bool_or_literal_argument_names_the_op_argument_and_value(name: str) -> None:
+    """Each op's first sample, with one bool argument given an int (TypeError) or one Literal argument given a
+    value of the wrong type (TypeError) or an unknown value (ValueError): the error names the op, the argument and
+    the value, and no tensor changes."""
+    op, checks = _checked(name)
+    sample = OPS[name].samples[0]
+    signature = inspect.signature(op.functional)
+    for param, _optional, allowed in checks:
+        bads: list[tuple[object, type[Exception]]] = [(1, TypeError), ("yes", TypeError)]
+        if allowed is not None:
+            kind = type(allowed[0])
+            bads = [(2.5, TypeError)]
+            if kind is str:
+                bads.append(("no-such-value", ValueError))
+        for bad, error in bads:
+            args, kwargs = sample.make("cpu")
+            bound = signature.bind(*args, **kwargs)
+            bound.arguments[param] = bad
+            tensors = [a for a in (*bound.args, *bound.kwargs.values()) if isinstance(a, dt.Tensor)]
+            before = snapshot(*tensors)
+            with pytest.raises(error, match=rf"{name}: argument '{param}' must be .*{bad!r}"):
+                op.functional(*bound.args, **bound.kwargs)
+            assert_unchanged(before)
+
+
+def test_inplace_variants_and_device_bindings_check_too() -> None:
+    t, u = dt.ones(3), dt.full((3,), 2.0)
+    with pytest.raises(ValueError, match="div_: argument 'rounding_mode' must be one of 'trunc', 'floor' or None"):
+        t.div_(u, rounding_mode="round")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="sum: argument 'keepdim' must be a bool, got int 1"):
+        dt.cpu.sum(t, 0, keepdim=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="sort: argument 'stable' must be a bool"):
+        dt.sort(t, stable=None)  # type: ignore[arg-type]
+    assert dt.div(t, u, rounding_mode=None).tolist() == [0.5] * 3
+    with pytest.raises(TypeError, match="sum: argument 'keepdim' must be a bool"):
+        dt.sum(t, 0, keepdim=np.True_)  # type: ignore[arg-type]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.integers(), st.floats(), st.text(max_size=3), st.none(), st.booleans(), st.lists(st.integers())))
+def test_check_values_against_the_rule(value: Any) -> None:
+    checks: tuple[rules.ValueCheck, ...] = (("flag", False, None), ("mode", True, ("a", "b")))
+    for name, check in (("flag", checks[0]), ("mode", checks[1])):
+        error: type[Exception]
+        if name == "flag":
+            ok, error = type(value) is bool, TypeError
+        else:
+            ok = value is None or (type(value) is str and value in ("a", "b"))
+            error = ValueError if type(value) is str else TypeError
+        if ok:
+            rules.check_values("op", (check,), {name: value})
+            continue
+        with pytest.raises(error, match=f"op: argument '{name}'"):
+            rules.check_values("op", (check,), {name: value})
+
+
+# --- random factories name the function called ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: dt.uniform(2.0, 1.0, (3,)), "uniform"),
+        (lambda: dt.uniform(0.0, float("inf"), (3,), out=dt.empty(5)), "uniform"),
+        (lambda: dt.randint(0, 300, (3,), dtype=dt.uint8), "randint"),
+        (lambda: dt.rand(3, generator=3), "rand"),  # type: ignore[arg-type]
+        (lambda: dt.randn(3, generator=3), "randn"),  # type: ignore[arg-type]
+        (lambda: dt.normal(0.0, -1.0, (3,)), "normal"),
+        (lambda: dt.rand_like(dt.ones(2), generator=3), "rand_like"),  # type: ignore[arg-type]
+        (lambda: dt.randn_like(dt.ones(2), generator=3), "randn_like"),  # type: ignore[arg-type]
+        (lambda: dt.randint_like(dt.ones(2, dtype=dt.uint8), 0, 300), "randint_like"),
+    ],
+)
+def test_factory_errors_name_the_function_called(call: Any, name: str) -> None:
+    with pytest.raises((TypeError, ValueError)) as info:
+        call()
+    assert str(info.value).startswith(f"{name}: "), str(info.value)
+
+
+# --- round ---------------------------------------------------------------------------------------------------
+
+
+def test_round_with_a_huge_ndigits() -> None:
+    t = dt.tensor([1.25, 2.5])
+    for ndigits in (2**70, -(2**70), 2**31):
+        with pytest.raises(OverflowError, match=rf"round: argument 'decimals' \({ndigits}\) is out of range"):
+            round(t, ndigits)
+    with pytest.raises(dt.ScalarOverflowError, match="decimals"):
+        dt.round(t, decimals=2**40)
+    assert round(t, 2**31 - 1).shape == (2,)  # the largest NumPy takes (its values are NumPy's: NaN here)
+
+
+# --- divmod --------------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    hnp.arrays(np.int64, st.integers(1, 6), elements=st.integers(-50, 50)),
+    st.integers(-9, 9).filter(bool),
+    st.sampled_from([np.int64, np.float64]),
+)
+def test_divmod_follows_numpy(a: Any, b: int, dtype: Any) -> None:
+    x = a.astype(dtype)
+    t = dt.tensor(x)
+    divisor = np.where(x == 0, 1, x).astype(dtype)
+    d = dt.tensor(divisor)
+    for got, want in (
+        (divmod(t, b), np.divmod(x, b)),
+        (divmod(b, d), np.divmod(b, divisor)),
+        (divmod(t, d), np.divmod(x, divisor)),
+    ):
+        assert isinstance(got, tuple) and len(got) == 2
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g.numpy(), w)
+
+
+def test_divmod_of_python_numbers_agrees_with_python() -> None:
+    q, r = divmod(dt.tensor([7.0, -7.0, 7.0, -7.0]), dt.tensor([2.0, 2.0, -2.0, -2.0]))
+    assert q.tolist() == [divmod(a, b)[0] for a, b in ((7.0, 2.0), (-7.0, 2.0), (7.0, -2.0), (-7.0, -2.0))]
+    assert r.tolist() == [divmod(a, b)[1] for a, b in ((7.0, 2.0), (-7.0, 2.0), (7.0, -2.0), (-7.0, -2.0))]
+    with pytest.raises(TypeError):
+        divmod(dt.tensor([1.0j]), 2)
+
+
+# --- the 2023.12 namespace -----------------------------------------------------------------------------------
+
+
+def test_the_2023_12_namespace_reports_its_version() -> None:
+    t = dt.tensor([1.0, 2.0])
+    old = t.__array_namespace__(api_version="2023.12")
+    assert old.__array_api_version__ == "2023.12" and xp.__array_api_version__ == "2024.12"
+    assert old is t.__array_namespace__(api_version="2023.12")
+    assert old.sum is xp.sum and old.float64 == xp.float64 and "sum" in dir(old)
+    assert old.sum(t).item() == 3.0
+    assert t.__array_namespace__() is xp and t.__array_namespace__(api_version="2024.12") is xp
+    for bad in ("2022.12", "2025.12", "latest", 2024.12):
+        with pytest.raises(ValueError, match="api_version"):
+            t.__array_namespace__(api_version=bad)  # type: ignore[arg-type]
+
+
+def test_numpy_divmod_and_numpy_operands_give_tensors() -> None:
+    a = np.array([7.0, -7.0])
+    t = dt.tensor(a)
+    cases: list[tuple[Any, Any]] = [
+        (np.divmod(t, 2), np.divmod(a, 2)),
+        (divmod(a, t), np.divmod(a, a)),
+        (divmod(np.float64(7.0), t), np.divmod(7.0, a)),
+        (divmod(t, np.float64(2.0)), np.divmod(a, 2.0)),
+    ]
+    for got, want in cases:
+        assert all(isinstance(g, dt.Tensor) for g in got)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g.numpy(), w)

@@ -1,0 +1,39 @@
+"""Must type-check: the Tensor methods over multi-output and data-dependent ops and ``Tensor.repeat`` (issue 12),
+with the result types users rely on (PyTorch's named tuples, a tensor or a tuple of tensors)."""
+
+from __future__ import annotations
+
+from typing import assert_type
+
+import devtensor as dt
+from devtensor import Tensor
+from devtensor.kernels.ordering import AminmaxResult, MaxResult, MinResult, SortResult, TopkResult
+from devtensor.typed import CPUTensor
+
+
+def multi_output_methods(a: Tensor, b: CPUTensor) -> None:
+    assert_type(a.sort(), SortResult)
+    assert_type(b.sort(0, descending=True, stable=True).values, Tensor)
+    assert_type(a.topk(2, sorted=False), TopkResult)
+    assert_type(a.aminmax(dim=0), AminmaxResult)
+    assert_type(a.max(), Tensor)
+    assert_type(a.max(1), MaxResult)
+    assert_type(a.max(a), Tensor)
+    assert_type(a.min(0, True).indices, Tensor)
+    assert_type(dt.min(a, 0), MinResult)
+    assert_type(dt.max(a), Tensor)
+
+
+def data_dependent_methods(a: Tensor) -> None:
+    assert_type(a.nonzero(), Tensor)
+    assert_type(a.nonzero(as_tuple=True), tuple[Tensor, ...])
+    assert_type(a.unique(), Tensor)
+    assert_type(a.unique(return_counts=True), Tensor | tuple[Tensor, ...])
+    assert_type(dt.unique(a, dim=0), Tensor)
+    assert_type(a.unique_consecutive(), Tensor)
+
+
+def repeat(a: Tensor) -> None:
+    assert_type(a.repeat(2, 3), Tensor)
+    assert_type(a.repeat((2, 3)), Tensor)
+    assert_type(a.repeat([2, 3], out=a), Tensor)
