@@ -3,9 +3,7 @@ bindings), specialised to the op's schema and compiled once per op."""
 
 from __future__ import annotations
 
-import inspect
 import linecache
-import textwrap
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -16,6 +14,7 @@ from devtensor.meta import DIRECT, INLINE, ONE
 from devtensor.structured import rules
 from devtensor.structured.aliases import ALIAS_COMMON, alias_lines, alias_pairs, alias_signature
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
+from devtensor.structured.generated import front_source as front_source  # (its public path)
 from devtensor.structured.generated import generated_factory
 from devtensor.structured.schema import Param
 from devtensor.tensor import (
@@ -594,9 +593,3 @@ def generate_front(
     fn.__module__ = f"devtensor.{device}" if device is not None else "devtensor"
     fn.op = op
     return fn  # type: ignore[no-any-return]
-
-
-def front_source(fn: Callable[..., Any]) -> str:
-    """The source of a generated front ``fn`` (built-in or custom), dedented (the front is defined inside its
-    factory). Raises OSError when it cannot be found (as :func:`inspect.getsource`)."""
-    return textwrap.dedent(inspect.getsource(fn))

@@ -4,10 +4,12 @@ when it was generated for the op's present definition (its fingerprint) and with
 from __future__ import annotations
 
 import importlib
+import inspect
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["generated_factory", "usable_module"]
+__all__ = ["front_source", "generated_factory", "usable_module"]
 
 
 def generated_factory(module_name: str, name: str, key: str) -> Callable[..., Any] | None:
@@ -40,3 +42,9 @@ def usable_module(module: Any) -> bool:
     from devtensor.views import VIEW_COMMON
 
     return bool(view_names == tuple(sorted(VIEW_COMMON)))
+
+
+def front_source(fn: Callable[..., Any]) -> str:
+    """The source of a generated front ``fn`` (built-in or custom), dedented (the front is defined inside its
+    factory). Raises OSError when it cannot be found (as :func:`inspect.getsource`)."""
+    return textwrap.dedent(inspect.getsource(fn))
