@@ -26,7 +26,7 @@ from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
-from devtensor.kernels.ufunc_family import D, errstate
+from devtensor.kernels.ufunc_family import D, quiet
 from devtensor.meta import int_arg, memoized, normalize_dim
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -129,7 +129,7 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
     # (NumPy: the ufuncs' reduce methods, which np.amax and np.sum call, without those functions' wrappers.)
     amax: Any = _np_max if xp is np else xp.amax
     total: Any = _np_sum if xp is np else xp.sum
-    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+    with quiet(xp):
         m = amax(x, axis=axis, keepdims=True)
         work = o if o.dtype == compute else xp.empty(x.shape, compute)
         xp.subtract(x, m, out=work)
@@ -223,7 +223,11 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
     """IndexError when an element of the integer array ``idx`` is outside ``[0, n)`` (one device sync)."""
     if idx.size == 0:
         return
-    if xp is np:  # (the reduce methods np.amin and np.amax call, without their wrappers)
+    if xp is np:
+        # One reduce: seen as unsigned, a negative index is above every valid one (the reduce method np.amax
+        # calls, without its wrapper); the bad value itself is looked up only for the message.
+        if int(_np_max(idx.view(_UNSIGNED.get(idx.dtype, idx.dtype)), None)) < n:
+            return
         lo, hi = int(_np_min(idx, None)), int(_np_max(idx, None))
     else:
         lo, hi = int(xp.amin(idx)), int(xp.amax(idx))
@@ -232,6 +236,10 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
         raise IndexOutOfRangeError(
             f"{op}: class index {bad} in argument '{arg}' is out of bounds for {n} classes [0, {n})"
         )
+
+
+#: Each signed integer dtype's unsigned twin (same size), for :func:`_check_classes`'s view.
+_UNSIGNED: Final = {np.dtype(f"i{k}"): np.dtype(f"u{k}") for k in (1, 2, 4, 8)}
 
 
 @_ks.one_hot.xp
@@ -299,7 +307,7 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
     compute = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     x = x.astype(compute, copy=False)
     if xp is not np:
-        with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+        with quiet(xp):
             if n == 0:
                 xp.copyto(o, xp.mean(xp.empty((0,), compute)), casting="same_kind")
                 return
@@ -311,25 +319,32 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
         return
     if n == 0:
         # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning.
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        with quiet():
             np.copyto(o, np.mean(np.empty((0,), compute)), casting="same_kind")
         return
     # logsumexp_body's steps, each row's maximum and sum computed once and used in place; then the target
     # logits by fancy indexing with a cached row index, and the mean as np.mean computes it (the sum divided by
-    # the count, as an intp, then cast to the sum's dtype). The values are the general path's, bit for bit.
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    # the count, as an intp, then cast to the sum's dtype). The values are the general path's, bit for bit:
+    # that path replaces a non-finite row maximum by 0 first, and a non-finite maximum always makes the total
+    # non-finite (nan), so a finite total needed no replacement and a non-finite one is computed again with it.
+    with quiet():
         m = _np_max(x, 1, None, None, keepdims=True)
-        if not math.isfinite(_np_sum(m, None)):  # (finite sum: every maximum finite, and the np.where a no-op)
-            m = np.where(np.isfinite(m), m, 0)
-        e = np.subtract(x, m)
-        np.exp(e, out=e)
-        s = _np_sum(e, 1, None, None, keepdims=True)
-        np.log(s, out=s)
-        np.add(s, m, out=s)
-        lse = s.reshape(n)
-        np.subtract(lse, x[_rows(n), t], out=lse)
-        total = _np_sum(lse)
+        total = _ce_total(x, t, n, m)
+        if not math.isfinite(total):
+            total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
         np.copyto(o, total.dtype.type(total / _intp(n)), casting="same_kind")
+
+
+def _ce_total(x: Any, t: Any, n: int, m: Any) -> Any:
+    """The sum over rows of ``logsumexp(x[i] - m[i]) + m[i] - x[i, t[i]]`` (a NumPy scalar of x's dtype)."""
+    e = np.subtract(x, m)
+    np.exp(e, out=e)
+    s = _np_sum(e, 1, None, None, keepdims=True)
+    np.log(s, out=s)
+    np.add(s, m, out=s)
+    lse = s.reshape(n)
+    np.subtract(lse, x[_rows(n), t], out=lse)
+    return _np_sum(lse)
 
 
 _intp: Final = np.intp
