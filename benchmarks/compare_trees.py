@@ -3,7 +3,9 @@
 Loads ``devtensor`` (and ``examples/train_digits.py``) once from each tree, keeps both module sets, and swaps
 them into ``sys.modules`` before each timing (so imports done at call time resolve to the tree being timed).
 Every round times each case for the first tree, the second tree and NumPy in turn (interleaved: a slow spell of
-the machine hits all three alike); the best round is kept.
+the machine hits all three alike); the best round is kept. Times are the process's CPU time
+(``time.process_time``), so that on a machine shared with other work the time this process spends waiting for a
+core is not counted; ``--wall`` times wall-clock time instead.
 
 Run: ``python benchmarks/compare_trees.py BASE_TREE HEAD_TREE [--rounds 9]``, for example with a git worktree of
 main as ``BASE_TREE`` and this checkout as ``HEAD_TREE``. Prints µs per call and the ratios to NumPy.
@@ -15,6 +17,7 @@ import argparse
 import importlib
 import os
 import sys
+import time
 import timeit
 from collections.abc import Callable
 from pathlib import Path
@@ -89,6 +92,7 @@ def numpy_cases(d: Data) -> dict[str, Call]:
     a, b, c, m = d.a, d.b, d.c, d.m
     c2 = c.copy()
     o = np.empty((10, 10), np.float32)
+    mask, row = np.empty(100, bool), np.empty(10, np.float32)
     return {
         "add": lambda: np.add(a, b),
         "add out=": lambda: np.add(a, b, out=c),
@@ -102,6 +106,10 @@ def numpy_cases(d: Data) -> dict[str, Call]:
         "cross_entropy": lambda: _np_cross_entropy(d.logits, d.target),
         "matmul": lambda: np.matmul(m, m),
         "addmm out=": lambda: np.add(np.matmul(m, m, out=o), d.bias, out=o),
+        "relu_": lambda: np.maximum(c2, 0, out=c2),
+        "gt(h, 0, out=)": lambda: np.greater(a, 0, out=mask),
+        "mul_(bool mask)": lambda: np.multiply(c2, mask, out=c2),
+        "sum(dim=0, out=)": lambda: np.sum(m, axis=0, out=row),
         "cat": lambda: np.concatenate([a, b]),
         "reshape": lambda: m.reshape(100),
         "transpose": lambda: m.transpose(1, 0),
@@ -114,6 +122,7 @@ def devtensor_cases(dt: Any, d: Data) -> dict[str, Call]:
     tc2 = dt.from_numpy(d.c.copy())
     tl, tt, tbias = dt.from_numpy(d.logits), dt.from_numpy(d.target), dt.from_numpy(d.bias)
     to = dt.empty(10, 10, dtype=dt.float32)
+    mask, row = dt.empty(100, dtype=dt.bool), dt.empty(10, dtype=dt.float32)
     return {
         "add": lambda: dt.add(ta, tb),
         "add out=": lambda: dt.add(ta, tb, out=tc),
@@ -127,6 +136,10 @@ def devtensor_cases(dt: Any, d: Data) -> dict[str, Call]:
         "cross_entropy": lambda: dt.cross_entropy(tl, tt),
         "matmul": lambda: dt.matmul(tm, tm),
         "addmm out=": lambda: dt.addmm(tbias, tm, tm, out=to),
+        "relu_": lambda: tc2.relu_(),
+        "gt(h, 0, out=)": lambda: dt.gt(ta, 0, out=mask),
+        "mul_(bool mask)": lambda: tc2.mul_(mask),
+        "sum(dim=0, out=)": lambda: dt.sum(tm, 0, out=row),
         "cat": lambda: dt.cat([ta, tb]),
         "reshape": lambda: tm.reshape(100),
         "transpose": lambda: tm.transpose(0, 1),
@@ -144,12 +157,15 @@ def main_job(td: Any) -> tuple[Call, Call]:
     return (lambda: model.epoch(order)), (lambda: ref.epoch(order))
 
 
+_TIMER: list[Callable[[], float]] = [time.process_time]
+
+
 def _number(fn: Call, budget: float) -> int:
     for _ in range(3):
         fn()
-    start = timeit.default_timer()
+    start = time.perf_counter()
     fn()
-    return max(1, min(100_000, int(budget / max(timeit.default_timer() - start, 1e-7))))
+    return max(1, min(100_000, int(budget / max(time.perf_counter() - start, 1e-7))))
 
 
 def compare(
@@ -186,7 +202,7 @@ def compare(
             for i, (mods, fn) in enumerate(calls):
                 if mods is not None:
                     activate(mods)
-                best[i] = min(best[i], timeit.timeit(fn, number=numbers[i]) / numbers[i])
+                best[i] = min(best[i], timeit.Timer(fn, timer=_TIMER[0]).timeit(numbers[i]) / numbers[i])
         rows.append((name, best[0] * 1e6, best[1] * 1e6, best[2] * 1e6))
     return rows
 
@@ -199,7 +215,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--budget", type=float, default=0.02, help="seconds per timing (default 0.02)")
     parser.add_argument("--only", default="", help="only the cases whose name contains this text")
+    parser.add_argument("--wall", action="store_true", help="time wall-clock time, not CPU time")
     args = parser.parse_args(argv)
+    if args.wall:
+        _TIMER[0] = time.perf_counter
     rows = compare(args.base, args.head, args.rounds, args.budget, args.only)
     print(f"{'call':20} | {'base µs':>9} | {'head µs':>9} | {'NumPy µs':>9} | base/NumPy | head/NumPy")
     print(f"{'-' * 20}-|-{'-' * 9}-|-{'-' * 9}-|-{'-' * 9}-|------------|-----------")

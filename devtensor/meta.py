@@ -476,7 +476,14 @@ def _memo_key(args: tuple[Any, ...] | list[Any]) -> tuple[Any, ...]:
                 raise _Uncacheable
             key.append((complex, a, math.copysign(1.0, a.real), math.copysign(1.0, a.imag)))
         elif kind is list or kind is tuple:
-            key.append((kind, _memo_key(a)))
+            # (a tensor list, cat's and stack's, item by item here: no recursive call for its tensors)
+            items: list[Any] = [kind]
+            for x in a:
+                if isinstance(x, Tensor):
+                    items.append((x._shape, x._dtype, x._device))
+                else:
+                    items.append(_memo_key((x,)))
+            key.append(tuple(items))
         else:
             raise _Uncacheable
     return tuple(key)
