@@ -246,7 +246,12 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
         if entry[3]:
             for i in entry[3]:
                 check_int_scalar(op, _BINARY_NAMES[i], (self, other)[i], entry[4][i])  # type: ignore[arg-type]
-        if alpha is not ONE and (alpha != 1 or type(alpha) is not int):
+        # (a float alpha for float results is valid: no call)
+        if (
+            alpha is not ONE
+            and (alpha != 1 or type(alpha) is not int)
+            and (type(alpha) is not float or entry[2].kind not in "fc")
+        ):
             _check_alpha(op, alpha, entry[2], other)
         return (shape, entry[2])
 
@@ -504,7 +509,20 @@ def memoized(meta: _F) -> _F:
 
     @functools.wraps(meta)
     def cached(*args: Any, **kwargs: Any) -> Any:
+        key: Any
         try:
+            # The common calls (two tensors: matmul, cross_entropy; a tensor and an int: softmax, sum) keyed
+            # flat, without _memo_key's frame; their keys (tuples of 6 and 4 items whose first is a shape)
+            # cannot equal _memo_key's (tuples of per-argument tuples).
+            if len(args) == 2 and not kwargs:
+                a, b = args
+                if isinstance(a, Tensor):
+                    if isinstance(b, Tensor):
+                        key = (a._shape, a._dtype, a._device, b._shape, b._dtype, b._device)
+                        return memo[key]
+                    if type(b) is int:
+                        key = (a._shape, a._dtype, a._device, b)
+                        return memo[key]
             key = _memo_key(args)
             if kwargs:
                 key = (key, tuple(kwargs), _memo_key(tuple(kwargs.values())))

@@ -26,7 +26,7 @@ from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
-from devtensor.kernels.ufunc_family import D, quiet
+from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
 from devtensor.meta import int_arg, memoized, normalize_dim
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -117,8 +117,22 @@ def _log_softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
 @_ks.log_softmax.xp
 @_ks.softmax.xp
 def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: ConstOut[D]) -> None:
-    compute, axis, o = plan.compute, plan.axis, out.array
-    x = self._array.astype(compute, copy=False)
+    compute, axis = plan.compute, plan.axis
+    o: Any = out.array
+    x: Any = self._array
+    if x.dtype is not compute:
+        x = x.astype(compute)
+    if xp is np and o.dtype is compute and axis is not None and not plan.log and x.size and QUIET is not None:
+        # The common case, the steps below without their dispatch (the floating-point state set inline):
+        # the same NumPy calls on the same arrays, so the same values.
+        token = EXTOBJ.set(QUIET.get(EXTOBJ.get()) or quiet_extobj())
+        try:
+            np.subtract(x, _np_max(x, axis, None, None, keepdims=True), out=o)
+            np.exp(o, out=o)
+            np.divide(o, _np_sum(o, axis, None, None, keepdims=True), out=o)
+        finally:
+            EXTOBJ.reset(token)
+        return
     if x.size == 0:
         return
     if axis is None:
@@ -327,12 +341,23 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
     # the count, as an intp, then cast to the sum's dtype). The values are the general path's, bit for bit:
     # that path replaces a non-finite row maximum by 0 first, and a non-finite maximum always makes the total
     # non-finite (nan), so a finite total needed no replacement and a non-finite one is computed again with it.
-    with quiet():
-        m = _np_max(x, 1, None, None, keepdims=True)
-        total = _ce_total(x, t, n, m)
-        if not math.isfinite(total):
-            total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
-        np.copyto(o, total.dtype.type(total / _intp(n)), casting="same_kind")
+    if QUIET is None:  # pragma: no cover (NumPy 2 has the state variable)
+        with quiet():
+            _cross_entropy_mean(x, t, n, o)
+        return
+    token = EXTOBJ.set(QUIET.get(EXTOBJ.get()) or quiet_extobj())  # (quiet(), inline)
+    try:
+        _cross_entropy_mean(x, t, n, o)
+    finally:
+        EXTOBJ.reset(token)
+
+
+def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> None:
+    m = _np_max(x, 1, None, None, keepdims=True)
+    total = _ce_total(x, t, n, m)
+    if not math.isfinite(total):
+        total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
+    np.copyto(o, total.dtype.type(total / _intp(n)), casting="same_kind")
 
 
 def _ce_total(x: Any, t: Any, n: int, m: Any) -> Any:

@@ -38,14 +38,18 @@ __all__ = [
     "binary_ufunc",
     "deferred_conditions",
     "elementwise_doc",
+    "EXTOBJ",
+    "QUIET",
     "errstate",
     "quiet",
+    "quiet_extobj",
     "register_xp",
     "unary_ufunc",
     "weak",
 ]
 
 _np: Final = np
+_ndarray: Final = np.ndarray
 #: The tensors of a kernel for both devices: all CPUTensor (``xp`` is NumPy) or all CUDATensor (CuPy).
 D = TypeVar("D", CPUTensor, CUDATensor)
 _PYTHON_NUMBERS: Final = (bool, int, float, complex)
@@ -80,9 +84,13 @@ except ImportError:  # pragma: no cover (NumPy 2 has it)
     _EXTOBJ = None  # type: ignore[misc]
 _MAX_CACHED: Final = 64  # (extobjs seen: a caller's few distinct settings; cleared when full)
 _QUIET: Final[dict[Any, Any]] = {}
+#: For kernels that set the :class:`quiet` state inline (``EXTOBJ.set(QUIET.get(EXTOBJ.get()) or
+#: quiet_extobj())``, then ``EXTOBJ.reset``): NumPy's state variable and the cache; both None without it.
+EXTOBJ: Final[Any] = _EXTOBJ
+QUIET: Final[dict[Any, Any] | None] = _QUIET if _EXTOBJ is not None else None
 
 
-def _quiet_extobj() -> Any:
+def quiet_extobj() -> Any:
     """The caller's floating-point state with divide, invalid and over ignored (under as the caller has it)."""
     current = _EXTOBJ.get()
     derived = _QUIET.get(current)
@@ -110,7 +118,7 @@ class quiet:
                 self._token = np.errstate(divide="ignore", invalid="ignore", over="ignore")
                 self._token.__enter__()
             else:
-                self._token = _EXTOBJ.set(_quiet_extobj())
+                self._token = _EXTOBJ.set(quiet_extobj())
 
     def __exit__(self, *exc_info: object) -> None:
         token = self._token
@@ -164,10 +172,9 @@ class deferred_conditions:
 
     __slots__ = ("_outer", "_seen", "_token")
 
-    def __init__(self) -> None:
-        self._seen: set[str] = set()
-
     def __enter__(self) -> None:
+        # (no __init__: one frame less per kernel call; the block's state is made here)
+        self._seen: set[str] = set()
         local = _THREAD
         recorder = local.recorder
         if _EXTOBJ is None:  # pragma: no cover
@@ -345,8 +352,11 @@ def binary_ufunc(
             if alpha != 1 or type(alpha) is complex:
                 # Two steps: a condition of the product is reported after the write, not before it.
                 with deferred_conditions():
-                    b = _scaled(xp, a, b, alpha)
-                    (ufunc if xp is _np else getattr(xp, cp_name))(a, b, out=o)
+                    if xp is _np and type(b) is _ndarray and type(a) is _ndarray and b.dtype == a.dtype:
+                        ufunc(a, _np.multiply(b, alpha, dtype=b.dtype), out=o)  # (_scaled's one-dtype case)
+                    else:
+                        b = _scaled(xp, a, b, alpha)
+                        (ufunc if xp is _np else getattr(xp, cp_name))(a, b, out=o)
                 return
             (ufunc if xp is _np else getattr(xp, cp_name))(a, b, out=o)
 
