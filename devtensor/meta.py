@@ -511,9 +511,9 @@ def memoized(meta: _F) -> _F:
     def cached(*args: Any, **kwargs: Any) -> Any:
         key: Any
         try:
-            # The common calls (two tensors: matmul, cross_entropy; a tensor and an int: softmax, sum) keyed
-            # flat, without _memo_key's frame; their keys (tuples of 6 and 4 items whose first is a shape)
-            # cannot equal _memo_key's (tuples of per-argument tuples).
+            # The common calls (two tensors: matmul, cross_entropy; a tensor and an int: softmax, sum; a list
+            # of tensors and an int: cat) keyed flat, without _memo_key's frame; their keys (tuples whose first
+            # item is a shape or an int) cannot equal _memo_key's (tuples of per-argument tuples).
             if len(args) == 2 and not kwargs:
                 a, b = args
                 if isinstance(a, Tensor):
@@ -522,6 +522,15 @@ def memoized(meta: _F) -> _F:
                         return memo[key]
                     if type(b) is int:
                         key = (a._shape, a._dtype, a._device, b)
+                        return memo[key]
+                elif type(a) is list and type(b) is int:  # (a tensor list and a dim: cat, stack; first item an int)
+                    items: list[Any] = [b]
+                    for t in a:
+                        if not isinstance(t, Tensor):
+                            break
+                        items.append((t._shape, t._dtype, t._device))
+                    else:
+                        key = tuple(items)
                         return memo[key]
             key = _memo_key(args)
             if kwargs:
