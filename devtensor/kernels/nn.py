@@ -238,9 +238,14 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
     if idx.size == 0:
         return
     if xp is np:
-        # One reduce: seen as unsigned, a negative index is above every valid one (the reduce method np.amax
-        # calls, without its wrapper); the bad value itself is looked up only for the message.
-        if int(_np_max(idx.view(_UNSIGNED.get(idx.dtype, idx.dtype)), None)) < n:
+        # One reduce: seen as unsigned, a negative index is at least 2**(bits - 1), above every valid one when
+        # n is at most that (the reduce method np.amax calls, without its wrapper); the bad value itself is
+        # looked up only for the message.
+        twin = _UNSIGNED.get(idx.dtype)
+        if twin is None:  # (unsigned)
+            if int(_np_max(idx, None)) < n:
+                return
+        elif n <= twin[1] and int(_np_max(idx.view(twin[0]), None)) < n:
             return
         lo, hi = int(_np_min(idx, None)), int(_np_max(idx, None))
     else:
@@ -252,8 +257,9 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
         )
 
 
-#: Each signed integer dtype's unsigned twin (same size), for :func:`_check_classes`'s view.
-_UNSIGNED: Final = {np.dtype(f"i{k}"): np.dtype(f"u{k}") for k in (1, 2, 4, 8)}
+#: Each signed integer dtype's unsigned twin (same size) and the least negative value seen through it
+#: (2**(bits - 1)), for :func:`_check_classes`'s view.
+_UNSIGNED: Final = {np.dtype(f"i{k}"): (np.dtype(f"u{k}"), 1 << (8 * k - 1)) for k in (1, 2, 4, 8)}
 
 
 @_ks.one_hot.xp
@@ -318,8 +324,11 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
     o: Any = out.array
     n, c = x.shape
     _check_classes(xp, "cross_entropy", "target", t, c)
-    compute = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
-    x = x.astype(compute, copy=False)
+    compute = _CE_COMPUTE.get(x.dtype)
+    if compute is None:
+        compute = _CE_COMPUTE[x.dtype] = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
+    if x.dtype is not compute:
+        x = x.astype(compute)
     if xp is not np:
         with quiet(xp):
             if n == 0:
@@ -341,15 +350,16 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
     # the count, as an intp, then cast to the sum's dtype). The values are the general path's, bit for bit:
     # that path replaces a non-finite row maximum by 0 first, and a non-finite maximum always makes the total
     # non-finite (nan), so a finite total needed no replacement and a non-finite one is computed again with it.
-    if QUIET is None:  # pragma: no cover (NumPy 2 has the state variable)
-        with quiet():
-            _cross_entropy_mean(x, t, n, o)
-        return
-    token = EXTOBJ.set(QUIET.get(EXTOBJ.get()) or quiet_extobj())  # (quiet(), inline)
+    token = EXTOBJ.set(QUIET.get(EXTOBJ.get()) or quiet_extobj()) if QUIET is not None else None  # (quiet())
     try:
+        if token is None:  # pragma: no cover (NumPy 2 has the state variable)
+            with quiet():
+                _cross_entropy_mean(x, t, n, o)
+            return
         _cross_entropy_mean(x, t, n, o)
     finally:
-        EXTOBJ.reset(token)
+        if token is not None:
+            EXTOBJ.reset(token)
 
 
 def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> None:
@@ -357,7 +367,13 @@ def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> None:
     total = _ce_total(x, t, n, m)
     if not math.isfinite(total):
         total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
-    np.copyto(o, total.dtype.type(total / _intp(n)), casting="same_kind")
+    _np_copyto(o, total.dtype.type(total / _intp(n)), casting="same_kind")
+
+
+#: Each input dtype's compute dtype (what float_result and compute_dtype give; both only read the dtype).
+_CE_COMPUTE: Final[dict[Any, Any]] = {}
+#: np.copyto without its __array_function__ dispatcher (cross_entropy passes it plain arrays only).
+_np_copyto: Final = getattr(np.copyto, "_implementation", np.copyto)
 
 
 def _ce_total(x: Any, t: Any, n: int, m: Any) -> Any:

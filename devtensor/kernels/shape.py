@@ -302,7 +302,7 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> ViewSpec:
     Raises:
         IndexError: a dim out of range.  ArgumentTypeError: a dim that is not an int.
     """
-    shape = self.shape
+    shape = self._shape  # (the slot: no property frame)
     key = (shape, dim0, dim1) if type(dim0) is int and type(dim1) is int else None
     if key is not None:
         hit = _transpose_specs.get(key)
