@@ -246,7 +246,12 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
         if entry[3]:
             for i in entry[3]:
                 check_int_scalar(op, _BINARY_NAMES[i], (self, other)[i], entry[4][i])  # type: ignore[arg-type]
-        if alpha is not ONE and (alpha != 1 or type(alpha) is not int):
+        # (a float alpha for float results is valid: no call)
+        if (
+            alpha is not ONE
+            and (alpha != 1 or type(alpha) is not int)
+            and (type(alpha) is not float or entry[2].kind not in "fc")
+        ):
             _check_alpha(op, alpha, entry[2], other)
         return (shape, entry[2])
 
@@ -476,7 +481,14 @@ def _memo_key(args: tuple[Any, ...] | list[Any]) -> tuple[Any, ...]:
                 raise _Uncacheable
             key.append((complex, a, math.copysign(1.0, a.real), math.copysign(1.0, a.imag)))
         elif kind is list or kind is tuple:
-            key.append((kind, _memo_key(a)))
+            # (a tensor list, cat's and stack's, item by item here: no recursive call for its tensors)
+            items: list[Any] = [kind]
+            for x in a:
+                if isinstance(x, Tensor):
+                    items.append((x._shape, x._dtype, x._device))
+                else:
+                    items.append(_memo_key((x,)))
+            key.append(tuple(items))
         else:
             raise _Uncacheable
     return tuple(key)
@@ -497,7 +509,29 @@ def memoized(meta: _F) -> _F:
 
     @functools.wraps(meta)
     def cached(*args: Any, **kwargs: Any) -> Any:
+        key: Any
         try:
+            # The common calls (two tensors: matmul, cross_entropy; a tensor and an int: softmax, sum; a list
+            # of tensors and an int: cat) keyed flat, without _memo_key's frame; their keys (tuples whose first
+            # item is a shape or an int) cannot equal _memo_key's (tuples of per-argument tuples).
+            if len(args) == 2 and not kwargs:
+                a, b = args
+                if isinstance(a, Tensor):
+                    if isinstance(b, Tensor):
+                        key = (a._shape, a._dtype, a._device, b._shape, b._dtype, b._device)
+                        return memo[key]
+                    if type(b) is int:
+                        key = (a._shape, a._dtype, a._device, b)
+                        return memo[key]
+                elif type(a) is list and type(b) is int:  # (a tensor list and a dim: cat, stack; first item an int)
+                    items: list[Any] = [b]
+                    for t in a:
+                        if not isinstance(t, Tensor):
+                            break
+                        items.append((t._shape, t._dtype, t._device))
+                    else:
+                        key = tuple(items)
+                        return memo[key]
             key = _memo_key(args)
             if kwargs:
                 key = (key, tuple(kwargs), _memo_key(tuple(kwargs.values())))

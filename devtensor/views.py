@@ -319,6 +319,9 @@ def _miss(op: ViewOp, self: Tensor, spec: Any) -> Any:
 
 def _one(self: Tensor, kernel: ViewKernel, spec: ViewSpec, op: str = "view") -> Tensor:
     try:
+        backend = self._backend
+        if not spec.copy:  # (the common case, _run_kernel's first branch inline: one frame less per view)
+            return backend.wrap_view(kernel(backend.xp, self._array, spec.plan), self)
         return _run_kernel(self, kernel, spec)
     except (ValueError, OverflowError) as e:  # sizes NumPy cannot represent (expand/reshape to 10**20 elements)
         raise ArgumentValueError(f"{op}: cannot make the result of shape {tuple(spec.shape)}: {e}") from None
@@ -396,7 +399,7 @@ def view_factory_source(op: ViewOp, method: bool = False) -> str:
         call = ", ".join([params[0].name, v, *(f"{p.name}={p.name}" for p in rest)])
         body = [
             f"def {op.name}({', '.join(parts)}):",
-            f"    if len({v}) == 1 and _is_sequence({v}[0]): {v} = {v}[0]",
+            f"    if len({v}) == 1 and type({v}[0]) is not int and _is_sequence({v}[0]): {v} = {v}[0]",
             f"    return _functional({call})",
             "",
             f"return {op.name}, None",

@@ -18,6 +18,7 @@ from hypothesis.extra import numpy as hnp
 from tensor_state import assert_unchanged, snapshot
 
 import devtensor as dt
+from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, CastingError, ShapeError
 from devtensor.tensor import Tensor
 
@@ -478,3 +479,22 @@ def test_numpy_integer_sizes_are_ints() -> None:
     assert dt.upsample_nearest1d(dt.ones(1, 1, 3), np.int32(6)).shape == (1, 1, 6)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="one_hot: argument 'num_classes'"):
         dt.one_hot(dt.tensor([1]), 2.0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dtype", [dt.int8, dt.int16, dt.int32, dt.int64, dt.uint8, dt.uint64])
+def test_class_checks_of_every_integer_dtype(dtype: DType) -> None:
+    # (the check reads a signed index as unsigned, one reduce: not where a negative index would then look valid,
+    # as -1 of int8 does, 255, among 300 classes)
+    hi = int(np.iinfo(dtype).max)
+    for n in (3, 300):
+        logits = dt.zeros(2, n, dtype=dt.float32)
+        assert dt.one_hot(dt.tensor([0, min(n - 1, hi)], dtype=dtype), n).shape == (2, n)
+        dt.cross_entropy(logits, dt.tensor([0, min(n - 1, hi)], dtype=dtype))
+        if np.dtype(dtype).kind == "i":
+            with pytest.raises(IndexError, match="class index -1"):
+                dt.one_hot(dt.tensor([0, -1], dtype=dtype), n)
+            with pytest.raises(IndexError, match="class index -1"):
+                dt.cross_entropy(logits, dt.tensor([-1, 0], dtype=dtype))
+        if hi >= n:
+            with pytest.raises(IndexError, match=f"class index {n} "):
+                dt.cross_entropy(logits, dt.tensor([0, n], dtype=dtype))

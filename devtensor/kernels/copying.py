@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -156,10 +156,21 @@ def _stack_spec(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
 def _join(xp: ModuleType, tensors: Sequence[D], dim: int, *, out: ConstOut[D]) -> None:
     arrays = [t._array for t in tensors]
     o: Any = out.array
+    axis = dim if type(dim) is int else operator.index(dim)
     # cat's result has its inputs' rank, stack's one more (its meta functions checked the shapes): one kernel.
+    if xp is np:
+        if o.ndim == arrays[0].ndim:
+            _np_concatenate(arrays, axis, o)  # (positional: NumPy parses it faster)
+        else:
+            np.stack(arrays, axis=axis, out=o)
+        return
     fn = xp.concatenate if o.ndim == arrays[0].ndim else xp.stack
     # CuPy's out= casts no dtype: an out of another dtype gets the result cast into it.
-    if xp is np or o.dtype == np.result_type(*(a.dtype for a in arrays)):
-        fn(arrays, axis=operator.index(dim), out=o)
+    if o.dtype == np.result_type(*(a.dtype for a in arrays)):
+        fn(arrays, axis=axis, out=o)
     else:
-        xp.copyto(o, fn(arrays, axis=operator.index(dim)), casting="same_kind")
+        xp.copyto(o, fn(arrays, axis=axis), casting="same_kind")
+
+
+#: np.concatenate without its __array_function__ dispatcher (the kernel passes it plain arrays only).
+_np_concatenate: Final = getattr(np.concatenate, "_implementation", np.concatenate)

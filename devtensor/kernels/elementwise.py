@@ -126,7 +126,7 @@ def _div(
     if rounding_mode is None:
         xp.true_divide(a, b, out=o)
     elif rounding_mode == "floor":
-        if o.dtype.kind == "f":
+        if o.dtype.kind in "fc":  # (real operands, a float or complex out: the standard's values at infinities)
             _floor_divide_floats(xp, a, b, o)
         else:
             xp.floor_divide(a, b, out=o)

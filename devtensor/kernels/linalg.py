@@ -16,7 +16,7 @@ into a temporary before its one write).
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -331,15 +331,16 @@ def _addmm_spec(
 def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Scalar, out: ConstOut[D]) -> None:
     s, m1, m2 = self._array, mat1._array, mat2._array
     o: Any = out.array
+    d = o.dtype
     if (
         xp is np
         and alpha == 1
         and beta == 1
-        and s.dtype == o.dtype
-        and m1.dtype == o.dtype
-        and m2.dtype == o.dtype
+        and (s.dtype is d or s.dtype == d)
+        and (m1.dtype is d or m1.dtype == d)
+        and (m2.dtype is d or m2.dtype == d)
         and o.flags.c_contiguous
-        and not np.may_share_memory(o, s)
+        and not _may_share_memory(o, s)
     ):
         # One dtype, no coefficients, out not self: the product goes straight into out (C-contiguous, as the
         # temporary below would be, so NumPy computes it the same way), then self is added in place. The same
@@ -362,6 +363,9 @@ def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Sc
             xp.add(prod, term, out=prod)
         xp.copyto(out.array, prod, casting="same_kind")
 
+
+#: np.may_share_memory without its __array_function__ dispatcher (addmm passes it plain arrays only).
+_may_share_memory: Final = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
 
 for _op in (matmul, mm, bmm, dot, outer):
     _op.functional.__doc__ = (_op.meta.__doc__ or "") + _SHAPES_DOC

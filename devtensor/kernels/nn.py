@@ -26,7 +26,7 @@ from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
-from devtensor.kernels.ufunc_family import D, errstate
+from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
 from devtensor.meta import int_arg, memoized, normalize_dim
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -117,8 +117,22 @@ def _log_softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
 @_ks.log_softmax.xp
 @_ks.softmax.xp
 def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: ConstOut[D]) -> None:
-    compute, axis, o = plan.compute, plan.axis, out.array
-    x = self._array.astype(compute, copy=False)
+    compute, axis = plan.compute, plan.axis
+    o: Any = out.array
+    x: Any = self._array
+    if x.dtype is not compute:
+        x = x.astype(compute)
+    if xp is np and o.dtype is compute and axis is not None and not plan.log and x.size and QUIET is not None:
+        # The common case, the steps below without their dispatch (the floating-point state set inline):
+        # the same NumPy calls on the same arrays, so the same values.
+        token = EXTOBJ.set(QUIET.get(EXTOBJ.get()) or quiet_extobj())
+        try:
+            np.subtract(x, _np_max(x, axis, None, None, keepdims=True), out=o)
+            np.exp(o, out=o)
+            np.divide(o, _np_sum(o, axis, None, None, keepdims=True), out=o)
+        finally:
+            EXTOBJ.reset(token)
+        return
     if x.size == 0:
         return
     if axis is None:
@@ -129,7 +143,7 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
     # (NumPy: the ufuncs' reduce methods, which np.amax and np.sum call, without those functions' wrappers.)
     amax: Any = _np_max if xp is np else xp.amax
     total: Any = _np_sum if xp is np else xp.sum
-    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+    with quiet(xp):
         m = amax(x, axis=axis, keepdims=True)
         work = o if o.dtype == compute else xp.empty(x.shape, compute)
         xp.subtract(x, m, out=work)
@@ -223,7 +237,16 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
     """IndexError when an element of the integer array ``idx`` is outside ``[0, n)`` (one device sync)."""
     if idx.size == 0:
         return
-    if xp is np:  # (the reduce methods np.amin and np.amax call, without their wrappers)
+    if xp is np:
+        # One reduce: seen as unsigned, a negative index is at least 2**(bits - 1), above every valid one when
+        # n is at most that (the reduce method np.amax calls, without its wrapper); the bad value itself is
+        # looked up only for the message.
+        twin = _UNSIGNED.get(idx.dtype)
+        if twin is None:  # (unsigned)
+            if int(_np_max(idx, None)) < n:
+                return
+        elif n <= twin[1] and int(_np_max(idx.view(twin[0]), None)) < n:
+            return
         lo, hi = int(_np_min(idx, None)), int(_np_max(idx, None))
     else:
         lo, hi = int(xp.amin(idx)), int(xp.amax(idx))
@@ -232,6 +255,11 @@ def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
         raise IndexOutOfRangeError(
             f"{op}: class index {bad} in argument '{arg}' is out of bounds for {n} classes [0, {n})"
         )
+
+
+#: Each signed integer dtype's unsigned twin (same size) and the least negative value seen through it
+#: (2**(bits - 1)), for :func:`_check_classes`'s view.
+_UNSIGNED: Final = {np.dtype(f"i{k}"): (np.dtype(f"u{k}"), 1 << (8 * k - 1)) for k in (1, 2, 4, 8)}
 
 
 @_ks.one_hot.xp
@@ -296,10 +324,13 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
     o: Any = out.array
     n, c = x.shape
     _check_classes(xp, "cross_entropy", "target", t, c)
-    compute = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
-    x = x.astype(compute, copy=False)
+    compute = _CE_COMPUTE.get(x.dtype)
+    if compute is None:
+        compute = _CE_COMPUTE[x.dtype] = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
+    if x.dtype is not compute:
+        x = x.astype(compute)
     if xp is not np:
-        with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+        with quiet(xp):
             if n == 0:
                 xp.copyto(o, xp.mean(xp.empty((0,), compute)), casting="same_kind")
                 return
@@ -311,25 +342,50 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
         return
     if n == 0:
         # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning.
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        with quiet():
             np.copyto(o, np.mean(np.empty((0,), compute)), casting="same_kind")
         return
     # logsumexp_body's steps, each row's maximum and sum computed once and used in place; then the target
     # logits by fancy indexing with a cached row index, and the mean as np.mean computes it (the sum divided by
-    # the count, as an intp, then cast to the sum's dtype). The values are the general path's, bit for bit.
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        m = _np_max(x, 1, None, None, keepdims=True)
-        if not math.isfinite(_np_sum(m, None)):  # (finite sum: every maximum finite, and the np.where a no-op)
-            m = np.where(np.isfinite(m), m, 0)
-        e = np.subtract(x, m)
-        np.exp(e, out=e)
-        s = _np_sum(e, 1, None, None, keepdims=True)
-        np.log(s, out=s)
-        np.add(s, m, out=s)
-        lse = s.reshape(n)
-        np.subtract(lse, x[_rows(n), t], out=lse)
-        total = _np_sum(lse)
-        np.copyto(o, total.dtype.type(total / _intp(n)), casting="same_kind")
+    # the count, as an intp, then cast to the sum's dtype). The values are the general path's, bit for bit:
+    # that path replaces a non-finite row maximum by 0 first, and a non-finite maximum always makes the total
+    # non-finite (nan), so a finite total needed no replacement and a non-finite one is computed again with it.
+    token = EXTOBJ.set(QUIET.get(EXTOBJ.get()) or quiet_extobj()) if QUIET is not None else None  # (quiet())
+    try:
+        if token is None:  # pragma: no cover (NumPy 2 has the state variable)
+            with quiet():
+                _cross_entropy_mean(x, t, n, o)
+            return
+        _cross_entropy_mean(x, t, n, o)
+    finally:
+        if token is not None:
+            EXTOBJ.reset(token)
+
+
+def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> None:
+    m = _np_max(x, 1, None, None, keepdims=True)
+    total = _ce_total(x, t, n, m)
+    if not math.isfinite(total):
+        total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
+    _np_copyto(o, total.dtype.type(total / _intp(n)), casting="same_kind")
+
+
+#: Each input dtype's compute dtype (what float_result and compute_dtype give; both only read the dtype).
+_CE_COMPUTE: Final[dict[Any, Any]] = {}
+#: np.copyto without its __array_function__ dispatcher (cross_entropy passes it plain arrays only).
+_np_copyto: Final = getattr(np.copyto, "_implementation", np.copyto)
+
+
+def _ce_total(x: Any, t: Any, n: int, m: Any) -> Any:
+    """The sum over rows of ``logsumexp(x[i] - m[i]) + m[i] - x[i, t[i]]`` (a NumPy scalar of x's dtype)."""
+    e = np.subtract(x, m)
+    np.exp(e, out=e)
+    s = _np_sum(e, 1, None, None, keepdims=True)
+    np.log(s, out=s)
+    np.add(s, m, out=s)
+    lse = s.reshape(n)
+    np.subtract(lse, x[_rows(n), t], out=lse)
+    return _np_sum(lse)
 
 
 _intp: Final = np.intp

@@ -206,7 +206,21 @@ def reshape(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             negative size.
         ArgumentTypeError: ``shape`` is not a sequence of ints.
     """
-    return _reshape_spec(self, _infer_size("reshape", "shape", shape, self.shape))
+    sizes = ints_arg("reshape", "shape", shape)
+    # (a contiguous tensor's spec by one lookup on the checked sizes and the shape: the common case)
+    spec = _contiguous_reshapes.get((sizes, self._shape))
+    if spec is not None and self._backend.is_contiguous(self._array):
+        return spec
+    spec = _reshape_spec(self, _infer_size("reshape", "shape", sizes, self._shape))
+    if spec.plan[1] == "reshape":
+        if len(_contiguous_reshapes) >= _MAX_CACHE:
+            _contiguous_reshapes.clear()
+        _contiguous_reshapes[sizes, self._shape] = spec
+    return spec
+
+
+# (sizes as asked, tensor shape) -> the spec of a C-contiguous tensor's reshape, for calls that succeeded.
+_contiguous_reshapes: dict[tuple[tuple[int, ...], tuple[int, ...]], ViewSpec] = {}
 
 
 @view_op(name="view", varargs="shape")
@@ -288,7 +302,7 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> ViewSpec:
     Raises:
         IndexError: a dim out of range.  ArgumentTypeError: a dim that is not an int.
     """
-    shape = self.shape
+    shape = self._shape  # (the slot: no property frame)
     key = (shape, dim0, dim1) if type(dim0) is int and type(dim1) is int else None
     if key is not None:
         hit = _transpose_specs.get(key)

@@ -19,7 +19,7 @@ from devtensor.kernels.reduction_family import (
     like_numpy,
     reduction,
 )
-from devtensor.kernels.ufunc_family import D, errstate
+from devtensor.kernels.ufunc_family import D, quiet
 from devtensor.typed import ConstOut
 
 __all__ = ["logsumexp", "logsumexp_body", "mean", "std", "var"]
@@ -86,7 +86,7 @@ def logsumexp_body(xp: Any, a: Any, axis: Any, out: Any) -> None:
 
 
 def _logsumexp(xp: ModuleType, self: D, dim: Any, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[D]) -> None:
-    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+    with quiet(xp):
         logsumexp_body(xp, self._array, plan.axis, out.array)
 
 

@@ -10,10 +10,20 @@ from typing import TYPE_CHECKING, Any, Final
 from devtensor import modes
 from devtensor.dispatcher import META_ONLY, DispatchKey
 from devtensor.dtypes import SCALAR_TYPES
-from devtensor.meta import DIRECT, INLINE, ONE
 from devtensor.structured import rules
 from devtensor.structured.aliases import ALIAS_COMMON, alias_lines, alias_pairs, alias_signature
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
+from devtensor.structured.front_lines import (
+    _call_text,
+    _direct_impl_call,
+    _direct_result_lines,
+    _guarded,
+    _impl_call,
+    _meta_lines,
+)
+from devtensor.structured.front_lines import (
+    _inline_kind as _inline_kind,  # (re-exported: devtensor.plan imports it from here)
+)
 from devtensor.structured.generated import front_source as front_source  # (its public path)
 from devtensor.structured.generated import generated_factory
 from devtensor.structured.schema import Param
@@ -71,10 +81,6 @@ COMMON: Final[dict[str, Any]] = {
 
 
 _COMMON_NAMES: Final = tuple(sorted(COMMON))
-
-
-def _call_text(params: Sequence[Param]) -> str:
-    return ", ".join(f"{p.name}={p.name}" if p.kw_only else p.name for p in params)
 
 
 def _flag(name: str) -> str:
@@ -171,51 +177,6 @@ def _arg_checks(
     return lines
 
 
-def _guarded(body: list[str], indent: str) -> list[str]:
-    """``body`` run directly when the device needs no guard, else inside ``with _device._guard():``."""
-    lines = [f"{indent}if _device._guard is None:"]
-    lines += [f"{indent}    {b}" for b in body]
-    lines += [f"{indent}else:", f"{indent}    with _device._guard():"]
-    lines += [f"{indent}        {b}" for b in body]
-    return lines
-
-
-def _protected(call: str, target: str | None, on_condition: str) -> list[str]:
-    """``call``, for an existing ``target`` (out, inplace self) in a try: memory made read-only behind devtensor's
-    back after its writability was checked and cached makes NumPy refuse the write before writing, which
-    surfaces as ReadOnlyError; a floating-point condition made an error runs ``on_condition``."""
-    if target is None:
-        return [f"    {call}"]
-    text = f"try:\n    {call}\nexcept ValueError:\n    _check_writable(_name, {target!r}, {target})\n    raise\n"
-    text += f"except (Warning, FloatingPointError):\n    {on_condition}\n    raise"
-    return ["    " + line for line in text.splitlines()]
-
-
-def _impl_call(
-    call: str, array: str, target: str | None = None, inplace: bool = False, inputs: str = "()"
-) -> list[str]:
-    """Build the ConstOut over ``array`` (a fresh view; an :class:`InplaceOut` for the ``inplace`` variant when
-    ``array`` is self's own) and call the handler with it, under :func:`_protected` for an existing ``target`` (a
-    try costs nothing in CPython 3.11 when nothing is raised)."""
-    # A floating-point condition made an error (a warnings filter, np.errstate(...='raise')): the result is written
-    # (the kernel run to the end where it can be: rules.complete_after_condition), the version bumped, then the
-    # error propagates. An inplace self's own memory: the kernel wrote it all.
-    body = _protected(
-        f"_handler({call}, out=_const_out)",
-        target,
-        f"{target}._storage.version += 1"
-        if array == f"{target}._array"
-        else f"_complete_after_condition({target}, {array}, {inputs}, _handler, _const_out, {call})",
-    )
-    if not inplace:
-        new = "    _const_out = _new_const_out()"
-    elif array == f"{target}._array":
-        new = "    _const_out = _InplaceOut()"
-    else:  # (a temporary is not self's memory: a kernel must not read self through it)
-        new = f"    _const_out = _InplaceOut() if {array} is {target}._array else _new_const_out()"
-    return ["if _handler is not _META_ONLY:", new, f"    _set_out_array(_const_out, {array}.view())", *body]
-
-
 def _builtin(op: StructuredOp) -> bool:
     """Ops defined inside devtensor: their meta results are trusted, not checked on every call."""
     return op.module.split(".")[0] == "devtensor"
@@ -279,76 +240,6 @@ def _spec_check_lines(op: StructuredOp) -> list[str]:
     ]
 
 
-def _inline_kind(op: StructuredOp) -> tuple[str | None, Any]:
-    """(``"unary"`` or ``"binary"``, the meta's state) when the op's meta function offers an inline common case
-    (meta.INLINE) that fits the op's parameters; (None, None) otherwise."""
-    offer = getattr(op.meta, INLINE, None) if op.schema.plan is None else None
-    if offer is None:
-        return None, None
-    kind, state = offer
-    params = op.schema.params
-    shape = [(p.name, p.category, p.kw_only, p.optional) for p in params]
-    if kind == "unary" and shape == [("self", TENSOR, False, False)]:
-        return kind, state
-    two = [("self", TENSOR_OR_SCALAR, False, False), ("other", TENSOR_OR_SCALAR, False, False)]
-    alpha = [("alpha", SCALAR, True, False)]
-    if kind == "binary" and (shape == two or (shape == two + alpha and params[2].default is ONE)):
-        return kind, state
-    return None, None
-
-
-def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, Any]]:
-    """The lines computing ``_spec``: the call of the meta function, or, when it offers one (meta.INLINE), its
-    common case inline with the call for the rest: one Python call less per op call (a tenth of an elementwise
-    op's time at small sizes); before a call, the generic check of bool and Literal arguments
-    (:func:`rules.value_check_lines`; inline ops have none). Also the per-op values those lines use."""
-    params = op.schema.params
-    call = f"    _spec = _meta({_call_text(params)})"
-    kind, state = _inline_kind(op)
-    direct = getattr(op.meta, DIRECT, None)
-    extra = {"_direct": direct} if direct is not None and kind is not None else {}
-    if kind == "unary":
-        return [
-            "    _cached_dtype = _meta_cache.get(self._dtype)",
-            "    _spec = (self._shape, _cached_dtype) if _cached_dtype is not None else _meta(self)",
-        ], {"_meta_cache": state, **extra}
-    if kind == "binary":
-        # Both tensors (the flags of the argument checks; an inplace self is one), dtypes those of the entry
-        # used last, one shape, alpha at its default (the meta function checks nothing then).
-        tensors = "_other_is_tensor" if variant == "inplace" else "_self_is_tensor and _other_is_tensor"
-        alpha_test = " and alpha is _ONE" if len(params) == 3 else ""
-        return [
-            "    _last = _meta_last[0]",
-            f"    if {tensors} and self._dtype is _last[0] and other._dtype is _last[1]"
-            f" and self._shape == other._shape{alpha_test}:",
-            "        _spec = (self._shape, _last[2])",
-            "    else:",
-            "    " + call,
-        ], {"_meta_last": state, "_ONE": ONE, **extra}
-    checks, values = rules.value_check_lines(params)
-    return [*checks, call], values
-
-
-def _direct_impl_call(
-    op: StructuredOp, call: str, array: str = "_out_array", target: str | None = None, inputs: str = "()"
-) -> list[str]:
-    """A front's kernel call (:func:`_impl_call`), after the direct path when the op offers one (meta.DIRECT):
-    while the handler is the built-in CPU kernel (one ufunc call), the front makes that call into ``array`` (an
-    inplace self's also as the first input, for NumPy's in-place fast path), under :func:`_protected`."""
-    inplace = target is not None and array == f"{target}._array"
-    lines = _impl_call(call, array, target, inplace=inplace, inputs=inputs)
-    if "_direct" not in _meta_lines(op, "functional")[1]:
-        return lines
-    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""  # (alpha != 1: two steps)
-    first = array if inplace else "self._array"
-    if _inline_kind(op)[0] != "unary":
-        first = (first if inplace else "self._array if _self_is_tensor else self") + ", other._array if"
-        first += " _other_is_tensor else other, out="
-    direct = f"_direct[1]({first}{', ' * (first[-1] != '=')}{array})"  # (one ufunc call writes all, then reports)
-    body = _protected(direct, target, f"_written_then_raised({target}, {array})")
-    return [f"if _handler is _direct[0]{alpha}:", *body, "el" + lines[0], *lines[1:]]
-
-
 def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, list[str]]:
     """(function name, source lines) of the ``variant`` front of ``op``, without the dispatch-mode hook;
     ``refined``: the device binding (tensors must be exactly ``_Class``; the handler is looked up for ``_KEY``)."""
@@ -381,16 +272,18 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
             "    if out is None:",
             "        _backend = _first_tensor._backend",
         ]
-        lines += _guarded(
-            [
-                "try:",
-                "    _out_array = _backend.alloc(_spec[0], _spec[1])",
-                "except (ValueError, MemoryError) as _error:",
-                "    _alloc_failed(_name, _spec, _error, _device)",
-                *_direct_impl_call(op, call),
-            ],
-            "        ",
-        )
+        allocating = [
+            "try:",
+            "    _out_array = _backend.alloc(_spec[0], _spec[1])",
+            "except (ValueError, MemoryError) as _error:",
+            "    _alloc_failed(_name, _spec, _error, _device)",
+            *_direct_impl_call(op, call),
+        ]
+        direct = _direct_result_lines(op)
+        if direct:
+            lines += [f"        {line}" for line in direct] + _guarded(allocating, "            ")
+        else:
+            lines += _guarded(allocating, "        ")
         lines += [
             "        _result = _new_object(_backend.tensor_class)",
             "        _result._array = _out_array",
