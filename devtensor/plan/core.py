@@ -1,19 +1,19 @@
-"""Static plans: trace a step once on meta stand-ins, preallocate its results, replay the recorded ops.
+"""Static plans: trace a step once on meta stand-ins, plan its memory, replay the recorded ops directly.
 
 ``dt.plan(step, *args)`` runs ``step`` once on meta tensors shaped like the tensor arguments (shape, dtype; no
 data, so nothing is computed and no argument is read or written) under a dispatch mode that records every op
 call the fronts see (functional, out=, inplace and view variants of built-in and custom ops). The meta
-functions run then, once: each functional call's result shape and dtype is known, and the plan allocates one
-buffer for it on the arguments' device. A replay, ``plan(*args)``, checks the arguments against the plan's
-signature and calls each recorded op again on the real tensors, the functional ones with ``out=`` their
-buffer, so results equal eager bit for bit (the same kernels on the same inputs) and no result array is
-allocated. This is the structured-kernels idea that shapes can be inferred once and memory preallocated for the
-out-kernels; Python control flow is fixed at trace time, as under ``jax.jit``.
+functions run then, once: each functional call's result shape and dtype is known, and the plan gives it a
+buffer on the arguments' device, buffers sharing memory by liveness (:mod:`devtensor.plan.memory`). The
+recorded ops are compiled into one generated function (:mod:`devtensor.plan.replay`) that calls each op's
+resolved kernel (or its single ufunc call) with precomputed arguments and the preallocated outputs, so a
+replay, ``plan(*args)``, runs no dispatch, no meta function and allocates no result; results equal eager bit for
+bit (the same kernels on the same inputs). This is the structured-kernels idea that shapes can be inferred once
+and memory preallocated for the out-kernels; Python control flow is fixed at trace time, as under ``jax.jit``.
 
-What this first version does not do (see docs/design.md): the replay still goes through the ops' fronts (their
-checks and dispatch run on each call; a dispatch mode active during a replay sees each op), buffers are not
-shared by liveness, basic indexing with ``[]`` and creation functions inside ``step`` are not recorded (a
-tensor made by them reaches a recorded op as an unknown meta tensor: PlanError), and CUDA graphs are not used.
+What this version does not do (see docs/design.md): basic indexing with ``[]`` and creation functions inside
+``step`` are not recorded (a tensor made by them reaches a recorded op as an unknown meta tensor: PlanError),
+and CUDA graphs are not used.
 """
 
 from __future__ import annotations
@@ -25,33 +25,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, overload
 
+import numpy as np
+
 from devtensor import dispatcher
 from devtensor.creation import empty
 from devtensor.device import Device
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentValueError, NoDataError, PlanError
-from devtensor.meta import DIRECT, ONE
 from devtensor.modes import DispatchMode
-from devtensor.structured.fronts import _inline_kind
+from devtensor.plan.memory import make_buffers, plan_memory
+from devtensor.plan.replay import compile_replay
+from devtensor.plan.values import MISS
+from devtensor.plan.values import Slot as _Slot
+from devtensor.plan.values import decode as _decode
+from devtensor.plan.values import fill as _fill
+from devtensor.plan.values import slot_indices as _slot_indices
 from devtensor.tensor import Tensor
 
 __all__ = ["Plan", "Planned", "plan", "planned"]
 
 _SCALAR_TYPES = (bool, int, float, complex, str, type(None))
-
-
-@dataclass(frozen=True, slots=True)
-class _Slot:
-    """A value the replay fills in: an argument tensor, a recorded op's result."""
-
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Const:
-    """A scalar argument of a direct ufunc call."""
-
-    value: Any
 
 
 def _describe(value: Any) -> str:
@@ -76,6 +69,9 @@ class _Record:
     meta_result: Any
     buffer: int | None
     nondeterministic: bool
+    raw_args: tuple[Any, ...]
+    raw_kwargs: dict[str, Any]
+    out_before: tuple[tuple[int, ...], DType] | None
 
 
 def _flatten(value: Any, leaves: list[Any]) -> Any:
@@ -174,6 +170,8 @@ class _Tracer(DispatchMode):
             name += ".out"
         enc_args = self.encode(args, name)
         enc_kwargs = {key: self.encode(value, name) for key, value in kwargs.items()}
+        out = kwargs.get("out")
+        out_before = (out._shape, out._dtype) if isinstance(out, Tensor) else None
         result = func(*args, **kwargs)
         buffer = None
         if variant == "functional" and "out" in kwargs and kwargs["out"] is None and isinstance(result, Tensor):
@@ -182,30 +180,23 @@ class _Tracer(DispatchMode):
         slot = self.new_slot(result)
         nondeterministic = bool(getattr(op, "nondeterministic", False))
         self.records.append(
-            _Record(op, name, variant, func, enc_args, enc_kwargs, slot, result, buffer, nondeterministic)
+            _Record(
+                op,
+                name,
+                variant,
+                func,
+                enc_args,
+                enc_kwargs,
+                slot,
+                result,
+                buffer,
+                nondeterministic,
+                args,
+                dict(kwargs),
+                out_before,
+            )
         )
         return result
-
-
-def _decode(value: Any, values: list[Any]) -> Any:
-    """``value`` with slots replaced by the replay's tensors."""
-    if type(value) is _Slot:
-        return values[value.index]
-    if isinstance(value, tuple):
-        return tuple(_decode(item, values) for item in value)
-    if isinstance(value, list):
-        return [_decode(item, values) for item in value]
-    if isinstance(value, dict):
-        return {key: _decode(item, values) for key, item in value.items()}
-    return value
-
-
-def _has_slot(value: Any) -> bool:
-    if type(value) is _Slot:
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(_has_slot(item) for item in value)
-    return False
 
 
 class Plan:
@@ -273,47 +264,35 @@ class Plan:
         self.records = tracer.records
         self._nslots = len(slots)
         self._output = tracer.encode(_check_output(meta_result), "the step's return value")
-        device = self.device if self.device is not None else "cpu"
-        self.buffers = [empty(shape, dtype=dtype, device=device) for shape, dtype in tracer.buffers]
-        self.memory_bytes: int = sum(int(buffer._array.nbytes) for buffer in self.buffers)
-        self._program = [self._compile(record) for record in self.records]
+        #: Per slot, its meta stand-in and that stand-in's storage (views share their base's).
+        self._slot_meta: list[Any] = keep
+        self._slot_storage: list[Any] = [tensor._storage for tensor in keep]
+        device = self.device if self.device is not None else Device("cpu")
+        memory = plan_memory(*self._liveness(tracer.buffers))
+        self.buffers, self.memory_bytes = make_buffers(memory, tracer.buffers, device)
+        self.peak_bytes_eager: int = memory.peak_bytes_eager
+        #: Per result slot that lives in a buffer, the buffer (the compiled replay holds them as constants).
+        self._static: dict[int, Tensor] = {
+            record.result.index: self.buffers[record.buffer] for record in self.records if record.buffer is not None
+        }
+        backend = next((type(leaf)._backend for leaf in leaves if isinstance(leaf, Tensor)), None)
+        self._replay, self.direct_ops = compile_replay(self, backend, self._replay_slow)
 
-    def _compile(self, record: _Record) -> tuple[Any, ...]:
-        """One replay step: (direct ufunc call or None, front, args template, (index, slot) fills of the args,
-        kwargs template, (key, slot) fills of the kwargs, result slot or None, nested: whether slots sit inside
-        tuple or list arguments, so the replay decodes the whole call)."""
-        kwargs = record.kwargs if record.buffer is None else {**record.kwargs, "out": _Slot(-1 - record.buffer)}
-        arg_fills = tuple((index, value.index) for index, value in enumerate(record.args) if type(value) is _Slot)
-        kwarg_fills = tuple((key, value.index) for key, value in kwargs.items() if type(value) is _Slot)
-        nested = any(type(value) is not _Slot and _has_slot(value) for value in (*record.args, *kwargs.values()))
-        result = record.result.index if type(record.result) is _Slot else None
-        return (self._direct(record), record.func, record.args, arg_fills, kwargs, kwarg_fills, result, nested)
-
-    def _direct(self, record: _Record) -> tuple[Any, tuple[Any, ...], Any, Tensor] | None:
-        """For a functional call the eager front would make as one ufunc call (its direct path: the op's meta
-        function offers one, the handler resolved now for the plan's device is the built-in CPU kernel, alpha
-        at its default): the ufunc, its sources (slot indices, or scalars in a ``_Const``), the buffer's array
-        and the buffer; else None. The same call as eager's, so the same bits."""
-        op = record.op
-        direct = getattr(getattr(op, "meta", None), DIRECT, None)
-        if direct is None or record.buffer is None or self.device is None or self.device._guard is not None:
-            return None
-        if _inline_kind(op)[0] is None or set(record.kwargs) - {"alpha", "out"}:
-            return None
-        if "alpha" in record.kwargs and record.kwargs["alpha"] is not ONE:
-            return None
-        if op.table.resolve(self.device.key, str(self.device)) is not direct[0]:
-            return None
-        sources: list[Any] = []
-        for value in record.args:
-            if type(value) is _Slot:
-                sources.append(value.index)
-            elif isinstance(value, _SCALAR_TYPES) and not isinstance(value, str):
-                sources.append(_Const(value))
-            else:
-                return None
-        buffer = self.buffers[record.buffer]
-        return direct[1], tuple(sources), buffer._array, buffer
+    def _liveness(self, specs: list[tuple[tuple[int, ...], DType]]) -> tuple[Any, list[list[Any]], set[Any]]:
+        """The inputs of :func:`plan_memory`: buffer requests, storages each record uses, storages kept."""
+        storage = self._slot_storage
+        requests = []
+        for index, record in enumerate(self.records):
+            if record.buffer is not None:
+                shape, dtype = specs[record.buffer]
+                nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+                requests.append((index, nbytes, np.dtype(dtype).itemsize, storage[record.result.index]))
+        uses = [
+            [storage[slot] for slot in _slot_indices((record.args, record.kwargs, record.result))]
+            for record in self.records
+        ]
+        kept = {storage[slot] for slot in _slot_indices(self._output)}
+        return requests, uses, kept
 
     def _check(self, args: tuple[Any, ...]) -> list[Any]:
         """The argument leaves, after checking them against the signature (PlanError naming the argument)."""
@@ -355,40 +334,37 @@ class Plan:
         are overwritten by the next replay, unless ``copy_outputs`` is true (then they are independent copies).
         Inplace and out= ops on the arguments write them and bump their versions as eager calls do.
         """
-        leaves = self._check(args)
+        if dispatcher._generation[0] != self._generation:
+            self._check(args)  # raises: stale
+        output = self._replay(args if self._flat else self._check(args))
+        if output is MISS:
+            self._check(args)  # raises, naming the argument that differs
+        if copy_outputs:
+            output = _map_tensors(output, Tensor.clone)
+        return output
+
+    def _replay_slow(self, leaves: Any) -> Any:
+        """The compiled replay's path when a written argument has not passed its writability check yet or
+        tensor arguments share memory: MISS when the identity pattern differs, else the replay through the
+        fronts (whose checks handle the overlap as eager calls do)."""
+        if _signature(tuple(leaves))[3] != self._same:
+            return MISS
+        return self._replay_fronts(list(leaves))
+
+    def _replay_fronts(self, leaves: list[Any]) -> Any:
+        """The replay through the ops' fronts (their checks and dispatch run)."""
         values: list[Any] = [None] * self._nslots
         for leaf, slot in zip(leaves, self._arg_slots, strict=True):
             if slot is not None:
                 values[slot] = leaf
-        # Buffers sit at negative slot indices (-1 - n), so one decode serves both.
-        values.extend(reversed(self.buffers))
-        for direct, func, rargs, arg_fills, rkwargs, kwarg_fills, result, nested in self._program:
-            if direct is not None:
-                # The eager front's direct path: one ufunc call into the buffer (see Plan._direct).
-                ufunc, sources, out_array, buffer = direct
-                ufunc(*[values[x]._array if type(x) is int else x.value for x in sources], out=out_array)
-                if result is not None:
-                    values[result] = buffer
-                continue
-            if nested:
-                out = func(*_decode(rargs, values), **_decode(rkwargs, values))
-            else:
-                call_args = list(rargs)
-                for index, slot in arg_fills:
-                    call_args[index] = values[slot]
-                if kwarg_fills:
-                    call_kwargs = dict(rkwargs)
-                    for key, slot in kwarg_fills:
-                        call_kwargs[key] = values[slot]
-                    out = func(*call_args, **call_kwargs)
-                else:
-                    out = func(*call_args, **rkwargs)
-            if result is not None:
-                values[result] = out
-        output = _decode(self._output, values)
-        if copy_outputs:
-            output = _map_tensors(output, Tensor.clone)
-        return output
+        values.extend(reversed(self.buffers))  # buffers at negative slot indices (-1 - n)
+        for slot, buffer in self._static.items():
+            values[slot] = buffer
+        for record in self.records:
+            kwargs = record.kwargs if record.buffer is None else {**record.kwargs, "out": _Slot(-1 - record.buffer)}
+            out = record.func(*_decode(record.args, values), **_decode(kwargs, values))
+            _fill(record.result, out, values)
+        return _decode(self._output, values)
 
     def check(self, *args: Any) -> None:
         """Run the step eagerly and through the plan, each on its own copies of ``args``'s tensors, and compare
@@ -527,10 +503,17 @@ class Planned:
         self.step = step
         self.maxsize = maxsize
         self.plans: OrderedDict[Any, Plan] = OrderedDict()
+        self._last: Plan | None = None
         functools.update_wrapper(self, step)
 
     def __call__(self, *args: Any, copy_outputs: bool = False) -> Any:
         """Replay the plan of ``args``'s signature, making it first when there is none or it is stale."""
+        last = self._last
+        if last is not None and last._flat and last._generation == dispatcher._generation[0]:
+            # The plan used last, tried first: its compiled replay checks the signature (MISS: it differs).
+            output = last._replay(args)
+            if output is not MISS:
+                return _map_tensors(output, Tensor.clone) if copy_outputs else output
         structure, _leaves, keys, same = _signature(args)
         key = (structure, keys, same)
         made = self.plans.get(key)
@@ -540,6 +523,7 @@ class Planned:
                 self.plans.popitem(last=False)
         else:
             self.plans.move_to_end(key)
+        self._last = made
         return made(*args, copy_outputs=copy_outputs)
 
 
