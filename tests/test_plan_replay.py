@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_plan import _batch, _weights, mlp_step
 
 import devtensor as dt
 from devtensor import Tensor, library
 from devtensor.plan.memory import plan_memory
-from test_plan import _batch, _weights, mlp_step
 
 
 def _same(left: Any, right: Any) -> bool:

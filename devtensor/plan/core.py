@@ -19,13 +19,12 @@ and CUDA graphs are not used.
 from __future__ import annotations
 
 import functools
+import math
 import traceback
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, overload
-
-import numpy as np
 
 from devtensor import dispatcher
 from devtensor.creation import empty
@@ -285,8 +284,8 @@ class Plan:
         for index, record in enumerate(self.records):
             if record.buffer is not None:
                 shape, dtype = specs[record.buffer]
-                nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-                requests.append((index, nbytes, np.dtype(dtype).itemsize, storage[record.result.index]))
+                nbytes = math.prod(shape) * dtype.itemsize
+                requests.append((index, nbytes, dtype.itemsize, storage[record.result.index]))
         uses = [
             [storage[slot] for slot in _slot_indices((record.args, record.kwargs, record.result))]
             for record in self.records

@@ -15,11 +15,10 @@ promised to reach that peak in general; it is reported beside it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from devtensor.creation import empty
 from devtensor.dtypes import uint8
@@ -58,9 +57,13 @@ def plan_memory(
             last[key] = index
     end = len(uses)
     lives = [(record, end if key in kept else max(record, last.get(key, record))) for record, _n, _a, key in requests]
-    peak = 0
-    for index in range(end):
-        live = sum(request[1] for request, (start, stop) in zip(requests, lives, strict=True) if start <= index <= stop)
+    change = [0] * (end + 2)
+    for (_record, nbytes, _align, _key), (start, stop) in zip(requests, lives, strict=True):
+        change[start] += nbytes
+        change[stop + 1] -= nbytes
+    peak = live = 0
+    for delta in change:
+        live += delta
         peak = max(peak, live)
     offsets = [0] * len(requests)
     placed: list[int] = []
@@ -101,7 +104,7 @@ def make_buffers(
     arena = empty((max(memory.arena_bytes, 1),), dtype=uint8, device=device)
     buffers = []
     for (shape, dtype), offset in zip(specs, memory.offsets, strict=True):
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        nbytes = math.prod(shape) * dtype.itemsize
         array = arena._array[offset : offset + nbytes].view(dtype).reshape(shape)
         buffer = arena._backend.wrap_view(array, arena)
         buffer._write_checked = True  # fresh memory devtensor allocated: writable

@@ -35,6 +35,8 @@ from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 __all__ = ["compile_replay"]
 
 _PLAIN = (bool, int, float, complex, type(None))
+#: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
+_CODE: dict[str, Any] = {}
 
 
 def _bind(op: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any] | None:
@@ -137,23 +139,12 @@ class _Compiler:
             elif not self.direct(index, record):
                 self.fallback(index, record)
         output = self.src(self.plan._output)
-        head = [f"if len(L) != {len(self.plan._keys)}: return _MISS"]
+        head = [f"if not {self.const(_guard(self.plan))}(L): return _MISS"]
         seen: set[int] = set()
-        for leaf, (key, slot) in enumerate(zip(self.plan._keys, self.plan._arg_slots, strict=True)):
-            if slot is None:
-                value = self.const(key[1])
-                same = f"L[{leaf}] is {value} or L[{leaf}] == {value}"
-                head.append(f"if type(L[{leaf}]) is not {self.const(key[0])} or not ({same}): return _MISS")
-            elif slot in seen:
-                head.append(f"if L[{leaf}] is not t{slot}: return _MISS")
-            else:
+        for leaf, slot in enumerate(self.plan._arg_slots):
+            if slot is not None and slot not in seen:
                 seen.add(slot)
-                kind, shape, dtype, device = (self.const(item) for item in key)
-                head += [
-                    f"t{slot} = L[{leaf}]",
-                    f"if type(t{slot}) is not {kind} or t{slot}._shape != {shape} or t{slot}._device is not {device}"
-                    f" or (t{slot}._dtype is not {dtype} and t{slot}._dtype != {dtype}): return _MISS",
-                ]
+                head.append(f"t{slot} = L[{leaf}]")
         if self.written:
             checks = " and ".join(f"t{slot}._write_checked" for slot in sorted(self.written))
             head.append(f"if not ({checks}): return _SLOW(L)")
@@ -167,7 +158,13 @@ class _Compiler:
             self.ns["_GUARD"] = guard
             body = ["with _GUARD():", *("    " + line for line in body)]
         source = "\n".join(["def replay(L):", *("    " + line for line in [*head, *body, f"return {output}"])])
-        exec(compile(source, f"<plan replay of {getattr(self.plan.step, '__qualname__', 'step')}>", "exec"), self.ns)
+        code = _CODE.get(source)
+        if code is None:  # the same step planned for another signature compiles to the same source
+            code = compile(source, f"<plan replay of {getattr(self.plan.step, '__qualname__', 'step')}>", "exec")
+            if len(_CODE) >= 256:
+                _CODE.pop(next(iter(_CODE)))
+            _CODE[source] = code
+        exec(code, self.ns)
         replay: Callable[[Any], Any] = self.ns["replay"]
         replay.__source__ = source  # type: ignore[attr-defined]  # for print(plan.replay_source)
         return replay
@@ -240,8 +237,12 @@ class _Compiler:
         storages = self.plan._slot_storage
         if not fresh and any(storages[v] is storages[target.index] for v in inputs):
             return False  # memory shared with an input: the front's overlap handling
+        spec: Any
         try:
-            spec = op.meta(*record.raw_args, **{k: v for k, v in record.raw_kwargs.items() if k != "out"})
+            if fresh and op.schema.plan is None and isinstance(record.meta_result, Tensor):
+                spec = (record.meta_result._shape, record.meta_result._dtype)  # what the meta function gave
+            else:
+                spec = op.meta(*record.raw_args, **{k: v for k, v in record.raw_kwargs.items() if k != "out"})
             handler = op.table.resolve(self.plan.device.key, str(self.plan.device))
         except Exception:  # the front raises it at replay, as eager would
             return False
@@ -292,6 +293,32 @@ class _Compiler:
         self.lines += bump
         self.direct_count += 1
         return True
+
+
+def _guard(plan: Any) -> Callable[[Any], bool]:
+    """The signature check of a compiled replay: whether leaves ``L`` match the plan's (type, shape, device and
+    dtype per tensor, type and value per scalar, the same tensor where the plan had one)."""
+    count = len(plan._keys)
+    tensors = [(leaf, *key) for leaf, key in enumerate(plan._keys) if len(key) == 4 and plan._same[leaf] == leaf]
+    scalars = [(leaf, *key) for leaf, key in enumerate(plan._keys) if len(key) == 2]
+    same = [(leaf, first) for leaf, first in enumerate(plan._same) if first != leaf]
+
+    def guard(L: Any) -> bool:
+        if len(L) != count:
+            return False
+        for leaf, kind, shape, dtype, device in tensors:
+            t = L[leaf]
+            if type(t) is not kind or t._shape != shape or t._device is not device:
+                return False
+            if t._dtype is not dtype and t._dtype != dtype:
+                return False
+        for leaf, kind, value in scalars:
+            x = L[leaf]
+            if type(x) is not kind or not (x is value or x == value):
+                return False
+        return all(L[leaf] is L[first] for leaf, first in same)
+
+    return guard
 
 
 def _slots(values: list[Any]) -> list[int]:
