@@ -100,9 +100,15 @@ def test_a_replay_runs_no_front() -> None:
     x, y = _batch(0)
     plan = dt.plan(mlp_step, *w, x, y, 0.5)
     plan(*w, x, y, 0.5)  # checks the arguments' writability through the fronts once
+    fast = dt.planned(mlp_step)
+    fast(*w, x, y, 0.5)
     with library.LoggingMode() as mode:
         plan(*w, x, y, 0.5)
-    assert mode.names == []
+        fast(*w, x, y, 0.5)
+    assert mode.names == ["plan(mlp_step)", "plan(mlp_step)"]  # a replay is one event for dispatch modes
+    with library.LoggingMode() as mode:
+        dt.plan(mlp_step, *w, x, y, 0.5)
+    assert "log_softmax" in mode.names  # modes see the ops while tracing
 
 
 def test_buffers_share_memory_by_liveness() -> None:
@@ -147,3 +153,33 @@ def test_memory_planner_places_overlapping_lifetimes_apart() -> None:
     memory = plan_memory(requests, uses, {"c"})
     assert memory.arena_bytes == memory.peak_bytes_eager == 200
     assert memory.offsets[0] != memory.offsets[1] and memory.offsets[1] != memory.offsets[2]
+
+
+def test_indexing_inside_the_step_is_recorded() -> None:
+    def step(t: Tensor, idx: Tensor) -> tuple[Tensor, ...]:
+        u = t[0] + 1.0  # a view of an argument, re-made on each replay
+        v = t[:, 1:] * 2.0
+        w = (t * 3.0)[1]  # a view of a buffer, made once
+        t[0, 0] = 5.0  # setitem on an argument: written, version bumped
+        g = t[idx]  # an integer tensor index: a copy
+        z = t + 0.0
+        z[1] = u
+        return u, v, w, g, z, z[0, 1:], t[1]
+
+    def args() -> tuple[Tensor, Tensor]:
+        return dt.tensor(np.arange(6.0).reshape(2, 3)), dt.tensor([1, 0])
+
+    planned, eager = args(), args()
+    plan = dt.plan(step, *planned)
+    assert [record.name for record in plan.records].count("getitem") == 6
+    for _ in range(3):
+        got, want = plan(*planned), step(*eager)
+        assert all(_same(g, w) for g, w in zip(got, want, strict=True))
+        assert _same(planned[0], eager[0]) and planned[0]._storage.version == eager[0]._storage.version
+    assert got[6]._storage is planned[0]._storage  # the view aliases the argument
+
+
+@pytest.mark.parametrize(("step", "name"), [(lambda t: dt.nonzero(t), "nonzero"), (lambda t: dt.unique(t), "unique")])
+def test_data_dependent_ops_are_refused_naming_the_op_and_line(step: Any, name: str) -> None:
+    with pytest.raises(dt.PlanError, match=f"line .*{name}"):
+        dt.plan(step, dt.tensor([1.0, 0.0]))

@@ -21,12 +21,13 @@ from __future__ import annotations
 import functools
 import math
 import traceback
+import typing
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, overload
 
-from devtensor import dispatcher
+from devtensor import dispatcher, modes
 from devtensor.creation import empty
 from devtensor.device import Device
 from devtensor.dtypes import DType
@@ -117,8 +118,27 @@ def _step_line(error: BaseException, step: Callable[..., Any]) -> str:
     return found
 
 
+class _IndexOp:
+    """What a record of ``t[index]`` or ``t[index] = value`` names as its op (indexing is no registered op)."""
+
+    __slots__ = ("name",)
+    nondeterministic = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+_INDEX_OPS = {
+    "getitem": (_IndexOp("getitem"), Tensor.__getitem__),
+    "setitem": (_IndexOp("setitem"), Tensor.__setitem__),
+}
+
+
 class _Tracer(DispatchMode):
-    """The dispatch mode that records op calls on meta stand-ins (see :func:`plan`)."""
+    """The dispatch mode that records op calls, indexing included, on meta stand-ins (see :func:`plan`)."""
+
+    #: ``t[index]`` and ``t[index] = value`` come here too (devtensor.modes.run_indexing).
+    records_indexing = True
 
     def __init__(self, slots: dict[int, int], keep: list[Any]) -> None:
         self.slots = slots
@@ -127,17 +147,17 @@ class _Tracer(DispatchMode):
         self.buffers: list[tuple[tuple[int, ...], DType]] = []
 
     def encode(self, value: Any, name: str) -> Any:
-        """``value`` with its tensors replaced by slots; real (non-meta) tensors are kept as constants."""
+        """``value`` with its tensors replaced by slots (PlanError for a tensor that is neither an argument of the
+        step nor made by a recorded op)."""
         if isinstance(value, Tensor):
             slot = self.slots.get(id(value))
             if slot is not None:
                 return _Slot(slot)
-            if value._device.type == "meta":
-                raise PlanError(
-                    f"dt.plan: {name} got a tensor that no recorded op made (made by indexing with [] or a "
-                    f"creation function inside the step, which plans do not record yet)"
-                )
-            return value
+            raise PlanError(
+                f"dt.plan: {name} got a tensor that is neither an argument of the step nor made by a recorded op "
+                f"(a tensor from outside the step, or made inside it by a creation function such as dt.zeros, which "
+                f"plans do not record yet): pass it as an argument"
+            )
         if isinstance(value, tuple):
             return tuple(self.encode(item, name) for item in value)
         if isinstance(value, list):
@@ -160,10 +180,19 @@ class _Tracer(DispatchMode):
             return tuple(items) if isinstance(value, tuple) else items
         return value
 
+    def __index_call__(self, name: str, tensor: Tensor, args: tuple[Any, ...]) -> Any:
+        """Record ``tensor[index]`` (a view for basic indices, made once of a buffer and per replay of an
+        argument; a copy for integer tensor indices) or ``tensor[index] = value`` (replayed through
+        ``Tensor.__setitem__``, its checks and version bump included)."""
+        op, func = _INDEX_OPS[name]
+        return self.__dispatch__(op, "index", typing.cast("Callable[..., Any]", func), (tensor, *args), {})
+
     def __dispatch__(
         self, op: Any, variant: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
         """Run the call on the meta stand-ins and record it."""
+        if getattr(op, "data_dependent", False):
+            raise PlanError(f"dt.plan: {op.name} has a data-dependent result shape; a static plan cannot record it")
         name = str(op.name) if variant != "inplace" else f"{op.name}_"
         if variant == "functional" and kwargs.get("out") is not None:
             name += ".out"
@@ -176,6 +205,8 @@ class _Tracer(DispatchMode):
         if variant == "functional" and "out" in kwargs and kwargs["out"] is None and isinstance(result, Tensor):
             buffer = len(self.buffers)
             self.buffers.append((result._shape, result._dtype))
+        if variant == "index" and isinstance(result, Tensor) and result._storage is args[0]._storage:
+            variant = "view"  # basic indexing: a view of its base
         slot = self.new_slot(result)
         nondeterministic = bool(getattr(op, "nondeterministic", False))
         self.records.append(
@@ -221,6 +252,8 @@ class Plan:
                     f"scalars, also nested in tuples, lists and dicts"
                 )
         self.step = step
+        #: The name dispatch modes see for a replay: ``plan(<the step's qualified name>)``.
+        self.name = f"plan({getattr(step, '__qualname__', 'step')})"
         self.device: Device | None = next(iter(devices)) if devices else None
         self._structure = structure
         self._keys = keys
@@ -331,8 +364,15 @@ class Plan:
 
         Returns the step's outputs; tensors among them that the step computed live in the plan's buffers and
         are overwritten by the next replay, unless ``copy_outputs`` is true (then they are independent copies).
-        Inplace and out= ops on the arguments write them and bump their versions as eager calls do.
+        Inplace and out= ops on the arguments write them and bump their versions as eager calls do. An active
+        dispatch mode sees the replay as one call (op: this plan, variant ``"plan"``), not its ops.
         """
+        if modes.ACTIVE[0]:
+            return modes.run_modes(self, "plan", self, self._call, args, {"copy_outputs": copy_outputs})
+        return self._call(*args, copy_outputs=copy_outputs)
+
+    def _call(self, *args: Any, copy_outputs: bool = False) -> Any:
+        """The replay, without the dispatch-mode hook."""
         if dispatcher._generation[0] != self._generation:
             self._check(args)  # raises: stale
         output = self._replay(args if self._flat else self._check(args))
@@ -508,7 +548,7 @@ class Planned:
     def __call__(self, *args: Any, copy_outputs: bool = False) -> Any:
         """Replay the plan of ``args``'s signature, making it first when there is none or it is stale."""
         last = self._last
-        if last is not None and last._flat and last._generation == dispatcher._generation[0]:
+        if last is not None and last._flat and not modes.ACTIVE[0] and last._generation == dispatcher._generation[0]:
             # The plan used last, tried first: its compiled replay checks the signature (MISS: it differs).
             output = last._replay(args)
             if output is not MISS:
