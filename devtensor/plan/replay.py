@@ -9,8 +9,9 @@ done once at compile time:
 - else the resolved kernel, called as the front calls it: the op's parameters bound by its schema, ``plan=`` the
   meta function's plan for ops with one, ``out=`` a ConstOut over the output (made once for the plan's own
   buffers, per replay over a caller's tensor);
-- views of the plan's buffers are made once; views of arguments are re-made on each replay by the view kernel
-  with the precomputed spec (a view, never new data);
+- views of the plan's buffers are made once; views of arguments are re-made on each replay, by the view kernel
+  with the precomputed spec for the ops whose spec does not depend on strides (transpose, permute, ...), by the
+  front for the others (reshape, contiguous, ...: a copy or a view depending on the argument's layout);
 - anything else (ops of other kinds, calls whose arguments are not plain, writes into memory shared with an
   input, a device without a kernel) calls the op's front, as eager does.
 
@@ -35,6 +36,10 @@ from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 __all__ = ["compile_replay"]
 
 _PLAIN = (bool, int, float, complex, type(None))
+#: The view ops whose result is a view whatever the base's strides (the meta function saw a contiguous stand-in:
+#: its spec holds for any argument); others (reshape, view, flatten, contiguous: a copy or not by layout) and the
+#: multi-view ops call their front on each replay.
+_LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsqueeze", "expand", "broadcast_to"})
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
 _CODE: dict[str, Any] = {}
 
@@ -191,7 +196,7 @@ class _Compiler:
         op = record.op
         if (
             self.backend is None
-            or getattr(op, "multi", True)
+            or op.name not in _LAYOUT_FREE
             or base.index not in self.defined
             or type(record.result) is not Slot
         ):
