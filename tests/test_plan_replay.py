@@ -183,3 +183,24 @@ def test_indexing_inside_the_step_is_recorded() -> None:
 def test_data_dependent_ops_are_refused_naming_the_op_and_line(step: Any, name: str) -> None:
     with pytest.raises(dt.PlanError, match=f"line .*{name}"):
         dt.plan(step, dt.tensor([1.0, 0.0]))
+
+
+def test_creation_inside_the_step_is_recorded() -> None:
+    def step(t: Tensor) -> tuple[Tensor, ...]:
+        z = dt.zeros(3)  # never written: filled once, at planning
+        acc = dt.zeros(3)  # written: filled again on each replay
+        acc.add_(t)
+        scale = dt.full((3,), 2.5) * dt.ones_like(t)
+        return z + t, acc, scale, dt.full_like(t, 7.0)
+
+    a = dt.tensor([1.0, 2.0, 3.0])
+    plan = dt.plan(step, a)
+    assert [r.variant for r in plan.records].count("create") == 5
+    for _ in range(3):
+        assert all(_same(g, w) for g, w in zip(plan(a), step(a), strict=True))
+    assert plan.memory_bytes <= plan.peak_bytes_eager + 2 * 24  # (the two filled-once tensors stay live)
+
+
+def test_creation_on_another_device_is_not_recorded() -> None:
+    with pytest.raises(dt.PlanError, match="neither an argument"):
+        dt.plan(lambda t: dt.arange(3) + t, dt.tensor([1.0, 2.0, 3.0]))

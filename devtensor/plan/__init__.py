@@ -3,6 +3,7 @@ replay it as direct kernel calls. :mod:`devtensor.plan.core` traces and checks s
 :mod:`devtensor.plan.memory` plans the buffers, :mod:`devtensor.plan.replay` compiles the replay."""
 
 from devtensor.errors import PlanError
-from devtensor.plan.core import Plan, Planned, plan, planned
+from devtensor.plan.core import Plan, plan
+from devtensor.plan.planned import Planned, planned
 
 __all__ = ["Plan", "PlanError", "Planned", "plan", "planned"]

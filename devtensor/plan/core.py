@@ -22,19 +22,19 @@ import functools
 import math
 import traceback
 import typing
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 from devtensor import dispatcher, modes
-from devtensor.creation import empty
+from devtensor.creation import empty, filled
 from devtensor.device import Device
 from devtensor.dtypes import DType
-from devtensor.errors import ArgumentValueError, NoDataError, PlanError
+from devtensor.errors import NoDataError, PlanError
 from devtensor.modes import DispatchMode
+from devtensor.plan.cuda_graph import CudaGraph
 from devtensor.plan.memory import make_buffers, plan_memory
-from devtensor.plan.replay import compile_replay
+from devtensor.plan.replay import compile_replay, signature_guard
 from devtensor.plan.values import MISS
 from devtensor.plan.values import Slot as _Slot
 from devtensor.plan.values import decode as _decode
@@ -42,7 +42,7 @@ from devtensor.plan.values import fill as _fill
 from devtensor.plan.values import slot_indices as _slot_indices
 from devtensor.tensor import Tensor
 
-__all__ = ["Plan", "Planned", "plan", "planned"]
+__all__ = ["Plan", "plan"]
 
 _SCALAR_TYPES = (bool, int, float, complex, str, type(None))
 
@@ -134,15 +134,32 @@ _INDEX_OPS = {
 }
 
 
+#: The creation functions a plan records (those that make a tensor from its shape, dtype and a fill value).
+_CREATION = frozenset({"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"})
+
+
+def _refill(fill: Any, *, out: Tensor) -> Tensor:
+    """Fill ``out`` with ``fill`` as the creation function did (nothing for ``empty``); the replay of a creation."""
+    if fill is not None:
+        guard = out._device._guard
+        if guard is None:
+            out._array.fill(fill)
+        else:
+            with guard():
+                out._array.fill(fill)
+    return out
+
+
 class _Tracer(DispatchMode):
     """The dispatch mode that records op calls, indexing included, on meta stand-ins (see :func:`plan`)."""
 
     #: ``t[index]`` and ``t[index] = value`` come here too (devtensor.modes.run_indexing).
     records_indexing = True
 
-    def __init__(self, slots: dict[int, int], keep: list[Any]) -> None:
+    def __init__(self, slots: dict[int, int], keep: list[Any], device: Device) -> None:
         self.slots = slots
         self.keep = keep
+        self.device = device
         self.records: list[_Record] = []
         self.buffers: list[tuple[tuple[int, ...], DType]] = []
 
@@ -155,8 +172,8 @@ class _Tracer(DispatchMode):
                 return _Slot(slot)
             raise PlanError(
                 f"dt.plan: {name} got a tensor that is neither an argument of the step nor made by a recorded op "
-                f"(a tensor from outside the step, or made inside it by a creation function such as dt.zeros, which "
-                f"plans do not record yet): pass it as an argument"
+                f"(a tensor from outside the step, or made inside it by a creation function the plan does not record: "
+                f"dt.tensor, arange, eye, ...): pass it as an argument"
             )
         if isinstance(value, tuple):
             return tuple(self.encode(item, name) for item in value)
@@ -184,8 +201,26 @@ class _Tracer(DispatchMode):
         """Record ``tensor[index]`` (a view for basic indices, made once of a buffer and per replay of an
         argument; a copy for integer tensor indices) or ``tensor[index] = value`` (replayed through
         ``Tensor.__setitem__``, its checks and version bump included)."""
+        if name == "create":
+            return self.create(*args)
         op, func = _INDEX_OPS[name]
         return self.__dispatch__(op, "index", typing.cast("Callable[..., Any]", func), (tensor, *args), {})
+
+    def create(self, name: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Any) -> Any:
+        """Record a creation call (empty, zeros, ones, full and their ``_like`` forms) on the plan's device: the
+        plan gives the tensor a buffer, filled once at planning when the step never writes it nor returns it,
+        else on each replay. Other creation calls, or on another device, are not recorded (NOT_HANDLED)."""
+        if name not in _CREATION or (device is not self.device and device.type != "meta"):
+            return modes.NOT_HANDLED  # (meta: the device of a stand-in, for the *_like forms)
+        result = filled(name, shape, dtype, Device("meta"), None)
+        buffer = len(self.buffers)
+        self.buffers.append((shape, dtype))
+        slot = self.new_slot(result)
+        func = functools.partial(_refill, fill)
+        self.records.append(
+            _Record(_IndexOp(name), name, "create", func, (), {}, slot, result, buffer, False, (), {}, None)
+        )
+        return result
 
     def __dispatch__(
         self, op: Any, variant: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -239,7 +274,7 @@ class Plan:
         memory_bytes: the bytes of all buffers (outputs included).
     """
 
-    def __init__(self, step: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    def __init__(self, step: Callable[..., Any], args: tuple[Any, ...], cuda_graph: bool = False) -> None:
         structure, leaves, keys, same = _signature(args)
         devices = {leaf._device for leaf in leaves if isinstance(leaf, Tensor)}
         if len(devices) > 1:
@@ -280,7 +315,7 @@ class Plan:
                 stand_ins.append(leaf)
                 self._arg_slots.append(None)
         meta_args = _unflatten(structure, stand_ins)
-        tracer = _Tracer(slots, keep)
+        tracer = _Tracer(slots, keep, self.device if self.device is not None else Device("cpu"))
         generation = dispatcher._generation[0]
         try:
             with tracer:
@@ -308,7 +343,38 @@ class Plan:
             record.result.index: self.buffers[record.buffer] for record in self.records if record.buffer is not None
         }
         backend = next((type(leaf)._backend for leaf in leaves if isinstance(leaf, Tensor)), None)
+        self._backend = backend
         self._replay, self.direct_ops = compile_replay(self, backend, self._replay_slow)
+        #: The CUDA graph the replay runs as (``cuda_graph=True``), or None.
+        self.cuda_graph: CudaGraph | None = None
+        if cuda_graph:
+            self.cuda_graph = graph = CudaGraph(self, leaves)
+            guard = signature_guard(self)
+
+            def replay(leaves: Any) -> Any:
+                return graph(leaves) if guard(leaves) else MISS
+
+            self._replay = replay
+
+    def _filled_once(self) -> set[Any]:
+        """The storages of the tensors created in the step that it never writes nor returns: filled at planning
+        only (they stay live through the whole replay)."""
+        storage = self._slot_storage
+        written = set()
+        for record in self.records:
+            first = record.args[0] if record.args else None
+            if (record.variant == "inplace" or record.name == "setitem") and type(first) is _Slot:
+                written.add(storage[first.index])
+            out = record.kwargs.get("out")
+            if type(out) is _Slot:
+                written.add(storage[out.index])
+        outputs = {storage[slot] for slot in _slot_indices(self._output)}
+        created = {storage[record.result.index] for record in self.records if record.variant == "create"}
+        return created - written - outputs
+
+    def _compile_with_progress(self, progress: list[int]) -> Callable[[Any], Any]:
+        """The replay compiled to set ``progress[0]`` to the index of the op it is at (for CUDA graph capture)."""
+        return compile_replay(self, self._backend, self._replay_slow, progress)[0]
 
     def _liveness(self, specs: list[tuple[tuple[int, ...], DType]]) -> tuple[Any, list[list[Any]], set[Any]]:
         """The inputs of :func:`plan_memory`: buffer requests, storages each record uses, storages kept."""
@@ -323,7 +389,7 @@ class Plan:
             [storage[slot] for slot in _slot_indices((record.args, record.kwargs, record.result))]
             for record in self.records
         ]
-        kept = {storage[slot] for slot in _slot_indices(self._output)}
+        kept = {storage[slot] for slot in _slot_indices(self._output)} | self._filled_once()
         return requests, uses, kept
 
     def _check(self, args: tuple[Any, ...]) -> list[Any]:
@@ -507,7 +573,7 @@ def _unflatten(structure: Any, leaves: list[Any]) -> Any:
     return kind(_unflatten(item, leaves) for item in items)
 
 
-def plan(step: Callable[..., Any], *args: Any) -> Plan:
+def plan(step: Callable[..., Any], *args: Any, cuda_graph: bool = False) -> Plan:
     """Trace ``step(*args)`` once on meta stand-ins of the tensor arguments and return a :class:`Plan` that
     replays it.
 
@@ -516,77 +582,17 @@ def plan(step: Callable[..., Any], *args: Any) -> Plan:
             tensor, or a tuple, list or dict of tensors. Its Python control flow is fixed at trace time.
         args: example arguments: their shapes, dtypes, devices and scalar values make the plan's signature;
             their data is not read and they are not written.
+        cuda_graph: replay as one CUDA graph (tensor arguments on a CUDA device): the replay is captured once
+            through CuPy's stream capture; each call copies the arguments into the graph's static inputs,
+            launches it, and copies back the arguments the step writes (see devtensor/plan/cuda_graph.py).
 
     Raises:
         PlanError: the step reads data (``item()``, ``numpy()``, ``bool()``, ...) or has a data-dependent shape
-            (boolean-mask indexing) while tracing (the message names the op and the step's line); it uses a
-            tensor no recorded op made (indexing with ``[]``, creation functions inside the step); the tensor
-            arguments are on several devices; an argument or the return value is of another type.
+            (boolean-mask indexing, ``nonzero``, ``unique``) while tracing (the message names the op and the step's
+            line); it uses a tensor that is not an argument nor made by a recorded op (a creation function inside
+            the step, a tensor from outside); the tensor arguments are on several devices; an argument or the
+            return value is of another type; with ``cuda_graph``: the arguments are not on a CUDA device, the step
+            returns an argument, or an op allocates or synchronises with the host during the capture (named).
         Errors of the ops themselves (shape, dtype, device checks) as eager calls raise them.
     """
-    return Plan(step, args)
-
-
-class Planned:
-    """A step called through plans, one per argument signature (made by :func:`planned`).
-
-    Attributes:
-        step: the function planned.
-        plans: the cached plans, least recently used first, keyed by signature.
-        maxsize: how many plans are kept.
-    """
-
-    def __init__(self, step: Callable[..., Any], maxsize: int) -> None:
-        if type(maxsize) is not int or maxsize < 1:
-            raise ArgumentValueError(f"planned: expects maxsize a positive int, got {maxsize!r}")
-        self.step = step
-        self.maxsize = maxsize
-        self.plans: OrderedDict[Any, Plan] = OrderedDict()
-        self._last: Plan | None = None
-        functools.update_wrapper(self, step)
-
-    def __call__(self, *args: Any, copy_outputs: bool = False) -> Any:
-        """Replay the plan of ``args``'s signature, making it first when there is none or it is stale."""
-        last = self._last
-        if last is not None and last._flat and not modes.ACTIVE[0] and last._generation == dispatcher._generation[0]:
-            # The plan used last, tried first: its compiled replay checks the signature (MISS: it differs).
-            output = last._replay(args)
-            if output is not MISS:
-                return _map_tensors(output, Tensor.clone) if copy_outputs else output
-        structure, _leaves, keys, same = _signature(args)
-        key = (structure, keys, same)
-        made = self.plans.get(key)
-        if made is None or made._generation != dispatcher._generation[0]:
-            made = self.plans[key] = Plan(self.step, args)
-            while len(self.plans) > self.maxsize:
-                self.plans.popitem(last=False)
-        else:
-            self.plans.move_to_end(key)
-        self._last = made
-        return made(*args, copy_outputs=copy_outputs)
-
-
-@overload
-def planned(step: Callable[..., Any], *, maxsize: int = 8) -> Planned: ...
-
-
-@overload
-def planned(step: None = None, *, maxsize: int = 8) -> Callable[[Callable[..., Any]], Planned]: ...
-
-
-def planned(
-    step: Callable[..., Any] | None = None, *, maxsize: int = 8
-) -> Planned | Callable[[Callable[..., Any]], Planned]:
-    """Decorator: call ``step`` through a plan made for each argument signature (shapes, dtypes, devices,
-    scalar values, nesting), keeping the ``maxsize`` most recently used plans; a plan made stale by a kernel,
-    override or fallback registration is made again. ``copy_outputs=`` passes to the plan. Used as
-    ``@dt.planned`` or ``@dt.planned(maxsize=4)``.
-
-    Raises:
-        ArgumentValueError: ``maxsize`` not a positive int. PlanError: as :func:`plan`.
-    """
-    if type(maxsize) is not int or maxsize < 1:
-        raise ArgumentValueError(f"planned: expects maxsize a positive int, got {maxsize!r}")
-    if step is not None:
-        return Planned(step, maxsize)
-    return lambda fn: Planned(fn, maxsize)
+    return Plan(step, args, cuda_graph)

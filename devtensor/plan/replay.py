@@ -33,7 +33,7 @@ from devtensor.structured.fronts import _inline_kind
 from devtensor.tensor import Tensor
 from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 
-__all__ = ["compile_replay"]
+__all__ = ["compile_replay", "signature_guard"]
 
 _PLAIN = (bool, int, float, complex, type(None))
 #: The view ops whose result is a view whatever the base's strides (the meta function saw a contiguous stand-in:
@@ -69,7 +69,9 @@ def _bind(op: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any
 class _Compiler:
     """Builds the source of one plan's replay function and the namespace it runs in."""
 
-    def __init__(self, plan: Any, backend: Any, slow: Callable[[Any], Any]) -> None:
+    def __init__(self, plan: Any, backend: Any, slow: Callable[[Any], Any], progress: list[int] | None = None) -> None:
+        self.progress = progress
+        self.filled_once = plan._filled_once()
         self.plan = plan
         self.backend = backend
         self.ns: dict[str, Any] = {"_id": id, "_SLOW": slow, "_NCO": new_const_out, "_SET": set_array}
@@ -138,13 +140,19 @@ class _Compiler:
 
     def compile(self) -> Callable[[Any], Any]:
         """The replay function ``replay(leaves) -> output``."""
+        if self.progress is not None:
+            self.ns["_P"] = self.progress
         for index, record in enumerate(self.plan.records):
-            if record.variant == "view":
+            if self.progress is not None:
+                self.lines.append(f"_P[0] = {index}")  # which op a failure (a CUDA graph capture) comes from
+            if record.variant == "create" and self.plan._slot_storage[record.result.index] in self.filled_once:
+                record.func(out=self.static[record.result.index])  # never written nor returned: filled once
+            elif record.variant == "view":
                 self.view(index, record)
             elif not self.direct(index, record):
                 self.fallback(index, record)
         output = self.src(self.plan._output)
-        head = [f"if not {self.const(_guard(self.plan))}(L): return _MISS"]
+        head = [f"if not {self.const(signature_guard(self.plan))}(L): return _MISS"]
         seen: set[int] = set()
         for leaf, slot in enumerate(self.plan._arg_slots):
             if slot is not None and slot not in seen:
@@ -300,7 +308,7 @@ class _Compiler:
         return True
 
 
-def _guard(plan: Any) -> Callable[[Any], bool]:
+def signature_guard(plan: Any) -> Callable[[Any], bool]:
     """The signature check of a compiled replay: whether leaves ``L`` match the plan's (type, shape, device and
     dtype per tensor, type and value per scalar, the same tensor where the plan had one)."""
     count = len(plan._keys)
@@ -348,8 +356,11 @@ def _has_tensor(value: Any) -> bool:
     return False
 
 
-def compile_replay(plan: Any, backend: Any, slow: Callable[[Any], Any]) -> tuple[Callable[[Any], Any], int]:
+def compile_replay(
+    plan: Any, backend: Any, slow: Callable[[Any], Any], progress: list[int] | None = None
+) -> tuple[Callable[[Any], Any], int]:
     """The generated replay function of ``plan`` (see the module's docstring) and how many of its ops are direct
-    calls. ``backend``: the arguments' backend; ``slow(leaves)``: the replay through the fronts."""
-    compiler = _Compiler(plan, backend, slow)
+    calls. ``backend``: the arguments' backend; ``slow(leaves)``: the replay through the fronts; ``progress``:
+    a list whose item 0 the replay sets to the index of the op it is at."""
+    compiler = _Compiler(plan, backend, slow, progress)
     return compiler.compile(), compiler.direct_count
