@@ -36,10 +36,11 @@ from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 __all__ = ["compile_replay", "signature_guard"]
 
 _PLAIN = (bool, int, float, complex, type(None))
-#: The view ops whose result is a view whatever the base's strides (the meta function saw a contiguous stand-in:
-#: its spec holds for any argument); others (reshape, view, flatten, contiguous: a copy or not by layout) and the
-#: multi-view ops call their front on each replay.
-_LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsqueeze", "expand", "broadcast_to"})
+#: The view ops whose spec holds whatever the base's strides (the meta function saw a contiguous stand-in; their
+#: kernels transpose, squeeze or index the array); the others call their front on each replay: reshape, view,
+#: flatten, contiguous (a copy or a view by layout), expand and broadcast_to (their spec holds strides), the
+#: multi-view ops.
+_LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsqueeze"})
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
 _CODE: dict[str, Any] = {}
 
