@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from devtensor import modes as _modes
 from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device, as_index
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, python_scalar, to_dtype
@@ -396,6 +397,10 @@ def filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: 
     Raises:
         ValueError: more bytes than an array can address.  OutOfMemoryError (MemoryError): names ``op``.
     """
+    if _modes.ACTIVE[0]:  # a static plan's tracer records creation calls (devtensor.plan)
+        made = _modes.run_indexing("create", None, (op, shape, dtype, device, fill))
+        if made is not _modes.NOT_HANDLED:
+            return made  # type: ignore[no-any-return]
     backend: Backend = backend_for(device)
     if not backend.has_data:  # nothing is allocated, so no allocator checks the size: check it here
         check_allocation_size(op, shape, dtype)
@@ -425,37 +430,19 @@ def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Te
         OutOfMemoryError (MemoryError): the memory is not available; names the op, shape, dtype and bytes.
     """
     shape = size_arg("empty", size)
-    return filled(
-        "empty",
-        shape,
-        optional_dtype("empty", dtype) or _DEFAULT_FLOAT,
-        as_device(device, op="empty"),
-        None,
-    )
+    return filled("empty", shape, optional_dtype("empty", dtype) or _DEFAULT_FLOAT, as_device(device, op="empty"), None)
 
 
 def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """A tensor of shape ``size`` filled with 0 (dtype default float64). Raises as :func:`empty`."""
     shape = size_arg("zeros", size)
-    return filled(
-        "zeros",
-        shape,
-        optional_dtype("zeros", dtype) or _DEFAULT_FLOAT,
-        as_device(device, op="zeros"),
-        0,
-    )
+    return filled("zeros", shape, optional_dtype("zeros", dtype) or _DEFAULT_FLOAT, as_device(device, op="zeros"), 0)
 
 
 def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
     """A tensor of shape ``size`` filled with 1 (dtype default float64). Raises as :func:`empty`."""
     shape = size_arg("ones", size)
-    return filled(
-        "ones",
-        shape,
-        optional_dtype("ones", dtype) or _DEFAULT_FLOAT,
-        as_device(device, op="ones"),
-        1,
-    )
+    return filled("ones", shape, optional_dtype("ones", dtype) or _DEFAULT_FLOAT, as_device(device, op="ones"), 1)
 
 
 def _fill_dtype(op: str, fill_value: object) -> DType:

@@ -87,3 +87,24 @@ def run_modes(
     finally:
         # Put back only the mode taken out: modes the dispatch left (or entered) below it stay as they are.
         stack.append(mode)
+
+
+#: What :func:`run_indexing` returns when no active mode records the call: the caller goes on as usual.
+NOT_HANDLED: Any = object()
+
+
+def run_indexing(name: str, tensor: Any, args: tuple[Any, ...]) -> Any:
+    """Called by ``Tensor.__getitem__`` (``name`` "getitem", ``args`` (index,)), ``__setitem__`` ("setitem",
+    (index, value)) and ``creation.filled`` ("create", ``tensor`` None, (function name, shape, dtype, device,
+    fill)) when some mode is active somewhere: hand the call to this thread's innermost mode when it records
+    these (``records_indexing`` true: a static plan's tracer), with it made inactive meanwhile, through its
+    ``__index_call__(name, tensor, args)``, which may return NOT_HANDLED too; else NOT_HANDLED. Other modes do
+    not see these calls."""
+    stack = _stack()
+    if not stack or not getattr(stack[-1], "records_indexing", False):
+        return NOT_HANDLED
+    mode = stack.pop()
+    try:
+        return mode.__index_call__(name, tensor, args)  # type: ignore[attr-defined]
+    finally:
+        stack.append(mode)

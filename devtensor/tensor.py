@@ -29,6 +29,7 @@ from typing import (
 
 import numpy as np
 
+from devtensor import modes as _modes
 from devtensor._generated_methods import TensorOpMethods
 from devtensor.device import Device, DeviceLike
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
@@ -281,6 +282,8 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             DeviceMismatchError: a tensor index on another device.
             NoDataError: a bool tensor index on a meta tensor (the result shape depends on data).
         """
+        if _modes.ACTIVE[0] and (hooked := _modes.run_indexing("getitem", self, (index,))) is not _modes.NOT_HANDLED:
+            return hooked  # type: ignore[no-any-return]  # (a static plan's tracer records it)
         key, is_view = _convert_index("__getitem__", index, self._device)
         try:
             with _device_guard(self._device):  # a tensor index gathers: a kernel on the tensor's device
@@ -292,9 +295,7 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         if isinstance(result, np.generic):
             # NumPy gives a scalar for a 0-d integer array index; a tensor holds an array.
             result = np.array(result)
-        if is_view:
-            return self._backend.wrap_view(result, self)
-        return self._backend.wrap(result, self._device)
+        return self._backend.wrap_view(result, self) if is_view else self._backend.wrap(result, self._device)
 
     def __setitem__(self, index: Any, value: Tensor | Scalar | np.ndarray[Any, Any] | np.generic) -> None:
         """Write ``value`` (a Python number, or a tensor on the same device broadcasting to the indexed
@@ -322,6 +323,8 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             NoDataError: a bool tensor index on a meta tensor (the indexed shape depends on data).
         Nothing is written, and the version counter does not change, when it raises.
         """
+        if _modes.ACTIVE[0] and _modes.run_indexing("setitem", self, (index, value)) is not _modes.NOT_HANDLED:
+            return
         key, is_view = _convert_index("__setitem__", index, self._device)
         if isinstance(value, (np.ndarray, np.generic)):
             from devtensor.numpy_values import setitem_value  # (it imports this module)

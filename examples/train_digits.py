@@ -4,12 +4,17 @@ The data is ``sklearn.datasets.load_digits`` (1797 8x8 images, 10 classes; shipp
 download), scaled to [0, 1] and split 80/20 into a training and a held-out test set (stratified, fixed seed).
 The model is ``softmax(relu(x @ W1 + b1) @ W2 + b2)`` trained by minibatch SGD on the mean cross-entropy.
 
-Every training step runs on buffers allocated once before training, through the out= and inplace variants of
-devtensor's ops (and views made once, e.g. the transposes), so a step allocates no tensor after the first one.
+By default the training step is written plainly (:func:`train_step`: one new tensor per op, no buffers) and run
+through a static plan (``dt.planned``): traced once on meta stand-ins, its results preallocated (sharing memory by
+liveness) and its ops replayed as direct kernel calls, so a step allocates no tensor. ``--eager`` runs the same
+step eagerly (losses and weights equal to the planned run's bit for bit); ``--buffers`` runs the hand-buffered
+eager step (:class:`DevtensorMLP`: buffers allocated once before training, filled through the out= and inplace
+variants of devtensor's ops).
 The same algorithm, written in plain NumPy with the same initial weights, minibatches and buffers, runs beside
 it; per epoch the script prints the loss, the test accuracy of both and the seconds per epoch of both.
 
-Run: ``python examples/train_digits.py`` (``--device cuda`` to train on a GPU, ``--epochs N``).
+Run: ``python examples/train_digits.py`` (``--eager`` or ``--buffers`` for an eager step, ``--device cuda`` to
+train on a GPU, ``--epochs N``).
 """
 
 from __future__ import annotations
@@ -81,6 +86,24 @@ class DevtensorMLP:
     """The MLP on devtensor tensors: parameters, per-step buffers and per-batch views, all made up front."""
 
     def __init__(self, cfg: Config, data: Data, weights: dict[str, NDArray], device: str) -> None:
+        self.setup(cfg, data, weights, device)
+        b, n_classes = cfg.batch, 10
+        f32 = dt.float32
+        self.h = dt.empty(b, cfg.hidden, dtype=f32, device=device)
+        self.h_t = self.h.transpose(0, 1)
+        self.mask = dt.empty(b, cfg.hidden, dtype=dt.bool, device=device)
+        self.logits = dt.empty(b, n_classes, dtype=f32, device=device)
+        self.probs = dt.empty(b, n_classes, dtype=f32, device=device)
+        self.dlogits = dt.empty(b, n_classes, dtype=f32, device=device)
+        self.dh = dt.empty(b, cfg.hidden, dtype=f32, device=device)
+        self.dw1 = dt.empty_like(self.w1)
+        self.db1 = dt.empty_like(self.b1)
+        self.dw2 = dt.empty_like(self.w2)
+        self.db2 = dt.empty_like(self.b2)
+        self.loss = dt.empty((), dtype=f32, device=device)
+
+    def setup(self, cfg: Config, data: Data, weights: dict[str, NDArray], device: str) -> None:
+        """The data on the device, its minibatches (views) and the parameters."""
         self.cfg = cfg
         n_classes = 10
         b = cfg.batch
@@ -97,19 +120,6 @@ class DevtensorMLP:
         self.w1, self.b1 = dt.tensor(weights["w1"], device=device), dt.tensor(weights["b1"], device=device)
         self.w2, self.b2 = dt.tensor(weights["w2"], device=device), dt.tensor(weights["b2"], device=device)
         self.w2_t = self.w2.transpose(0, 1)
-        f32 = dt.float32
-        self.h = dt.empty(b, cfg.hidden, dtype=f32, device=device)
-        self.h_t = self.h.transpose(0, 1)
-        self.mask = dt.empty(b, cfg.hidden, dtype=dt.bool, device=device)
-        self.logits = dt.empty(b, n_classes, dtype=f32, device=device)
-        self.probs = dt.empty(b, n_classes, dtype=f32, device=device)
-        self.dlogits = dt.empty(b, n_classes, dtype=f32, device=device)
-        self.dh = dt.empty(b, cfg.hidden, dtype=f32, device=device)
-        self.dw1 = dt.empty_like(self.w1)
-        self.db1 = dt.empty_like(self.b1)
-        self.dw2 = dt.empty_like(self.w2)
-        self.db2 = dt.empty_like(self.b2)
-        self.loss = dt.empty((), dtype=f32, device=device)
 
     def step(self, xb: Tensor, xb_t: Tensor, yb: Tensor, yb1h: Tensor) -> None:
         """One SGD step on a minibatch; every result goes into a preallocated buffer."""
@@ -149,6 +159,46 @@ class DevtensorMLP:
         logits = dt.addmm(self.b2, hidden, self.w2)
         pred = dt.argmax(logits, 1)
         return float(dt.mean(dt.eq(pred, self.y_test).to(dtype=dt.float32)))
+
+
+def train_step(
+    w1: Tensor, b1: Tensor, w2: Tensor, b2: Tensor, xb: Tensor, yb1h: Tensor, lr: float, inv_b: float
+) -> Tensor:
+    """One SGD step of the MLP on a minibatch (``xb`` [B, 64], ``yb1h`` one-hot [B, 10], ``inv_b`` = 1 / B),
+    written plainly: each op makes a new tensor. Updates the weights in place and returns the minibatch's mean
+    cross-entropy (a 0-d tensor). ``log_softmax`` is computed once and gives both the loss and the probabilities,
+    as the NumPy reference shares its row maxima and sums."""
+    # forward
+    h = (xb @ w1 + b1).relu_()
+    logits = h @ w2 + b2
+    logp = dt.log_softmax(logits, 1)
+    loss = (logp * yb1h).sum() * -inv_b
+    # backward: d(mean CE)/d logits = (softmax - onehot) / batch
+    dlogits = (logp.exp() - yb1h) * inv_b
+    dw2 = h.T @ dlogits
+    db2 = dlogits.sum(0)
+    dh = (dlogits @ w2.T) * (h > 0)
+    dw1 = xb.T @ dh
+    db1 = dh.sum(0)
+    # SGD update, in place
+    w1.sub_(lr * dw1)
+    b1.sub_(lr * db1)
+    w2.sub_(lr * dw2)
+    b2.sub_(lr * db2)
+    return loss
+
+
+class PlainMLP(DevtensorMLP):
+    """The MLP trained by :func:`train_step`: through a static plan (``planned``, made at the first step, one per
+    minibatch signature; the plan preallocates every result), or eagerly. No hand-made buffers."""
+
+    def __init__(self, cfg: Config, data: Data, weights: dict[str, NDArray], device: str, planned: bool) -> None:
+        self.setup(cfg, data, weights, device)
+        self.train_step = dt.planned(train_step) if planned else train_step
+
+    def step(self, xb: Tensor, xb_t: Tensor, yb: Tensor, yb1h: Tensor) -> None:
+        """One SGD step on a minibatch (``xb_t``, ``yb``: unused; the step makes its transposes itself)."""
+        self.loss = self.train_step(self.w1, self.b1, self.w2, self.b2, xb, yb1h, self.cfg.lr, 1.0 / self.cfg.batch)
 
 
 class NumpyMLP:
@@ -226,16 +276,28 @@ class Result:
     numpy_seconds_per_epoch: float
 
 
-def train(cfg: Config, device: str = "cpu", verbose: bool = True) -> Result:
-    """Train both implementations for ``cfg.epochs`` epochs on the same data, order and initial weights."""
+#: The devtensor paths :func:`train` runs: the plan of the plain step, the plain step eagerly, the hand-buffered step.
+PATHS = {
+    "plan": "planned step (dt.plan of train_step)",
+    "eager": "eager step (train_step)",
+    "buffers": "eager step on hand-made buffers",
+}
+
+
+def train(cfg: Config, device: str = "cpu", verbose: bool = True, path: str = "plan") -> Result:
+    """Train both implementations for ``cfg.epochs`` epochs on the same data, order and initial weights; devtensor
+    by the ``path`` named in :data:`PATHS`."""
     data = load_data(cfg.seed)
     weights = init_weights(cfg, data.x_train.shape[1], 10)
-    model = DevtensorMLP(cfg, data, weights, device)
+    if path == "buffers":
+        model: DevtensorMLP = DevtensorMLP(cfg, data, weights, device)
+    else:
+        model = PlainMLP(cfg, data, weights, device, planned=path == "plan")
     ref = NumpyMLP(cfg, data, weights)
     times: list[float] = []
     ref_times: list[float] = []
     if verbose:
-        print(f"digits: {len(data.x_train)} train / {len(data.x_test)} test samples, device {device}")
+        print(f"digits: {len(data.x_train)} train / {len(data.x_test)} test samples, device {device}, {PATHS[path]}")
         print(f"{'epoch':>5} {'loss':>8} {'test acc':>9} {'numpy acc':>10} {'devtensor s':>12} {'numpy s':>8}")
     for epoch in range(cfg.epochs):
         order = batch_order(cfg, len(model.batches), epoch)
@@ -254,7 +316,7 @@ def train(cfg: Config, device: str = "cpu", verbose: bool = True) -> Result:
     if verbose:
         print(f"final test accuracy: {result.accuracy:.4f} (numpy reference: {result.numpy_accuracy:.4f})")
         print(
-            f"time per epoch: devtensor {result.seconds_per_epoch * 1e3:.1f} ms, "
+            f"time per epoch: devtensor ({path}) {result.seconds_per_epoch * 1e3:.1f} ms, "
             f"numpy {result.numpy_seconds_per_epoch * 1e3:.1f} ms "
             f"({result.seconds_per_epoch / result.numpy_seconds_per_epoch:.2f}x)"
         )
@@ -267,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda / cuda:N (needs a GPU and CuPy)")
     parser.add_argument("--epochs", type=int, default=Config.epochs)
     parser.add_argument("--seed", type=int, default=Config.seed)
+    parser.add_argument("--eager", action="store_true", help="run the plain step eagerly, not through a plan")
+    parser.add_argument("--buffers", action="store_true", help="run the hand-buffered eager step")
     args = parser.parse_args(argv)
     if args.device.startswith("cuda"):
         try:
@@ -280,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-    result = train(Config(epochs=args.epochs, seed=args.seed), device=args.device)
+    path = "buffers" if args.buffers else "eager" if args.eager else "plan"
+    result = train(Config(epochs=args.epochs, seed=args.seed), device=args.device, path=path)
     return 0 if result.accuracy >= 0.95 else 1
 
 

@@ -25,7 +25,14 @@ What is modelled, because devtensor's CUDA logic depends on it:
 * ``clip`` as CuPy: ``None`` bounds become the dtype's limits for integers and floats only; there is no loop
   for complex numbers.
 
-Not modelled: streams, memory pools, asynchrony, CuPy's own type promotion (results follow NumPy 2's), and
+* Streams and CUDA graphs, as far as stream capture goes: ``cuda.Stream``, ``with stream:``,
+  ``stream.begin_capture()`` / ``end_capture()`` (a ``cuda.graph.Graph``), ``graph.launch()``. While a stream
+  captures, kernels with an output (``out=``, ``fill``, item assignment, ``copyto``) are recorded as callables,
+  not run; ``launch`` runs them in order. A kernel that would allocate (no ``out=``, ``empty``, ``astype``, ...)
+  or a host synchronisation (``get``, ``synchronize``) during capture raises ``CUDARuntimeError``, as capture
+  refuses them.
+
+Not modelled: memory pools, asynchrony, CuPy's own type promotion (results follow NumPy 2's), and
 most of CuPy's API beyond what devtensor's kernels call (extend it here when a kernel needs more).
 ``state.calls`` logs ``(name, current device)`` for every kernel launch and allocation; ``state.entered``
 logs every device made current.
@@ -65,6 +72,8 @@ class State:
     calls: list[tuple[str, int]] = field(default_factory=list)
     #: Give ``ndarray.flags`` NumPy's ``writeable`` too (real CuPy has none).
     writeable_flag: bool = False
+    #: The kernels recorded by the stream capture under way (None: no capture).
+    capture: list[Callable[[], Any]] | None = None
 
     def clear_log(self) -> None:
         """Forget what was logged so far (devices and flags stay as they are)."""
@@ -86,6 +95,7 @@ def reset(device_count: int = DEVICE_COUNT) -> None:
     state.stack.clear()
     state.clear_log()
     state.writeable_flag = False
+    state.capture = None
 
 
 class CUDARuntimeError(RuntimeError):
@@ -132,7 +142,8 @@ class Device:
         _set_current(self.id)
 
     def synchronize(self) -> None:
-        """Nothing to wait for: NumPy is synchronous."""
+        """Nothing to wait for: NumPy is synchronous (refused during a stream capture)."""
+        _no_capture("synchronize")
 
     @property
     def compute_capability(self) -> str:
@@ -166,10 +177,69 @@ class _Runtime:
         _set_current(int(device))
 
 
+class Graph:
+    """``cupy.cuda.graph.Graph``: the kernels a stream capture recorded; ``launch`` runs them in order."""
+
+    def __init__(self, kernels: list[Callable[[], Any]]) -> None:
+        self._kernels = tuple(kernels)
+
+    def launch(self, stream: Any = None) -> None:
+        _launch("graph")
+        for kernel in self._kernels:
+            kernel()
+
+    def upload(self, stream: Any = None) -> None:
+        """Nothing to upload on the fake device."""
+
+
+class Stream:
+    """``cupy.cuda.Stream``: ``with stream:`` makes it current; it captures kernels into a :class:`Graph` between
+    ``begin_capture()`` and ``end_capture()``."""
+
+    def __init__(self, null: bool = False, non_blocking: bool = False, ptds: bool = False) -> None:
+        self.null = null
+        self._capturing = False
+
+    def __enter__(self) -> Stream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def use(self) -> Stream:
+        return self
+
+    def begin_capture(self, mode: Any = None) -> None:
+        if state.capture is not None:
+            raise CUDARuntimeError(900, "cudaErrorIllegalState: a stream capture is already under way")
+        state.capture = []
+        self._capturing = True
+
+    def end_capture(self) -> Graph:
+        if not self._capturing or state.capture is None:
+            raise CUDARuntimeError(900, "cudaErrorIllegalState: the stream is not capturing")
+        kernels, state.capture, self._capturing = state.capture, None, False
+        return Graph(kernels)
+
+    def is_capturing(self) -> bool:
+        return self._capturing
+
+    def synchronize(self) -> None:
+        _no_capture("synchronize")
+
+
+class _GraphModule:
+    """``cupy.cuda.graph``."""
+
+    Graph = Graph
+
+
 class _Cuda:
     """``cupy.cuda``."""
 
     Device = Device
+    Stream = Stream
+    graph: Final = _GraphModule()
     runtime: Final = _Runtime()
 
     @staticmethod
@@ -189,9 +259,30 @@ def is_available() -> bool:
 
 
 def _launch(name: str) -> int:
-    """Log a kernel launch (or allocation) on the current device; returns the current device."""
+    """Log a kernel launch (or allocation) on the current device; returns the current device. During a stream
+    capture, an allocation raises (a kernel with an output is recorded by its caller: :func:`_captured`)."""
+    if state.capture is not None and name in _ALLOCATING:
+        raise CUDARuntimeError(900, f"cudaErrorStreamCaptureUnsupported: {name} allocates during stream capture")
     state.calls.append((name, state.current))
     return state.current
+
+
+#: The launches that allocate device memory (refused during a stream capture).
+_ALLOCATING: Final = frozenset({"empty", "zeros", "ones", "full", "ndarray", "array", "astype", "copy", "take"})
+
+
+def _captured(name: str, run: Callable[[], Any]) -> bool:
+    """During a stream capture, record ``run`` (a kernel writing an existing output) and say so; else False."""
+    if state.capture is None:
+        return False
+    state.calls.append((name, state.current))
+    state.capture.append(run)
+    return True
+
+
+def _no_capture(name: str) -> None:
+    if state.capture is not None:
+        raise CUDARuntimeError(900, f"cudaErrorStreamCaptureUnsupported: {name} during stream capture")
 
 
 def _on_current(name: str, array: ndarray) -> None:
@@ -246,6 +337,12 @@ def _apply(
     for key, value in kwargs.items():
         if key != "out":
             kwargs[key] = _plain(name, value)
+    if state.capture is not None:
+        if outs is None:
+            _no_capture(f"{name} (a result allocated)")
+        _captured(name, lambda: fn(*plain_args, **kwargs))
+        assert outs is not None
+        return outs[0] if len(outs) == 1 else outs
     result = fn(*plain_args, **kwargs)
     if outs is not None:
         return outs[0] if len(outs) == 1 else outs
@@ -341,7 +438,8 @@ class ndarray(np.ndarray[Any, np.dtype[Any]]):
         return _Flags(bool(np_flags.c_contiguous), bool(np_flags.f_contiguous), bool(np_flags.owndata))
 
     def get(self, stream: Any = None, order: str = "C", out: Any = None, blocking: bool = True) -> _NDArray:
-        """A copy in host memory (works from any current device, as CuPy's)."""
+        """A copy in host memory (works from any current device, as CuPy's; refused during a stream capture)."""
+        _no_capture("get (a copy to the host)")
         host = np.array(self.view(np.ndarray), order=order, copy=True)  # type: ignore[call-overload]
         if out is not None:
             np.copyto(out, host)
@@ -383,9 +481,11 @@ class ndarray(np.ndarray[Any, np.dtype[Any]]):
         return plain.copy(order=order).view(ndarray)
 
     def fill(self, value: Any) -> None:
-        _launch("fill")
         _on_current("fill", self)
-        self.view(np.ndarray).fill(value)
+        plain = self.view(np.ndarray)
+        if not _captured("fill", lambda: plain.fill(value)):
+            _launch("fill")
+            plain.fill(value)
 
     def __getitem__(self, key: Any) -> Any:
         if _is_advanced(key):
@@ -402,12 +502,18 @@ class ndarray(np.ndarray[Any, np.dtype[Any]]):
         return result
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        _launch("__setitem__")
         _on_current("__setitem__", self)
         parts = key if isinstance(key, tuple) else (key,)
         plain_key = tuple(_plain("__setitem__", p) if isinstance(p, ndarray) else p for p in parts)
         plain_value = _plain("__setitem__", value) if isinstance(value, ndarray) else value
-        self.view(np.ndarray)[plain_key] = plain_value
+        plain = self.view(np.ndarray)
+
+        def run() -> None:
+            plain[plain_key] = plain_value
+
+        if not _captured("__setitem__", run):
+            _launch("__setitem__")
+            run()
 
 
 # --- ufuncs ----------------------------------------------------------------------------------------------
@@ -696,16 +802,23 @@ def copyto(dst: ndarray, src: Any, casting: str = "same_kind", where: Any = None
             and ((d.flags.c_contiguous and s.flags.c_contiguous) or (d.flags.f_contiguous and s.flags.f_contiguous))
         )
         if memcpy:
-            _launch("memcpy")
-            np.copyto(d, s)
+            if not _captured("memcpy", lambda: np.copyto(d, s)):
+                _launch("memcpy")
+                np.copyto(d, s)
             return
     elif isinstance(src, np.ndarray):
         if src.size != 1:
             raise ValueError("non-scalar numpy.ndarray cannot be used for copyto")
         src = src.squeeze()[()]
-    _launch("copyto")
     d = _plain_out("copyto", dst)
-    np.copyto(d, _plain("copyto", src), casting=casting, where=True if where is None else _plain("copyto", where))  # type: ignore[arg-type]
+    plain_src, plain_where = _plain("copyto", src), True if where is None else _plain("copyto", where)
+
+    def run() -> None:
+        np.copyto(d, plain_src, casting=casting, where=plain_where)  # type: ignore[arg-type]
+
+    if not _captured("copyto", run):
+        _launch("copyto")
+        run()
 
 
 def real(val: Any) -> Any:

@@ -1,57 +1,50 @@
-"""Static plans: trace a step once on meta stand-ins, preallocate its results, replay the recorded ops.
+"""Static plans: trace a step once on meta stand-ins, plan its memory, replay the recorded ops directly.
 
 ``dt.plan(step, *args)`` runs ``step`` once on meta tensors shaped like the tensor arguments (shape, dtype; no
 data, so nothing is computed and no argument is read or written) under a dispatch mode that records every op
 call the fronts see (functional, out=, inplace and view variants of built-in and custom ops). The meta
-functions run then, once: each functional call's result shape and dtype is known, and the plan allocates one
-buffer for it on the arguments' device. A replay, ``plan(*args)``, checks the arguments against the plan's
-signature and calls each recorded op again on the real tensors, the functional ones with ``out=`` their
-buffer, so results equal eager bit for bit (the same kernels on the same inputs) and no result array is
-allocated. This is the structured-kernels idea that shapes can be inferred once and memory preallocated for the
-out-kernels; Python control flow is fixed at trace time, as under ``jax.jit``.
+functions run then, once: each functional call's result shape and dtype is known, and the plan gives it a
+buffer on the arguments' device, buffers sharing memory by liveness (:mod:`devtensor.plan.memory`). The
+recorded ops are compiled into one generated function (:mod:`devtensor.plan.replay`) that calls each op's
+resolved kernel (or its single ufunc call) with precomputed arguments and the preallocated outputs, so a
+replay, ``plan(*args)``, runs no dispatch, no meta function and allocates no result; results equal eager bit for
+bit (the same kernels on the same inputs). This is the structured-kernels idea that shapes can be inferred once
+and memory preallocated for the out-kernels; Python control flow is fixed at trace time, as under ``jax.jit``.
 
-What this first version does not do (see docs/design.md): the replay still goes through the ops' fronts (their
-checks and dispatch run on each call; a dispatch mode active during a replay sees each op), buffers are not
-shared by liveness, basic indexing with ``[]`` and creation functions inside ``step`` are not recorded (a
-tensor made by them reaches a recorded op as an unknown meta tensor: PlanError), and CUDA graphs are not used.
+What this version does not do (see docs/design.md): basic indexing with ``[]`` and creation functions inside
+``step`` are not recorded (a tensor made by them reaches a recorded op as an unknown meta tensor: PlanError),
+and CUDA graphs are not used.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import traceback
-from collections import OrderedDict
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
-from devtensor import dispatcher
-from devtensor.creation import empty
+from devtensor import dispatcher, modes
+from devtensor.creation import empty, filled
 from devtensor.device import Device
 from devtensor.dtypes import DType
-from devtensor.errors import ArgumentValueError, NoDataError, PlanError
-from devtensor.meta import DIRECT, ONE
+from devtensor.errors import NoDataError, PlanError
 from devtensor.modes import DispatchMode
-from devtensor.structured.fronts import _inline_kind
+from devtensor.plan.cuda_graph import CudaGraph
+from devtensor.plan.memory import make_buffers, plan_memory
+from devtensor.plan.replay import compile_replay, signature_guard
+from devtensor.plan.values import MISS
+from devtensor.plan.values import Slot as _Slot
+from devtensor.plan.values import decode as _decode
+from devtensor.plan.values import fill as _fill
+from devtensor.plan.values import slot_indices as _slot_indices
 from devtensor.tensor import Tensor
 
-__all__ = ["Plan", "Planned", "plan", "planned"]
+__all__ = ["Plan", "plan"]
 
 _SCALAR_TYPES = (bool, int, float, complex, str, type(None))
-
-
-@dataclass(frozen=True, slots=True)
-class _Slot:
-    """A value the replay fills in: an argument tensor, a recorded op's result."""
-
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Const:
-    """A scalar argument of a direct ufunc call."""
-
-    value: Any
 
 
 def _describe(value: Any) -> str:
@@ -76,6 +69,9 @@ class _Record:
     meta_result: Any
     buffer: int | None
     nondeterministic: bool
+    raw_args: tuple[Any, ...]
+    raw_kwargs: dict[str, Any]
+    out_before: tuple[tuple[int, ...], DType] | None
 
 
 def _flatten(value: Any, leaves: list[Any]) -> Any:
@@ -122,27 +118,63 @@ def _step_line(error: BaseException, step: Callable[..., Any]) -> str:
     return found
 
 
-class _Tracer(DispatchMode):
-    """The dispatch mode that records op calls on meta stand-ins (see :func:`plan`)."""
+class _IndexOp:
+    """What a record of ``t[index]`` or ``t[index] = value`` names as its op (indexing is no registered op)."""
 
-    def __init__(self, slots: dict[int, int], keep: list[Any]) -> None:
+    __slots__ = ("name",)
+    nondeterministic = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+_INDEX_OPS = {
+    "getitem": (_IndexOp("getitem"), Tensor.__getitem__),
+    "setitem": (_IndexOp("setitem"), Tensor.__setitem__),
+}
+
+
+#: The creation functions a plan records (those that make a tensor from its shape, dtype and a fill value).
+_CREATION = frozenset({"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"})
+
+
+def _refill(fill: Any, *, out: Tensor) -> Tensor:
+    """Fill ``out`` with ``fill`` as the creation function did (nothing for ``empty``); the replay of a creation."""
+    if fill is not None:
+        guard = out._device._guard
+        if guard is None:
+            out._array.fill(fill)
+        else:
+            with guard():
+                out._array.fill(fill)
+    return out
+
+
+class _Tracer(DispatchMode):
+    """The dispatch mode that records op calls, indexing included, on meta stand-ins (see :func:`plan`)."""
+
+    #: ``t[index]`` and ``t[index] = value`` come here too (devtensor.modes.run_indexing).
+    records_indexing = True
+
+    def __init__(self, slots: dict[int, int], keep: list[Any], device: Device) -> None:
         self.slots = slots
         self.keep = keep
+        self.device = device
         self.records: list[_Record] = []
         self.buffers: list[tuple[tuple[int, ...], DType]] = []
 
     def encode(self, value: Any, name: str) -> Any:
-        """``value`` with its tensors replaced by slots; real (non-meta) tensors are kept as constants."""
+        """``value`` with its tensors replaced by slots (PlanError for a tensor that is neither an argument of the
+        step nor made by a recorded op)."""
         if isinstance(value, Tensor):
             slot = self.slots.get(id(value))
             if slot is not None:
                 return _Slot(slot)
-            if value._device.type == "meta":
-                raise PlanError(
-                    f"dt.plan: {name} got a tensor that no recorded op made (made by indexing with [] or a "
-                    f"creation function inside the step, which plans do not record yet)"
-                )
-            return value
+            raise PlanError(
+                f"dt.plan: {name} got a tensor that is neither an argument of the step nor made by a recorded op "
+                f"(a tensor from outside the step, or made inside it by a creation function the plan does not record: "
+                f"dt.tensor, arange, eye, ...): pass it as an argument"
+            )
         if isinstance(value, tuple):
             return tuple(self.encode(item, name) for item in value)
         if isinstance(value, list):
@@ -165,47 +197,71 @@ class _Tracer(DispatchMode):
             return tuple(items) if isinstance(value, tuple) else items
         return value
 
+    def __index_call__(self, name: str, tensor: Tensor, args: tuple[Any, ...]) -> Any:
+        """Record ``tensor[index]`` (a view for basic indices, made once of a buffer and per replay of an
+        argument; a copy for integer tensor indices) or ``tensor[index] = value`` (replayed through
+        ``Tensor.__setitem__``, its checks and version bump included)."""
+        if name == "create":
+            return self.create(*args)
+        op, func = _INDEX_OPS[name]
+        return self.__dispatch__(op, "index", typing.cast("Callable[..., Any]", func), (tensor, *args), {})
+
+    def create(self, name: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Any) -> Any:
+        """Record a creation call (empty, zeros, ones, full and their ``_like`` forms) on the plan's device: the
+        plan gives the tensor a buffer, filled once at planning when the step never writes it nor returns it,
+        else on each replay. Other creation calls, or on another device, are not recorded (NOT_HANDLED)."""
+        if name not in _CREATION or (device is not self.device and device.type != "meta"):
+            return modes.NOT_HANDLED  # (meta: the device of a stand-in, for the *_like forms)
+        result = filled(name, shape, dtype, Device("meta"), None)
+        buffer = len(self.buffers)
+        self.buffers.append((shape, dtype))
+        slot = self.new_slot(result)
+        func = functools.partial(_refill, fill)
+        self.records.append(
+            _Record(_IndexOp(name), name, "create", func, (), {}, slot, result, buffer, False, (), {}, None)
+        )
+        return result
+
     def __dispatch__(
         self, op: Any, variant: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
         """Run the call on the meta stand-ins and record it."""
+        if getattr(op, "data_dependent", False):
+            raise PlanError(f"dt.plan: {op.name} has a data-dependent result shape; a static plan cannot record it")
         name = str(op.name) if variant != "inplace" else f"{op.name}_"
         if variant == "functional" and kwargs.get("out") is not None:
             name += ".out"
         enc_args = self.encode(args, name)
         enc_kwargs = {key: self.encode(value, name) for key, value in kwargs.items()}
+        out = kwargs.get("out")
+        out_before = (out._shape, out._dtype) if isinstance(out, Tensor) else None
         result = func(*args, **kwargs)
         buffer = None
         if variant == "functional" and "out" in kwargs and kwargs["out"] is None and isinstance(result, Tensor):
             buffer = len(self.buffers)
             self.buffers.append((result._shape, result._dtype))
+        if variant == "index" and isinstance(result, Tensor) and result._storage is args[0]._storage:
+            variant = "view"  # basic indexing: a view of its base
         slot = self.new_slot(result)
         nondeterministic = bool(getattr(op, "nondeterministic", False))
         self.records.append(
-            _Record(op, name, variant, func, enc_args, enc_kwargs, slot, result, buffer, nondeterministic)
+            _Record(
+                op,
+                name,
+                variant,
+                func,
+                enc_args,
+                enc_kwargs,
+                slot,
+                result,
+                buffer,
+                nondeterministic,
+                args,
+                dict(kwargs),
+                out_before,
+            )
         )
         return result
-
-
-def _decode(value: Any, values: list[Any]) -> Any:
-    """``value`` with slots replaced by the replay's tensors."""
-    if type(value) is _Slot:
-        return values[value.index]
-    if isinstance(value, tuple):
-        return tuple(_decode(item, values) for item in value)
-    if isinstance(value, list):
-        return [_decode(item, values) for item in value]
-    if isinstance(value, dict):
-        return {key: _decode(item, values) for key, item in value.items()}
-    return value
-
-
-def _has_slot(value: Any) -> bool:
-    if type(value) is _Slot:
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(_has_slot(item) for item in value)
-    return False
 
 
 class Plan:
@@ -218,7 +274,7 @@ class Plan:
         memory_bytes: the bytes of all buffers (outputs included).
     """
 
-    def __init__(self, step: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    def __init__(self, step: Callable[..., Any], args: tuple[Any, ...], cuda_graph: bool = False) -> None:
         structure, leaves, keys, same = _signature(args)
         devices = {leaf._device for leaf in leaves if isinstance(leaf, Tensor)}
         if len(devices) > 1:
@@ -231,6 +287,8 @@ class Plan:
                     f"scalars, also nested in tuples, lists and dicts"
                 )
         self.step = step
+        #: The name dispatch modes see for a replay: ``plan(<the step's qualified name>)``.
+        self.name = f"plan({getattr(step, '__qualname__', 'step')})"
         self.device: Device | None = next(iter(devices)) if devices else None
         self._structure = structure
         self._keys = keys
@@ -257,7 +315,7 @@ class Plan:
                 stand_ins.append(leaf)
                 self._arg_slots.append(None)
         meta_args = _unflatten(structure, stand_ins)
-        tracer = _Tracer(slots, keep)
+        tracer = _Tracer(slots, keep, self.device if self.device is not None else Device("cpu"))
         generation = dispatcher._generation[0]
         try:
             with tracer:
@@ -273,47 +331,66 @@ class Plan:
         self.records = tracer.records
         self._nslots = len(slots)
         self._output = tracer.encode(_check_output(meta_result), "the step's return value")
-        device = self.device if self.device is not None else "cpu"
-        self.buffers = [empty(shape, dtype=dtype, device=device) for shape, dtype in tracer.buffers]
-        self.memory_bytes: int = sum(int(buffer._array.nbytes) for buffer in self.buffers)
-        self._program = [self._compile(record) for record in self.records]
+        #: Per slot, its meta stand-in and that stand-in's storage (views share their base's).
+        self._slot_meta: list[Any] = keep
+        self._slot_storage: list[Any] = [tensor._storage for tensor in keep]
+        device = self.device if self.device is not None else Device("cpu")
+        memory = plan_memory(*self._liveness(tracer.buffers))
+        self.buffers, self.memory_bytes = make_buffers(memory, tracer.buffers, device)
+        self.peak_bytes_eager: int = memory.peak_bytes_eager
+        #: Per result slot that lives in a buffer, the buffer (the compiled replay holds them as constants).
+        self._static: dict[int, Tensor] = {
+            record.result.index: self.buffers[record.buffer] for record in self.records if record.buffer is not None
+        }
+        backend = next((type(leaf)._backend for leaf in leaves if isinstance(leaf, Tensor)), None)
+        self._backend = backend
+        self._replay, self.direct_ops = compile_replay(self, backend, self._replay_slow)
+        #: The CUDA graph the replay runs as (``cuda_graph=True``), or None.
+        self.cuda_graph: CudaGraph | None = None
+        if cuda_graph:
+            self.cuda_graph = graph = CudaGraph(self, leaves)
+            guard = signature_guard(self)
 
-    def _compile(self, record: _Record) -> tuple[Any, ...]:
-        """One replay step: (direct ufunc call or None, front, args template, (index, slot) fills of the args,
-        kwargs template, (key, slot) fills of the kwargs, result slot or None, nested: whether slots sit inside
-        tuple or list arguments, so the replay decodes the whole call)."""
-        kwargs = record.kwargs if record.buffer is None else {**record.kwargs, "out": _Slot(-1 - record.buffer)}
-        arg_fills = tuple((index, value.index) for index, value in enumerate(record.args) if type(value) is _Slot)
-        kwarg_fills = tuple((key, value.index) for key, value in kwargs.items() if type(value) is _Slot)
-        nested = any(type(value) is not _Slot and _has_slot(value) for value in (*record.args, *kwargs.values()))
-        result = record.result.index if type(record.result) is _Slot else None
-        return (self._direct(record), record.func, record.args, arg_fills, kwargs, kwarg_fills, result, nested)
+            def replay(leaves: Any) -> Any:
+                return graph(leaves) if guard(leaves) else MISS
 
-    def _direct(self, record: _Record) -> tuple[Any, tuple[Any, ...], Any, Tensor] | None:
-        """For a functional call the eager front would make as one ufunc call (its direct path: the op's meta
-        function offers one, the handler resolved now for the plan's device is the built-in CPU kernel, alpha
-        at its default): the ufunc, its sources (slot indices, or scalars in a ``_Const``), the buffer's array
-        and the buffer; else None. The same call as eager's, so the same bits."""
-        op = record.op
-        direct = getattr(getattr(op, "meta", None), DIRECT, None)
-        if direct is None or record.buffer is None or self.device is None or self.device._guard is not None:
-            return None
-        if _inline_kind(op)[0] is None or set(record.kwargs) - {"alpha", "out"}:
-            return None
-        if "alpha" in record.kwargs and record.kwargs["alpha"] is not ONE:
-            return None
-        if op.table.resolve(self.device.key, str(self.device)) is not direct[0]:
-            return None
-        sources: list[Any] = []
-        for value in record.args:
-            if type(value) is _Slot:
-                sources.append(value.index)
-            elif isinstance(value, _SCALAR_TYPES) and not isinstance(value, str):
-                sources.append(_Const(value))
-            else:
-                return None
-        buffer = self.buffers[record.buffer]
-        return direct[1], tuple(sources), buffer._array, buffer
+            self._replay = replay
+
+    def _filled_once(self) -> set[Any]:
+        """The storages of the tensors created in the step that it never writes nor returns: filled at planning
+        only (they stay live through the whole replay)."""
+        storage = self._slot_storage
+        written = set()
+        for record in self.records:
+            first = record.args[0] if record.args else None
+            if (record.variant == "inplace" or record.name == "setitem") and type(first) is _Slot:
+                written.add(storage[first.index])
+            out = record.kwargs.get("out")
+            if type(out) is _Slot:
+                written.add(storage[out.index])
+        outputs = {storage[slot] for slot in _slot_indices(self._output)}
+        created = {storage[record.result.index] for record in self.records if record.variant == "create"}
+        return created - written - outputs
+
+    def _compile_with_progress(self, progress: list[int]) -> Callable[[Any], Any]:
+        """The replay compiled to set ``progress[0]`` to the index of the op it is at (for CUDA graph capture)."""
+        return compile_replay(self, self._backend, self._replay_slow, progress)[0]
+
+    def _liveness(self, specs: list[tuple[tuple[int, ...], DType]]) -> tuple[Any, list[list[Any]], set[Any]]:
+        """The inputs of :func:`plan_memory`: buffer requests, storages each record uses, storages kept."""
+        storage = self._slot_storage
+        requests = []
+        for index, record in enumerate(self.records):
+            if record.buffer is not None:
+                shape, dtype = specs[record.buffer]
+                nbytes = math.prod(shape) * dtype.itemsize
+                requests.append((index, nbytes, dtype.itemsize, storage[record.result.index]))
+        uses = [
+            [storage[slot] for slot in _slot_indices((record.args, record.kwargs, record.result))]
+            for record in self.records
+        ]
+        kept = {storage[slot] for slot in _slot_indices(self._output)} | self._filled_once()
+        return requests, uses, kept
 
     def _check(self, args: tuple[Any, ...]) -> list[Any]:
         """The argument leaves, after checking them against the signature (PlanError naming the argument)."""
@@ -353,42 +430,46 @@ class Plan:
 
         Returns the step's outputs; tensors among them that the step computed live in the plan's buffers and
         are overwritten by the next replay, unless ``copy_outputs`` is true (then they are independent copies).
-        Inplace and out= ops on the arguments write them and bump their versions as eager calls do.
+        Inplace and out= ops on the arguments write them and bump their versions as eager calls do. An active
+        dispatch mode sees the replay as one call (op: this plan, variant ``"plan"``), not its ops.
         """
-        leaves = self._check(args)
+        if modes.ACTIVE[0]:
+            return modes.run_modes(self, "plan", self, self._call, args, {"copy_outputs": copy_outputs})
+        return self._call(*args, copy_outputs=copy_outputs)
+
+    def _call(self, *args: Any, copy_outputs: bool = False) -> Any:
+        """The replay, without the dispatch-mode hook."""
+        if dispatcher._generation[0] != self._generation:
+            self._check(args)  # raises: stale
+        output = self._replay(args if self._flat else self._check(args))
+        if output is MISS:
+            self._check(args)  # raises, naming the argument that differs
+        if copy_outputs:
+            output = _map_tensors(output, Tensor.clone)
+        return output
+
+    def _replay_slow(self, leaves: Any) -> Any:
+        """The compiled replay's path when a written argument has not passed its writability check yet or
+        tensor arguments share memory: MISS when the identity pattern differs, else the replay through the
+        fronts (whose checks handle the overlap as eager calls do)."""
+        if _signature(tuple(leaves))[3] != self._same:
+            return MISS
+        return self._replay_fronts(list(leaves))
+
+    def _replay_fronts(self, leaves: list[Any]) -> Any:
+        """The replay through the ops' fronts (their checks and dispatch run)."""
         values: list[Any] = [None] * self._nslots
         for leaf, slot in zip(leaves, self._arg_slots, strict=True):
             if slot is not None:
                 values[slot] = leaf
-        # Buffers sit at negative slot indices (-1 - n), so one decode serves both.
-        values.extend(reversed(self.buffers))
-        for direct, func, rargs, arg_fills, rkwargs, kwarg_fills, result, nested in self._program:
-            if direct is not None:
-                # The eager front's direct path: one ufunc call into the buffer (see Plan._direct).
-                ufunc, sources, out_array, buffer = direct
-                ufunc(*[values[x]._array if type(x) is int else x.value for x in sources], out=out_array)
-                if result is not None:
-                    values[result] = buffer
-                continue
-            if nested:
-                out = func(*_decode(rargs, values), **_decode(rkwargs, values))
-            else:
-                call_args = list(rargs)
-                for index, slot in arg_fills:
-                    call_args[index] = values[slot]
-                if kwarg_fills:
-                    call_kwargs = dict(rkwargs)
-                    for key, slot in kwarg_fills:
-                        call_kwargs[key] = values[slot]
-                    out = func(*call_args, **call_kwargs)
-                else:
-                    out = func(*call_args, **rkwargs)
-            if result is not None:
-                values[result] = out
-        output = _decode(self._output, values)
-        if copy_outputs:
-            output = _map_tensors(output, Tensor.clone)
-        return output
+        values.extend(reversed(self.buffers))  # buffers at negative slot indices (-1 - n)
+        for slot, buffer in self._static.items():
+            values[slot] = buffer
+        for record in self.records:
+            kwargs = record.kwargs if record.buffer is None else {**record.kwargs, "out": _Slot(-1 - record.buffer)}
+            out = record.func(*_decode(record.args, values), **_decode(kwargs, values))
+            _fill(record.result, out, values)
+        return _decode(self._output, values)
 
     def check(self, *args: Any) -> None:
         """Run the step eagerly and through the plan, each on its own copies of ``args``'s tensors, and compare
@@ -492,7 +573,7 @@ def _unflatten(structure: Any, leaves: list[Any]) -> Any:
     return kind(_unflatten(item, leaves) for item in items)
 
 
-def plan(step: Callable[..., Any], *args: Any) -> Plan:
+def plan(step: Callable[..., Any], *args: Any, cuda_graph: bool = False) -> Plan:
     """Trace ``step(*args)`` once on meta stand-ins of the tensor arguments and return a :class:`Plan` that
     replays it.
 
@@ -501,69 +582,17 @@ def plan(step: Callable[..., Any], *args: Any) -> Plan:
             tensor, or a tuple, list or dict of tensors. Its Python control flow is fixed at trace time.
         args: example arguments: their shapes, dtypes, devices and scalar values make the plan's signature;
             their data is not read and they are not written.
+        cuda_graph: replay as one CUDA graph (tensor arguments on a CUDA device): the replay is captured once
+            through CuPy's stream capture; each call copies the arguments into the graph's static inputs,
+            launches it, and copies back the arguments the step writes (see devtensor/plan/cuda_graph.py).
 
     Raises:
         PlanError: the step reads data (``item()``, ``numpy()``, ``bool()``, ...) or has a data-dependent shape
-            (boolean-mask indexing) while tracing (the message names the op and the step's line); it uses a
-            tensor no recorded op made (indexing with ``[]``, creation functions inside the step); the tensor
-            arguments are on several devices; an argument or the return value is of another type.
+            (boolean-mask indexing, ``nonzero``, ``unique``) while tracing (the message names the op and the step's
+            line); it uses a tensor that is not an argument nor made by a recorded op (a creation function inside
+            the step, a tensor from outside); the tensor arguments are on several devices; an argument or the
+            return value is of another type; with ``cuda_graph``: the arguments are not on a CUDA device, the step
+            returns an argument, or an op allocates or synchronises with the host during the capture (named).
         Errors of the ops themselves (shape, dtype, device checks) as eager calls raise them.
     """
-    return Plan(step, args)
-
-
-class Planned:
-    """A step called through plans, one per argument signature (made by :func:`planned`).
-
-    Attributes:
-        step: the function planned.
-        plans: the cached plans, least recently used first, keyed by signature.
-        maxsize: how many plans are kept.
-    """
-
-    def __init__(self, step: Callable[..., Any], maxsize: int) -> None:
-        if type(maxsize) is not int or maxsize < 1:
-            raise ArgumentValueError(f"planned: expects maxsize a positive int, got {maxsize!r}")
-        self.step = step
-        self.maxsize = maxsize
-        self.plans: OrderedDict[Any, Plan] = OrderedDict()
-        functools.update_wrapper(self, step)
-
-    def __call__(self, *args: Any, copy_outputs: bool = False) -> Any:
-        """Replay the plan of ``args``'s signature, making it first when there is none or it is stale."""
-        structure, _leaves, keys, same = _signature(args)
-        key = (structure, keys, same)
-        made = self.plans.get(key)
-        if made is None or made._generation != dispatcher._generation[0]:
-            made = self.plans[key] = Plan(self.step, args)
-            while len(self.plans) > self.maxsize:
-                self.plans.popitem(last=False)
-        else:
-            self.plans.move_to_end(key)
-        return made(*args, copy_outputs=copy_outputs)
-
-
-@overload
-def planned(step: Callable[..., Any], *, maxsize: int = 8) -> Planned: ...
-
-
-@overload
-def planned(step: None = None, *, maxsize: int = 8) -> Callable[[Callable[..., Any]], Planned]: ...
-
-
-def planned(
-    step: Callable[..., Any] | None = None, *, maxsize: int = 8
-) -> Planned | Callable[[Callable[..., Any]], Planned]:
-    """Decorator: call ``step`` through a plan made for each argument signature (shapes, dtypes, devices,
-    scalar values, nesting), keeping the ``maxsize`` most recently used plans; a plan made stale by a kernel,
-    override or fallback registration is made again. ``copy_outputs=`` passes to the plan. Used as
-    ``@dt.planned`` or ``@dt.planned(maxsize=4)``.
-
-    Raises:
-        ArgumentValueError: ``maxsize`` not a positive int. PlanError: as :func:`plan`.
-    """
-    if type(maxsize) is not int or maxsize < 1:
-        raise ArgumentValueError(f"planned: expects maxsize a positive int, got {maxsize!r}")
-    if step is not None:
-        return Planned(step, maxsize)
-    return lambda fn: Planned(fn, maxsize)
+    return Plan(step, args, cuda_graph)

@@ -1,0 +1,381 @@
+"""Direct replay of a static plan: the recorded ops compiled once into one generated Python function.
+
+Each recorded call of a structured op becomes, where it can, the call its eager front would end in, with
+everything the front works out per call (argument checks, dispatch, the meta function, the result's allocation)
+done once at compile time:
+
+- the op's single ufunc call when the op has the direct path (its meta function offers one, the kernel resolved
+  for the plan's device is the built-in one, ``alpha`` at its default): ``ufunc(a, b, out=buffer_array)``;
+- else the resolved kernel, called as the front calls it: the op's parameters bound by its schema, ``plan=`` the
+  meta function's plan for ops with one, ``out=`` a ConstOut over the output (made once for the plan's own
+  buffers, per replay over a caller's tensor);
+- views of the plan's buffers are made once; views of arguments are re-made on each replay, by the view kernel
+  with the precomputed spec for the ops whose spec does not depend on strides (transpose, permute, ...), by the
+  front for the others (reshape, contiguous, ...: a copy or a view depending on the argument's layout);
+- anything else (ops of other kinds, calls whose arguments are not plain, writes into memory shared with an
+  input, a device without a kernel) calls the op's front, as eager does.
+
+Inplace and out= writes into the caller's tensors bump their versions as the fronts do. The generated function
+first checks that the written arguments passed their writability check before (``_write_checked``) and that no
+two tensor arguments share memory; when not, the replay goes through the fronts (the eager checks run there).
+Results are the same kernels on the same inputs as eager, so equal bit for bit.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from devtensor.dispatcher import META_ONLY
+from devtensor.meta import DIRECT, ONE
+from devtensor.plan.values import MISS, Slot, decode
+from devtensor.structured.fronts import _inline_kind
+from devtensor.tensor import Tensor
+from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
+
+__all__ = ["compile_replay", "signature_guard"]
+
+_PLAIN = (bool, int, float, complex, type(None))
+#: The view ops whose spec holds whatever the base's strides (the meta function saw a contiguous stand-in; their
+#: kernels transpose, squeeze or index the array); the others call their front on each replay: reshape, view,
+#: flatten, contiguous (a copy or a view by layout), expand and broadcast_to (their spec holds strides), the
+#: multi-view ops.
+_LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsqueeze"})
+#: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
+_CODE: dict[str, Any] = {}
+
+
+def _bind(op: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The op's parameters bound to a call's values (defaults filled), or None when the call does not bind."""
+    params = op.schema.params
+    positional = [p for p in params if not p.kw_only]
+    if len(args) > len(positional):
+        return None
+    bound = {p.name: value for p, value in zip(positional, args, strict=False)}
+    names = {p.name for p in params}
+    for key, value in kwargs.items():
+        if key == "out":
+            continue
+        if key not in names or key in bound:
+            return None
+        bound[key] = value
+    for p in params:
+        if p.name not in bound:
+            if not p.has_default:
+                return None
+            bound[p.name] = p.default
+    return bound
+
+
+class _Compiler:
+    """Builds the source of one plan's replay function and the namespace it runs in."""
+
+    def __init__(self, plan: Any, backend: Any, slow: Callable[[Any], Any], progress: list[int] | None = None) -> None:
+        self.progress = progress
+        self.filled_once = plan._filled_once()
+        self.plan = plan
+        self.backend = backend
+        self.ns: dict[str, Any] = {"_id": id, "_SLOW": slow, "_NCO": new_const_out, "_SET": set_array}
+        self.ns["_IO"] = InplaceOut
+        self.ns["_MISS"] = MISS
+        self.static: dict[int, Any] = dict(plan._static)
+        self.args = {slot for slot in plan._arg_slots if slot is not None}
+        self.defined = set(self.args)
+        self.written: set[int] = set()
+        self.lines: list[str] = []
+        self.direct_count = 0
+
+    def const(self, value: Any) -> str:
+        name = f"_c{len(self.ns)}"
+        self.ns[name] = value
+        return name
+
+    def tensor(self, slot: int) -> str:
+        if slot in self.static:
+            name = f"_t{slot}"
+            self.ns[name] = self.static[slot]
+            return name
+        return f"t{slot}"
+
+    def array(self, slot: int) -> str:
+        if slot in self.static:
+            name = f"_a{slot}"
+            self.ns[name] = self.static[slot]._array
+            return name
+        return f"a{slot}" if slot in self.args else f"t{slot}._array"
+
+    def src(self, value: Any) -> str:
+        """Python source evaluating to ``value`` with slots replaced by their tensors."""
+        if type(value) is Slot:
+            return self.tensor(value.index)
+        if type(value) is tuple:
+            return "(" + "".join(self.src(item) + ", " for item in value) + ")"
+        if type(value) is list:
+            return "[" + ", ".join(self.src(item) for item in value) + "]"
+        if type(value) is dict:
+            return "{" + ", ".join(f"{self.const(k)}: {self.src(v)}" for k, v in value.items()) + "}"
+        if isinstance(value, Tensor):
+            return self.const(value)
+        return self.const(value)
+
+    def assign(self, result: Any, expr: str) -> None:
+        """Bind the result slots a call defines (new, non-static ones) from ``expr``."""
+        if type(result) is Slot:
+            if result.index not in self.defined and result.index not in self.static:
+                self.lines.append(f"t{result.index} = {expr}")
+                self.defined.add(result.index)
+        elif isinstance(result, (tuple, list)):
+            for index, item in enumerate(result):
+                self.assign(item, f"{expr}[{index}]")
+
+    def fallback(self, index: int, record: Any) -> None:
+        """The call through the op's front (eager's path, with the plan's buffer as ``out``)."""
+        parts = [self.src(value) for value in record.args]
+        for key, value in record.kwargs.items():
+            if not (key == "out" and record.buffer is not None):
+                parts.append(f"{key}={self.src(value)}")
+        if record.buffer is not None:
+            parts.append(f"out={self.tensor(record.result.index)}")
+        self.lines.append(f"_r = {self.const(record.func)}({', '.join(parts)})")
+        self.assign(record.result, "_r")
+
+    def compile(self) -> Callable[[Any], Any]:
+        """The replay function ``replay(leaves) -> output``."""
+        if self.progress is not None:
+            self.ns["_P"] = self.progress
+        for index, record in enumerate(self.plan.records):
+            if self.progress is not None:
+                self.lines.append(f"_P[0] = {index}")  # which op a failure (a CUDA graph capture) comes from
+            if record.variant == "create" and self.plan._slot_storage[record.result.index] in self.filled_once:
+                record.func(out=self.static[record.result.index])  # never written nor returned: filled once
+            elif record.variant == "view":
+                self.view(index, record)
+            elif not self.direct(index, record):
+                self.fallback(index, record)
+        output = self.src(self.plan._output)
+        head = [f"if not {self.const(signature_guard(self.plan))}(L): return _MISS"]
+        seen: set[int] = set()
+        for leaf, slot in enumerate(self.plan._arg_slots):
+            if slot is not None and slot not in seen:
+                seen.add(slot)
+                head.append(f"t{slot} = L[{leaf}]")
+        if self.written:
+            checks = " and ".join(f"t{slot}._write_checked" for slot in sorted(self.written))
+            head.append(f"if not ({checks}): return _SLOW(L)")
+        if len(self.args) > 1:
+            roots = ", ".join(f"_id(t{slot}._storage.root)" for slot in sorted(self.args))
+            head.append(f"if len({{{roots}}}) != {len(self.args)}: return _SLOW(L)")
+        head += [f"a{slot} = t{slot}._array" for slot in sorted(self.args)]
+        body = self.lines or ["pass"]
+        guard = self.plan.device._guard if self.plan.device is not None else None
+        if guard is not None:
+            self.ns["_GUARD"] = guard
+            body = ["with _GUARD():", *("    " + line for line in body)]
+        source = "\n".join(["def replay(L):", *("    " + line for line in [*head, *body, f"return {output}"])])
+        code = _CODE.get(source)
+        if code is None:  # the same step planned for another signature compiles to the same source
+            code = compile(source, f"<plan replay of {getattr(self.plan.step, '__qualname__', 'step')}>", "exec")
+            if len(_CODE) >= 256:
+                _CODE.pop(next(iter(_CODE)))
+            _CODE[source] = code
+        exec(code, self.ns)
+        replay: Callable[[Any], Any] = self.ns["replay"]
+        replay.__source__ = source  # type: ignore[attr-defined]  # for print(plan.replay_source)
+        return replay
+
+    def view(self, index: int, record: Any) -> None:
+        """A view op: made once of a buffer, per replay (view kernel, precomputed spec) of an argument."""
+        base = record.args[0] if record.args else None
+        if type(base) is not Slot:
+            self.fallback(index, record)
+            return
+        if base.index in self.static:
+            values: dict[int, Any] = dict(self.static)
+            made = record.func(*decode(record.args, values), **decode(record.kwargs, values))
+            results = made if isinstance(made, tuple) else (made,)
+            slots = record.result if isinstance(record.result, tuple) else (record.result,)
+            root = self.static[base.index]._storage
+            if all(isinstance(r, Tensor) and r._storage is root for r in results) and len(results) == len(slots):
+                for slot, tensor in zip(slots, results, strict=True):
+                    self.static[slot.index] = tensor
+                self.direct_count += 1
+                return
+            self.fallback(index, record)
+            return
+        op = record.op
+        if (
+            self.backend is None
+            or op.name not in _LAYOUT_FREE
+            or base.index not in self.defined
+            or type(record.result) is not Slot
+        ):
+            self.fallback(index, record)
+            return
+        try:
+            spec = op.meta(*record.raw_args, **record.raw_kwargs)
+            kernel = op.table.resolve(self.plan.device.key, str(self.plan.device))
+        except Exception:  # the front raises it at replay, as eager would
+            self.fallback(index, record)
+            return
+        if spec.copy or kernel is META_ONLY:
+            self.fallback(index, record)
+            return
+        base_src = self.tensor(base.index)
+        call = f"{self.const(kernel)}({self.const(self.backend.xp)}, {self.array(base.index)}, {self.const(spec.plan)})"
+        self.lines.append(f"t{record.result.index} = {self.const(self.backend.wrap_view)}({call}, {base_src})")
+        self.defined.add(record.result.index)
+        self.direct_count += 1
+
+    def call(self, func: str, parts: list[str]) -> None:
+        """Emit ``func(*parts)`` (``parts``: sources, ``name=source`` for keywords); when every part is a constant
+        or a static buffer, as one ``functools.partial`` made now: a shorter line to compile and a C-level call."""
+        names = [part.partition("=")[2] if "=" in part else part for part in parts]
+        if all(name in self.ns for name in names):
+            positional = [self.ns[name] for part, name in zip(parts, names, strict=True) if "=" not in part]
+            keywords = {
+                part.partition("=")[0]: self.ns[name] for part, name in zip(parts, names, strict=True) if "=" in part
+            }
+            self.lines.append(f"{self.const(functools.partial(self.ns[func], *positional, **keywords))}()")
+        else:
+            self.lines.append(f"{func}({', '.join(parts)})")
+
+    def direct(self, index: int, record: Any) -> bool:
+        """Emit the direct call of a structured op's kernel (or ufunc); False when the call must go through the
+        front (see the module's docstring)."""
+        op = record.op
+        if record.variant not in ("functional", "inplace") or not hasattr(op, "table") or self.plan.device is None:
+            return False
+        bound = _bind(op, record.args, record.kwargs)
+        if bound is None or any(isinstance(v, Tensor) or _has_tensor(v) for v in bound.values()):
+            return False
+        out = record.kwargs.get("out")
+        if record.variant == "inplace":
+            target, first = record.args[0] if record.args else None, True
+        elif out is not None:
+            target, first = out, False
+        elif record.buffer is not None:
+            target, first = record.result, False
+        else:
+            return False
+        if type(target) is not Slot or not (target.index in self.static or target.index in self.args):
+            return False
+        fresh = record.variant == "functional" and out is None
+        inputs = [v for v in _slots(list(bound.values())) if not (first and v == target.index)]
+        storages = self.plan._slot_storage
+        if not fresh and any(storages[v] is storages[target.index] for v in inputs):
+            return False  # memory shared with an input: the front's overlap handling
+        spec: Any
+        try:
+            if fresh and op.schema.plan is None and isinstance(record.meta_result, Tensor):
+                spec = (record.meta_result._shape, record.meta_result._dtype)  # what the meta function gave
+            else:
+                spec = op.meta(*record.raw_args, **{k: v for k, v in record.raw_kwargs.items() if k != "out"})
+            handler = op.table.resolve(self.plan.device.key, str(self.plan.device))
+        except Exception:  # the front raises it at replay, as eager would
+            return False
+        if handler is META_ONLY:
+            return False
+        meta_target = self.plan._slot_meta[target.index] if not fresh else None
+        if record.out_before is not None:
+            shape, dtype = record.out_before
+        elif meta_target is not None:
+            shape, dtype = meta_target._shape, meta_target._dtype
+        else:
+            shape, dtype = spec[0], spec[1]
+        if spec[0] != shape or spec[1] is not dtype:
+            return False  # eager resizes or refuses: the front does
+        bump = [] if fresh else [f"{self.tensor(target.index)}._storage.version += 1"]
+        if target.index in self.args and not fresh:
+            self.written.add(target.index)
+        ufunc = getattr(op.meta, DIRECT, None)
+        params = op.schema.params
+        plain = all(type(bound[p.name]) is Slot or type(bound[p.name]) in _PLAIN for p in params if p.name != "alpha")
+        if (
+            ufunc is not None
+            and handler is ufunc[0]
+            and _inline_kind(op)[0] is not None
+            and bound.get("alpha", ONE) is ONE
+            and plain
+        ):
+            sources = [
+                self.array(v.index) if type(v) is Slot else self.const(v)
+                for v in (bound[p.name] for p in params if p.name != "alpha")
+            ]
+            self.call(self.const(ufunc[1]), [*sources, f"out={self.array(target.index)}"])
+            self.lines += bump
+            self.direct_count += 1
+            return True
+        call = [self.src(bound[p.name]) for p in params if not p.kw_only]
+        call += [f"{p.name}={self.src(bound[p.name])}" for p in params if p.kw_only]
+        if op.schema.plan is not None:
+            call.append(f"plan={self.const(spec[2])}")
+        if target.index in self.static:
+            const_out = InplaceOut() if first else new_const_out()
+            set_array(const_out, self.static[target.index]._array.view())
+            call.append(f"out={self.const(const_out)}")
+        else:
+            self.lines += [f"_o = {'_IO' if first else '_NCO'}()", f"_SET(_o, a{target.index}.view())"]
+            call.append("out=_o")
+        self.call(self.const(handler), call)
+        self.lines += bump
+        self.direct_count += 1
+        return True
+
+
+def signature_guard(plan: Any) -> Callable[[Any], bool]:
+    """The signature check of a compiled replay: whether leaves ``L`` match the plan's (type, shape, device and
+    dtype per tensor, type and value per scalar, the same tensor where the plan had one)."""
+    count = len(plan._keys)
+    tensors = [(leaf, *key) for leaf, key in enumerate(plan._keys) if len(key) == 4 and plan._same[leaf] == leaf]
+    scalars = [(leaf, *key) for leaf, key in enumerate(plan._keys) if len(key) == 2]
+    same = [(leaf, first) for leaf, first in enumerate(plan._same) if first != leaf]
+
+    def guard(L: Any) -> bool:
+        if len(L) != count:
+            return False
+        for leaf, kind, shape, dtype, device in tensors:
+            t = L[leaf]
+            if type(t) is not kind or t._shape != shape or t._device is not device:
+                return False
+            if t._dtype is not dtype and t._dtype != dtype:
+                return False
+        for leaf, kind, value in scalars:
+            x = L[leaf]
+            if type(x) is not kind or not (x is value or x == value):
+                return False
+        return all(L[leaf] is L[first] for leaf, first in same)
+
+    return guard
+
+
+def _slots(values: list[Any]) -> list[int]:
+    found: list[int] = []
+    for value in values:
+        if type(value) is Slot:
+            found.append(value.index)
+        elif isinstance(value, (tuple, list)):
+            found += _slots(list(value))
+        elif isinstance(value, dict):
+            found += _slots(list(value.values()))
+    return found
+
+
+def _has_tensor(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_has_tensor(item) for item in value)
+    if isinstance(value, dict):
+        return any(_has_tensor(item) for item in value.values())
+    return False
+
+
+def compile_replay(
+    plan: Any, backend: Any, slow: Callable[[Any], Any], progress: list[int] | None = None
+) -> tuple[Callable[[Any], Any], int]:
+    """The generated replay function of ``plan`` (see the module's docstring) and how many of its ops are direct
+    calls. ``backend``: the arguments' backend; ``slow(leaves)``: the replay through the fronts; ``progress``:
+    a list whose item 0 the replay sets to the index of the op it is at."""
+    compiler = _Compiler(plan, backend, slow, progress)
+    return compiler.compile(), compiler.direct_count

@@ -1,0 +1,206 @@
+"""Static plans' direct replay (devtensor.plan.replay) and memory planning (devtensor.plan.memory): kernels called
+without the fronts, views of arguments re-made, writes and version bumps as eager, overlapping arguments through
+the fronts, buffers sharing memory by liveness."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from test_plan import _batch, _weights, mlp_step
+
+import devtensor as dt
+from devtensor import Tensor, library
+from devtensor.plan.memory import plan_memory
+
+
+def _same(left: Any, right: Any) -> bool:
+    return bool(
+        left.dtype == right.dtype and left.shape == right.shape and left.numpy().tobytes() == right.numpy().tobytes()
+    )
+
+
+def test_views_of_arguments_are_remade_on_each_replay_and_alias_them() -> None:
+    def step(a: Tensor) -> tuple[Tensor, Tensor]:
+        return a.transpose(0, 1), a.transpose(0, 1) * 2.0
+
+    a = dt.tensor(np.arange(6.0).reshape(2, 3))
+    plan = dt.plan(step, a)
+    assert plan.direct_ops == len(plan.records)
+    view, doubled = plan(a)
+    assert view._storage is a._storage and view.shape == (3, 2)
+    b = dt.tensor(np.ones((2, 3)))
+    view_b, doubled_b = plan(b)
+    assert view_b._storage is b._storage and doubled_b is doubled and doubled.tolist() == [[2.0, 2.0]] * 3
+
+
+def test_writes_into_arguments_bump_versions_as_eager() -> None:
+    def step(a: Tensor, b: Tensor, c: Tensor) -> Tensor:
+        dt.add(a, b, out=c)
+        a.mul_(2.0)
+        c.sub_(b, alpha=0.5)
+        a.transpose(0, 1).add_(1.0)  # a write through a view of an argument
+        return (c * a).sum(dim=0)
+
+    def args() -> list[Tensor]:
+        rng = np.random.default_rng(3)
+        return [dt.tensor(rng.standard_normal((3, 4)).astype(np.float32)) for _ in range(3)]
+
+    eager, planned = args(), args()
+    plan = dt.plan(step, *planned)
+    for _ in range(3):  # the first replay runs through the fronts (the arguments' writability is not checked yet)
+        want = step(*eager)
+        got = plan(*planned)
+        assert _same(want, got)
+        assert all(_same(e, p) for e, p in zip(eager, planned, strict=True))
+        assert [t._storage.version for t in eager] == [t._storage.version for t in planned]
+
+
+def test_arguments_sharing_memory_replay_as_eager() -> None:
+    def step(a: Tensor, b: Tensor) -> Tensor:
+        a.add_(b)
+        return a * b
+
+    plan = dt.plan(step, dt.tensor(np.zeros(3)), dt.tensor(np.zeros(3)))
+    eager_base = dt.tensor(np.arange(7.0))
+    planned_base = dt.tensor(np.arange(7.0))
+    want = step(eager_base[0:3], eager_base[3:6])  # one storage, no overlap
+    got = plan(planned_base[0:3], planned_base[3:6])
+    assert _same(want, got) and _same(eager_base, planned_base)
+    with pytest.raises(dt.MemoryOverlapError):  # partial overlap: the fronts' check, as eager
+        plan(planned_base[0:3], planned_base[1:4])
+    assert _same(eager_base, planned_base)
+
+
+def test_the_same_tensor_twice_where_the_plan_had_two() -> None:
+    plan = dt.plan(lambda t, u: t.add_(u), dt.tensor([1.0]), dt.tensor([2.0]))
+    a = dt.tensor([1.0])
+    with pytest.raises(dt.PlanError, match="same tensor"):
+        plan(a, a)
+    fast = dt.planned(lambda t, u: t.add_(u))
+    fast(dt.tensor([1.0]), dt.tensor([2.0]))
+    assert fast(a, a).tolist() == [2.0] and len(fast.plans) == 2
+
+
+def test_scalars_first_promotion_and_kernels_with_plans() -> None:
+    def step(a: Tensor, i: Tensor) -> tuple[Tensor, ...]:
+        return 2.0 - a, i + 1.5, dt.sum(a, dim=1, keepdim=True), dt.log_softmax(a, dim=0), a.clamp(-0.5, 0.5)
+
+    rng = np.random.default_rng(0)
+    a = dt.tensor(rng.standard_normal((4, 5)).astype(np.float32))
+    i = dt.tensor(np.arange(5))
+    plan = dt.plan(step, a, i)
+    for got, want in zip(plan(a, i), step(a, i), strict=True):
+        assert _same(got, want)
+
+
+def test_a_replay_runs_no_front() -> None:
+    w = _weights()
+    x, y = _batch(0)
+    plan = dt.plan(mlp_step, *w, x, y, 0.5)
+    plan(*w, x, y, 0.5)  # checks the arguments' writability through the fronts once
+    fast = dt.planned(mlp_step)
+    fast(*w, x, y, 0.5)
+    with library.LoggingMode() as mode:
+        plan(*w, x, y, 0.5)
+        fast(*w, x, y, 0.5)
+    assert mode.names == ["plan(mlp_step)", "plan(mlp_step)"]  # a replay is one event for dispatch modes
+    with library.LoggingMode() as mode:
+        dt.plan(mlp_step, *w, x, y, 0.5)
+    assert "log_softmax" in mode.names  # modes see the ops while tracing
+
+
+def test_buffers_share_memory_by_liveness() -> None:
+    def chain(t: Tensor) -> Tensor:
+        for _ in range(6):
+            t = (t + 1.0) * 0.5
+        return t
+
+    a = dt.tensor(np.ones(1000, np.float32))
+    plan = dt.plan(chain, a)
+    assert plan.memory_bytes == plan.peak_bytes_eager == 2 * 4000  # two live results at a time
+    assert _same(plan(a), chain(a))
+    assert "8000 bytes" in repr(plan)
+
+
+def test_planned_memory_at_most_the_eager_peak_on_the_tests_models() -> None:
+    w = _weights()
+    x, y = _batch(0)
+    plan = dt.plan(mlp_step, *w, x, y, 0.5)
+    assert plan.memory_bytes <= plan.peak_bytes_eager
+    assert plan.memory_bytes < sum(int(b._array.nbytes) for b in plan.buffers)
+    outputs = plan(*w, x, y, 0.5)
+    assert outputs["logits"]._storage is not None  # outputs stay valid (live to the end of the step)
+
+
+def test_outputs_are_never_overwritten_within_a_step() -> None:
+    def step(t: Tensor) -> tuple[Tensor, Tensor]:
+        first = t + 1.0
+        later = ((t * 3.0) - 2.0) / 4.0
+        return first, later
+
+    a = dt.tensor(np.arange(8.0))
+    got = dt.plan(step, a)(a)
+    want = step(a)
+    assert _same(got[0], want[0]) and _same(got[1], want[1])
+
+
+def test_memory_planner_places_overlapping_lifetimes_apart() -> None:
+    # three buffers: 0 lives over records 0-1, 1 over 1-2, 2 over 2-3
+    requests = [(0, 100, 4, "a"), (1, 100, 4, "b"), (2, 100, 4, "c")]
+    uses = [["a"], ["a", "b"], ["b", "c"], ["c"]]
+    memory = plan_memory(requests, uses, {"c"})
+    assert memory.arena_bytes == memory.peak_bytes_eager == 200
+    assert memory.offsets[0] != memory.offsets[1] and memory.offsets[1] != memory.offsets[2]
+
+
+def test_indexing_inside_the_step_is_recorded() -> None:
+    def step(t: Tensor, idx: Tensor) -> tuple[Tensor, ...]:
+        u = t[0] + 1.0  # a view of an argument, re-made on each replay
+        v = t[:, 1:] * 2.0
+        w = (t * 3.0)[1]  # a view of a buffer, made once
+        t[0, 0] = 5.0  # setitem on an argument: written, version bumped
+        g = t[idx]  # an integer tensor index: a copy
+        z = t + 0.0
+        z[1] = u
+        return u, v, w, g, z, z[0, 1:], t[1]
+
+    def args() -> tuple[Tensor, Tensor]:
+        return dt.tensor(np.arange(6.0).reshape(2, 3)), dt.tensor([1, 0])
+
+    planned, eager = args(), args()
+    plan = dt.plan(step, *planned)
+    assert [record.name for record in plan.records].count("getitem") == 6
+    for _ in range(3):
+        got, want = plan(*planned), step(*eager)
+        assert all(_same(g, w) for g, w in zip(got, want, strict=True))
+        assert _same(planned[0], eager[0]) and planned[0]._storage.version == eager[0]._storage.version
+    assert got[6]._storage is planned[0]._storage  # the view aliases the argument
+
+
+@pytest.mark.parametrize(("step", "name"), [(lambda t: dt.nonzero(t), "nonzero"), (lambda t: dt.unique(t), "unique")])
+def test_data_dependent_ops_are_refused_naming_the_op_and_line(step: Any, name: str) -> None:
+    with pytest.raises(dt.PlanError, match=f"line .*{name}"):
+        dt.plan(step, dt.tensor([1.0, 0.0]))
+
+
+def test_creation_inside_the_step_is_recorded() -> None:
+    def step(t: Tensor) -> tuple[Tensor, ...]:
+        z = dt.zeros(3)  # never written: filled once, at planning
+        acc = dt.zeros(3)  # written: filled again on each replay
+        acc.add_(t)
+        scale = dt.full((3,), 2.5) * dt.ones_like(t)
+        return z + t, acc, scale, dt.full_like(t, 7.0)
+
+    a = dt.tensor([1.0, 2.0, 3.0])
+    plan = dt.plan(step, a)
+    assert [r.variant for r in plan.records].count("create") == 5
+    for _ in range(3):
+        assert all(_same(g, w) for g, w in zip(plan(a), step(a), strict=True))
+    assert plan.memory_bytes <= plan.peak_bytes_eager + 2 * 24  # (the two filled-once tensors stay live)
+
+
+def test_creation_on_another_device_is_not_recorded() -> None:
+    with pytest.raises(dt.PlanError, match="neither an argument"):
+        dt.plan(lambda t: dt.arange(3) + t, dt.tensor([1.0, 2.0, 3.0]))
