@@ -181,7 +181,7 @@ def test_indexing_inside_the_step_is_recorded() -> None:
 
 @pytest.mark.parametrize(("step", "name"), [(lambda t: dt.nonzero(t), "nonzero"), (lambda t: dt.unique(t), "unique")])
 def test_data_dependent_ops_are_refused_naming_the_op_and_line(step: Any, name: str) -> None:
-    with pytest.raises(dt.PlanError, match=f"line .*{name}"):
+    with pytest.raises(dt.PlanError, match=f"{name} has a data-dependent result shape.*line \\d+ of <lambda>"):
         dt.plan(step, dt.tensor([1.0, 0.0]))
 
 
