@@ -277,12 +277,13 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
         guard = device._guard
         if out is None:
             backend = first._backend
-            arrays = []
-            for spec in specs:
-                try:
-                    arrays.append(backend.alloc(spec[0], spec[1]))
-                except (ValueError, MemoryError) as error:
-                    rules.alloc_failed(name, spec, error, device)
+            # (allocated inside the device guard, as the single-output fronts do: on the tensors' device, not
+            # the current one)
+            if guard is None:
+                arrays = _alloc(name, backend, specs, device)
+            else:
+                with guard():
+                    arrays = _alloc(name, backend, specs, device)
             _run(handler, call_args, call_kwargs, arrays, guard)
             return op.result(*(_wrap(backend, device, a, tuple(s[0])) for a, s in zip(arrays, specs, strict=True)))
         _check_outs_apart(name, out)
@@ -309,6 +310,17 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
         fn.__module__ = "devtensor"
         fn.op = op  # type: ignore[attr-defined]
     return functional
+
+
+def _alloc(name: str, backend: Any, specs: Sequence[Any], device: Any) -> list[Any]:
+    """One new array per spec on the backend's current device."""
+    arrays = []
+    for spec in specs:
+        try:
+            arrays.append(backend.alloc(spec[0], spec[1]))
+        except (ValueError, MemoryError) as error:
+            rules.alloc_failed(name, spec, error, device)
+    return arrays
 
 
 def _run(handler: Any, args: tuple[Any, ...], kwargs: dict[str, Any], arrays: Sequence[Any], guard: Any) -> None:
