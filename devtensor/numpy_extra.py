@@ -1,11 +1,11 @@
 """NEP 13/18 entries for NumPy functions Dask calls on its chunks that devtensor composes from its ops (tables of
-:mod:`devtensor.numpy_protocols`): the NaN-ignoring reductions (``nansum``, ``nanprod``, ``nanmean``,
-``nanmax``, ``nanmin``, ``nanargmax``, ``nanargmin``), ``einsum``, ``repeat`` (an int count), ``fabs``,
-``isclose``, ``allclose``, ``diag``, ``take``, ``take_along_axis``, ``unique``, ``searchsorted``, ``isin``,
-``partition``/``argpartition`` (a full sort, which is a partition) and ``np.arange(..., like=tensor)``. Each
-takes NumPy's argument names and gives NumPy's values as a tensor on the tensor's device (CUDA included), so
-``da.nansum(x)``, ``da.einsum(...)``, ``da.isclose(x, y)``, ``da.tril(x)`` on Dask arrays of CUDA chunks stay on
-the device. An argument with no devtensor equivalent (``where=``, ``initial=``, ``mode="clip"``,
+:mod:`devtensor.numpy_protocols`): the NaN-ignoring reductions (``nansum``, ``nanprod``, ``nanmean``, ``nanmax``,
+``nanmin``, ``nanargmax``, ``nanargmin``), ``einsum``, ``repeat`` (an int count), ``fabs``, ``isclose``,
+``allclose``, ``diag``, ``diagonal`` (2-D), ``argwhere``, ``flatnonzero``, ``take``, ``take_along_axis``, ``unique``,
+``searchsorted``, ``isin``, ``partition``/``argpartition`` (a full sort, which is a partition) and ``np.arange(...,
+like=tensor)``. Each takes NumPy's argument names and gives NumPy's values as a tensor on the tensor's device (CUDA
+included), so ``da.nansum(x)``, ``da.einsum(...)``, ``da.isclose(x, y)``, ``da.tril(x)`` on Dask arrays of CUDA
+chunks stay on the device. An argument with no devtensor equivalent (``where=``, ``initial=``, ``mode="clip"``,
 ``return_index=True``, per-element repeats, …) falls back as the module docstring of ``numpy_protocols`` says:
 NumPy's own on CPU tensors, a TypeError naming the function on others. ``bincount`` and ``histogram`` have no
 devtensor op and stay on that fallback.
@@ -189,11 +189,34 @@ def _diag(v: Any, k: Any = 0) -> Any:
         return devtensor.where(on, values, devtensor.zeros(1, dtype=v.dtype, device=v.device))
     if v.ndim != 2:
         raise _Fallback  # (NumPy's ValueError)
-    rows, cols = v.shape
+    return _diagonal(v, k)
+
+
+def _diagonal(a: Any, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> Any:
+    """The ``offset`` diagonal of a matrix (``np.diagonal`` of 2-D input; N-d: NumPy's own), a new tensor
+    (NumPy's is a read-only view)."""
+    a = _tensor(a)
+    if a.ndim != 2 or {operator.index(axis1) % 2, operator.index(axis2) % 2} != {0, 1}:
+        raise _Fallback
+    k = operator.index(offset)
+    if operator.index(axis1) % 2 == 1:
+        a = devtensor.permute(a, (1, 0))
+    rows, cols = a.shape
     length = max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols))
     start = k if k >= 0 else -k * cols
-    flat = devtensor.reshape(v, (-1,))
-    return devtensor.take(flat, devtensor.arange(start, start + length * (cols + 1), cols + 1, device=v.device))
+    flat = devtensor.reshape(a, (-1,))
+    return devtensor.take(flat, devtensor.arange(start, start + length * (cols + 1), cols + 1, device=a.device))
+
+
+def _argwhere(a: Any) -> Any:
+    a = _tensor(a)
+    if a.ndim == 0:
+        raise _Fallback  # (NumPy treats 0-d input as 1-element with no index columns)
+    return devtensor.nonzero(a)
+
+
+def _flatnonzero(a: Any) -> Any:
+    return devtensor.nonzero(devtensor.reshape(_tensor(a), (-1,)), as_tuple=True)[0]
 
 
 def _take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: Any = "raise") -> Any:
@@ -333,6 +356,9 @@ FUNCTIONS.update(
         np.isclose: _isclose,
         np.allclose: _allclose,
         np.diag: _diag,
+        np.diagonal: _diagonal,
+        np.argwhere: _argwhere,
+        np.flatnonzero: _flatnonzero,
         np.take: _take,
         np.unique: _unique,
         np.searchsorted: _searchsorted,
