@@ -98,9 +98,9 @@ def _nan_extreme(op: str, identity: float) -> Callable[..., Any]:
             raise _Fallback
         dims, keep = _dims(axis), bool(keepdims)
         fn = getattr(devtensor, op)
-        if not _floating(a) or a.dtype.kind == "c":
-            if a.dtype.kind == "c":
-                raise _Fallback
+        if a.dtype.kind == "c":
+            raise _Fallback
+        if not _floating(a):
             return fn(a, dims, keep)
         nan = devtensor.isnan(a)
         # An all-NaN slice gives NaN, as NumPy's.
@@ -262,7 +262,11 @@ def _searchsorted(a: Any, v: Any, side: Any = "left", sorter: Any = None) -> Any
     if sorter is not None or side not in ("left", "right") or a.ndim != 1:
         raise _Fallback
     values = v if isinstance(v, Tensor) else devtensor.tensor(np.asarray(v), device=a.device)
-    return devtensor.searchsorted(a, values.to(a.dtype) if values.dtype != a.dtype else values, side=side)
+    # Compared in the common dtype, as NumPy (2.5 among ints stays 2.5)
+    common = np.result_type(a.dtype, values.dtype)
+    if common.kind == "c":
+        raise _Fallback
+    return devtensor.searchsorted(a.to(common), values.to(common), side=side)
 
 
 def _isin(

@@ -81,6 +81,7 @@ CASES: dict[str, tuple[np.ndarray[Any, Any], Callable[[Any], Any]]] = {
     "unique-inverse-counts": (N, lambda a: np.unique(a, return_inverse=True, return_counts=True)),
     "unique-axis": (N[[0, 1, 0]], lambda a: np.unique(a, axis=0, return_counts=True)),
     "searchsorted": (V[[1, 0, 2]], lambda a: np.searchsorted(a, [-3.0, 0.5, 9.0], side="right")),
+    "searchsorted-int-by-floats": (np.array([1, 3, 5]), lambda a: np.searchsorted(a, [2.5, 3.5, 3.0])),
     "isin": (N, lambda a: np.isin(a, [1, 5, 7])),
     "partition": (F, lambda a: np.sort(np.partition(a, 2, axis=1), axis=1)),
     "argpartition-kth": (
