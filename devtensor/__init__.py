@@ -11,6 +11,7 @@ from devtensor import kernels as _kernels  # defines the built-in ops
 from devtensor import library as library  # custom ops, out-of-tree backends, overrides, check
 from devtensor import linalg as linalg  # torch.linalg's functions
 from devtensor import numpy_chunks as _numpy_chunks  # the NumPy functions Dask asks of a chunk type (NEP 18/35)
+from devtensor import numpy_extra as _numpy_extra  # NEP 13/18 compositions: nan* reductions, isclose, take, ...
 from devtensor import numpy_more as _numpy_more  # NEP 13/18 entries for the later ops (math, scans, linalg, fft)
 from devtensor import numpy_protocols as _numpy_protocols  # NEP 13/18: NumPy ufuncs and functions on tensors
 from devtensor import random as random  # random numbers: generators and sampling

@@ -140,7 +140,10 @@ def _unique(
 
 @data_dependent_op("unique_consecutive")
 def _unique_consecutive_meta(
-    self: TensorMeta, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+    self: TensorMeta,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
 ) -> Any:
     """``self`` with each run of equal consecutive elements (``dim=None``: of the flattened tensor) or slices
     along ``dim`` collapsed to one (``torch.unique_consecutive``): a 1-D tensor of ``self``'s dtype
@@ -237,6 +240,8 @@ if TYPE_CHECKING:
         return_inverse: Literal[False] = False,
         return_counts: Literal[False] = False,
         dim: int | None = None,
+        *,
+        axis: int | None = ...,
     ) -> Tensor: ...
     @overload
     def unique(
@@ -245,6 +250,8 @@ if TYPE_CHECKING:
         return_inverse: bool = False,
         return_counts: bool = False,
         dim: int | None = None,
+        *,
+        axis: int | None = ...,
     ) -> Tensor | tuple[Tensor, ...]: ...
     def unique(
         self: Tensor,
@@ -252,6 +259,8 @@ if TYPE_CHECKING:
         return_inverse: bool = False,
         return_counts: bool = False,
         dim: int | None = None,
+        *,
+        axis: int | None = ...,
     ) -> Tensor | tuple[Tensor, ...]: ...
     @overload
     def unique_consecutive(
@@ -259,13 +268,25 @@ if TYPE_CHECKING:
         return_inverse: Literal[False] = False,
         return_counts: Literal[False] = False,
         dim: int | None = None,
+        *,
+        axis: int | None = ...,
     ) -> Tensor: ...
     @overload
     def unique_consecutive(
-        self: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+        self: Tensor,
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: int | None = None,
+        *,
+        axis: int | None = ...,
     ) -> Tensor | tuple[Tensor, ...]: ...
     def unique_consecutive(
-        self: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+        self: Tensor,
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: int | None = None,
+        *,
+        axis: int | None = ...,
     ) -> Tensor | tuple[Tensor, ...]: ...
 
 else:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, overload
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError
 from devtensor.kernels.ordering import AminmaxResult, MaxResult, MinResult, SortResult, TopkResult
 from devtensor.structured import get_op as _get_op
+from devtensor.structured.aliases import NO_ALIAS, aliased
 from devtensor.tensor import Tensor
 
 __all__ = [
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
         *,
         stable: bool = False,
         out: tuple[Tensor, Tensor] | None = None,
+        axis: int = ...,
     ) -> SortResult: ...
     def topk(
         self: Tensor,
@@ -53,9 +55,16 @@ if TYPE_CHECKING:
         sorted: bool = True,
         *,
         out: tuple[Tensor, Tensor] | None = None,
+        axis: int = ...,
     ) -> TopkResult: ...
     def aminmax(
-        self: Tensor, *, dim: int | None = None, keepdim: bool = False, out: tuple[Tensor, Tensor] | None = None
+        self: Tensor,
+        *,
+        dim: int | None = None,
+        keepdim: bool = False,
+        out: tuple[Tensor, Tensor] | None = None,
+        axis: int | None = ...,
+        keepdims: bool = ...,
     ) -> AminmaxResult: ...
 
 else:
@@ -87,38 +96,70 @@ def _extreme(name: str, dim_op: Any, reduce: str, pair: str, self: Tensor, dim: 
 @overload
 def max(self: Tensor) -> Tensor: ...
 @overload
-def max(self: Tensor, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None) -> MaxResult: ...
+def max(
+    self: Tensor, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None, keepdims: bool = ...
+) -> MaxResult: ...
+@overload
+def max(self: Tensor, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Tensor] | None = None) -> MaxResult: ...
 @overload
 def max(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
-def max(self: Tensor, dim: Any = None, keepdim: Any = False, *, out: Any = None) -> Any:
+def max(
+    self: Tensor,
+    dim: Any = None,
+    keepdim: Any = False,
+    *,
+    out: Any = None,
+    axis: Any = NO_ALIAS,
+    keepdims: Any = NO_ALIAS,
+) -> Any:
     """PyTorch's ``torch.max``: ``max(t)`` the largest element (a 0-d tensor: :func:`devtensor.amax` over every
     dim); ``max(t, dim, keepdim=False, *, out=None)`` the largest elements along ``dim`` and their int64 indices,
     a named tuple ``(values, indices)`` (the multi-output op ``max``, :mod:`devtensor.kernels.ordering`; NaN
     propagates; ``out=`` a tuple); ``max(t, other)`` the elementwise :func:`devtensor.maximum`. Also
-    ``Tensor.max``. Devices: those of the ops.
+    ``Tensor.max``. NumPy's ``axis``/``keepdims`` are aliases of ``dim``/``keepdim``
+    (:mod:`devtensor.structured.aliases`). Devices: those of the ops.
 
     Raises:
         ArgumentTypeError (TypeError): ``keepdim`` without an int dim; as the ops (complex input, ``dim`` not an
-            int).  IndexOutOfRangeError, ShapeError: as the ``max`` op.
+            int); an alias and its PyTorch name both passed.  IndexOutOfRangeError, ShapeError: as the ``max`` op.
     """
+    if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
+        given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
+        return aliased("max", max, {"self": self, "dim": dim, "keepdim": keepdim, "out": out}, given)
     return _extreme("max", _max_dim, "amax", "maximum", self, dim, keepdim, out)
 
 
 @overload
 def min(self: Tensor) -> Tensor: ...
 @overload
-def min(self: Tensor, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None) -> MinResult: ...
+def min(
+    self: Tensor, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None, keepdims: bool = ...
+) -> MinResult: ...
+@overload
+def min(self: Tensor, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Tensor] | None = None) -> MinResult: ...
 @overload
 def min(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
-def min(self: Tensor, dim: Any = None, keepdim: Any = False, *, out: Any = None) -> Any:
+def min(
+    self: Tensor,
+    dim: Any = None,
+    keepdim: Any = False,
+    *,
+    out: Any = None,
+    axis: Any = NO_ALIAS,
+    keepdims: Any = NO_ALIAS,
+) -> Any:
     """PyTorch's ``torch.min``: ``min(t)`` the smallest element (:func:`devtensor.amin`); ``min(t, dim,
     keepdim=False, *, out=None)`` a named tuple ``(values, indices)`` (the multi-output op ``min``);
-    ``min(t, other)`` the elementwise :func:`devtensor.minimum`. Also ``Tensor.min``. As :func:`max`.
+    ``min(t, other)`` the elementwise :func:`devtensor.minimum`. Also ``Tensor.min``. As :func:`max` (with
+    NumPy's ``axis``/``keepdims`` aliases).
 
     Raises:
         ArgumentTypeError (TypeError): ``keepdim`` without an int dim; as the ops.  IndexOutOfRangeError,
             ShapeError: as the ``min`` op.
     """
+    if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
+        given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
+        return aliased("min", min, {"self": self, "dim": dim, "keepdim": keepdim, "out": out}, given)
     return _extreme("min", _min_dim, "amin", "minimum", self, dim, keepdim, out)
 
 

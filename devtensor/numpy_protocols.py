@@ -90,6 +90,10 @@ REDUCE: Final[dict[np.ufunc, str]] = {
     np.logical_or: "any",
 }
 
+#: NumPy ufunc -> adapter for ``ufunc(*inputs)`` without keywords, where the mapping depends on the operands
+#: (``np.fabs``: devtensor.numpy_extra); it raises _Fallback for NumPy's own.
+UFUNC_ADAPTERS: Final[dict[np.ufunc, Callable[..., Any]]] = {}
+
 
 class _Fallback(Exception):
     """An adapter has no devtensor equivalent for this call (an argument devtensor lacks): NumPy's own runs."""
@@ -191,6 +195,8 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
         if method == "__call__" and ufunc is np.divmod and not kwargs and len(inputs) == 2:
             # (two outputs: floor division and remainder, each devtensor's op, as Tensor.__divmod__)
             return np.floor_divide(*inputs), np.remainder(*inputs)
+        if method == "__call__" and ufunc in UFUNC_ADAPTERS and not kwargs:
+            return UFUNC_ADAPTERS[ufunc](*inputs)
         if method == "__call__":
             entry = UFUNCS.get(ufunc)
             fn = getattr(devtensor, entry[0], None) if entry is not None else None

@@ -37,6 +37,7 @@ class TensorMultiMethods:
             *,
             stable: bool = False,
             out: tuple[Tensor, Tensor] | None = None,
+            axis: int = ...,
         ) -> SortResult: ...
         def topk(
             self,
@@ -46,21 +47,36 @@ class TensorMultiMethods:
             sorted: bool = True,
             *,
             out: tuple[Tensor, Tensor] | None = None,
+            axis: int = ...,
         ) -> TopkResult: ...
         def aminmax(
-            self, *, dim: int | None = None, keepdim: bool = False, out: tuple[Tensor, Tensor] | None = None
+            self,
+            *,
+            dim: int | None = None,
+            keepdim: bool = False,
+            out: tuple[Tensor, Tensor] | None = None,
+            axis: int | None = ...,
+            keepdims: bool = ...,
         ) -> AminmaxResult: ...
         @overload
         def max(self) -> Tensor: ...
         @overload
-        def max(self, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None) -> MaxResult: ...
+        def max(
+            self, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None, keepdims: bool = ...
+        ) -> MaxResult: ...
+        @overload
+        def max(self, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Tensor] | None = None) -> MaxResult: ...
         @overload
         def max(self, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
         def max(self, *args: object, **kwargs: object) -> Tensor | MaxResult: ...
         @overload
         def min(self) -> Tensor: ...
         @overload
-        def min(self, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None) -> MinResult: ...
+        def min(
+            self, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None, keepdims: bool = ...
+        ) -> MinResult: ...
+        @overload
+        def min(self, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Tensor] | None = None) -> MinResult: ...
         @overload
         def min(self, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
         def min(self, *args: object, **kwargs: object) -> Tensor | MinResult: ...
@@ -78,24 +94,53 @@ class TensorMultiMethods:
             return_inverse: Literal[False] = False,
             return_counts: Literal[False] = False,
             dim: int | None = None,
+            *,
+            axis: int | None = ...,
         ) -> Tensor: ...
         @overload
         def unique(
-            self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+            self,
+            sorted: bool = True,
+            return_inverse: bool = False,
+            return_counts: bool = False,
+            dim: int | None = None,
+            *,
+            axis: int | None = ...,
         ) -> Tensor | tuple[Tensor, ...]: ...
         def unique(
-            self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+            self,
+            sorted: bool = True,
+            return_inverse: bool = False,
+            return_counts: bool = False,
+            dim: int | None = None,
+            *,
+            axis: int | None = ...,
         ) -> Tensor | tuple[Tensor, ...]: ...
         @overload
         def unique_consecutive(
-            self, return_inverse: Literal[False] = False, return_counts: Literal[False] = False, dim: int | None = None
+            self,
+            return_inverse: Literal[False] = False,
+            return_counts: Literal[False] = False,
+            dim: int | None = None,
+            *,
+            axis: int | None = ...,
         ) -> Tensor: ...
         @overload
         def unique_consecutive(
-            self, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+            self,
+            return_inverse: bool = False,
+            return_counts: bool = False,
+            dim: int | None = None,
+            *,
+            axis: int | None = ...,
         ) -> Tensor | tuple[Tensor, ...]: ...
         def unique_consecutive(
-            self, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+            self,
+            return_inverse: bool = False,
+            return_counts: bool = False,
+            dim: int | None = None,
+            *,
+            axis: int | None = ...,
         ) -> Tensor | tuple[Tensor, ...]: ...
         @overload
         def repeat(self, sizes: Sequence[int], /, *, out: Tensor | None = None) -> Tensor: ...

@@ -112,3 +112,13 @@ def test_max_min_along_a_dim_against_numpy(a: Any, data: st.DataObject) -> None:
         same(got.indices, arg(a, axis=dim, keepdims=keepdim).astype(np.int64))
     reps = data.draw(st.lists(st.integers(0, 2), min_size=a.ndim, max_size=a.ndim + 1))
     same(t.repeat(*reps), np.tile(a, reps))
+
+
+@pytest.mark.usefixtures("fake_cupy")
+def test_multi_output_results_are_allocated_on_the_inputs_device_not_the_current_one() -> None:
+    # (the CuPy stand-in's current device is 0; the outputs are allocated under the input's device guard)
+    t = dt.tensor(np.array([[3.0, 1.0], [2.0, 5.0]]), device="cuda:1")
+    for result in (dt.sort(t, 0), t.topk(1), t.aminmax(dim=1), t.max(0)):
+        for r in result:
+            assert r.device == dt.Device("cuda", 1)
+    np.testing.assert_array_equal(dt.sort(t, 0).values.cpu().numpy(), [[2.0, 1.0], [3.0, 5.0]])

@@ -21,6 +21,7 @@ dim 0): the front cannot tell the two apart without a sentinel default, which wo
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -30,7 +31,17 @@ from devtensor.structured.schema import signature_text
 if TYPE_CHECKING:
     from devtensor.structured.schema import Param
 
-__all__ = ["ALIAS_COMMON", "NO_ALIAS", "NUMPY_ALIASES", "alias_lines", "alias_pairs", "alias_signature", "aliased"]
+__all__ = [
+    "ALIAS_COMMON",
+    "NO_ALIAS",
+    "NUMPY_ALIASES",
+    "alias_lines",
+    "alias_pairs",
+    "alias_parameters",
+    "alias_signature",
+    "aliased",
+    "aliased_call",
+]
 
 #: PyTorch's parameter name -> NumPy's name for it.
 NUMPY_ALIASES: Final[dict[str, str]] = {"dim": "axis", "keepdim": "keepdims", "correction": "ddof"}
@@ -83,6 +94,52 @@ def aliased(
             )
         arguments[name] = value
     return front(**arguments)
+
+
+# --- the closure fronts (multi-output and data-dependent ops) -------------------------------------------------
+
+
+def alias_parameters(params: Sequence[Param]) -> list[inspect.Parameter]:
+    """The keyword-only alias parameters (default :data:`NO_ALIAS`) a closure front's shown signature ends with,
+    one per pair of :func:`alias_pairs`."""
+    return [inspect.Parameter(a, inspect.Parameter.KEYWORD_ONLY, default=NO_ALIAS) for _, a in alias_pairs(params)]
+
+
+def aliased_call(
+    op: str,
+    front: Callable[..., Any],
+    shown: inspect.Signature,
+    pairs: tuple[tuple[str, str], ...],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    """The slow path of a closure front (multi-output and data-dependent ops, which bind through
+    ``inspect.Signature``) called with a NumPy alias in ``kwargs``: binds ``args``/``kwargs`` to ``shown`` (the
+    op's parameters and :func:`alias_parameters`) and calls ``front`` again with each alias's value under the
+    PyTorch name, by the single-output fronts' rule (:func:`aliased`: a PyTorch name at its default counts as
+    not passed).
+
+    Raises:
+        ArgumentTypeError (TypeError): arguments that do not bind (naming ``op``); an alias and its PyTorch name
+            both passed, as :func:`aliased`.
+    """
+    try:
+        bound = shown.bind(*args, **kwargs)
+    except TypeError as error:
+        raise ArgumentTypeError(f"{op}: {error}") from None
+    # Only the arguments passed are bound (no defaults applied), so the call front gets is the one with
+    # PyTorch's names: positional where they were, keywords where the aliases were.
+    arguments = bound.arguments
+    for name, alias in pairs:
+        value = arguments.pop(alias, NO_ALIAS)
+        if value is NO_ALIAS:
+            continue
+        if name in arguments and arguments[name] is not shown.parameters[name].default:
+            raise ArgumentTypeError(
+                f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them"
+            )
+        arguments[name] = value
+    return front(*bound.args, **bound.kwargs)
 
 
 # --- the fronts' source (devtensor.structured.fronts) -------------------------------------------------------

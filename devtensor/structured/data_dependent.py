@@ -34,6 +34,7 @@ from devtensor import modes
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key, registry_lock
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoDataError
 from devtensor.structured import rules
+from devtensor.structured.aliases import alias_pairs, alias_parameters, aliased_call
 from devtensor.structured.annotations import TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.schema import check_op_name, schema_from_meta
 from devtensor.tensor import Tensor
@@ -179,6 +180,10 @@ def _make_front(op: DataDependentOp) -> Callable[..., Any]:
             for p in params
         ]
     )
+    # NumPy's axis for dim (devtensor.structured.aliases), as the multi-output fronts.
+    pairs = alias_pairs(params)
+    shown = signature.replace(parameters=[*signature.parameters.values(), *alias_parameters(params)])
+    aliases = frozenset(a for _, a in pairs)
     tensor_params = [p for p in params if p.category in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)]
     checks = rules.value_checks(params)
     meta = op.meta
@@ -233,12 +238,15 @@ def _make_front(op: DataDependentOp) -> Callable[..., Any]:
         return results[0] if single else results
 
     def functional(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and aliases and not aliases.isdisjoint(kwargs):
+            return aliased_call(name, functional, shown, pairs, args, kwargs)
         if modes.ACTIVE[0]:
             return modes.run_modes(op, "functional", functional, raw, args, kwargs)
         return raw(*args, **kwargs)
 
+    functional.__signature__ = shown  # type: ignore[attr-defined]
+    raw.__signature__ = signature  # type: ignore[attr-defined]
     for fn in (functional, raw):
-        fn.__signature__ = signature  # type: ignore[attr-defined]
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = op.doc
         fn.__module__ = "devtensor"

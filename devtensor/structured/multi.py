@@ -34,6 +34,7 @@ from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_k
 from devtensor.dtypes import SCALAR_TYPES
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, MemoryOverlapError
 from devtensor.structured import rules
+from devtensor.structured.aliases import alias_pairs, alias_parameters, aliased_call
 from devtensor.structured.annotations import TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.schema import check_op_name, schema_from_meta
 from devtensor.tensor import Storage, Tensor, TensorSpec
@@ -211,6 +212,11 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
     ]
     parameters.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
     signature = inspect.Signature(parameters)
+    # NumPy's axis/keepdims (devtensor.structured.aliases): shown in the front's signature, translated by
+    # functional before the dispatch modes and raw see the call.
+    pairs = alias_pairs(params)
+    shown = signature.replace(parameters=parameters + alias_parameters(params))
+    aliases = frozenset(a for _, a in pairs)
     tensor_params = [p for p in params if p.category in (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)]
     checks = rules.value_checks(params)
     meta = op.meta
@@ -271,12 +277,13 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
         guard = device._guard
         if out is None:
             backend = first._backend
-            arrays = []
-            for spec in specs:
-                try:
-                    arrays.append(backend.alloc(spec[0], spec[1]))
-                except (ValueError, MemoryError) as error:
-                    rules.alloc_failed(name, spec, error, device)
+            # (allocated inside the device guard, as the single-output fronts do: on the tensors' device, not
+            # the current one)
+            if guard is None:
+                arrays = _alloc(name, backend, specs, device)
+            else:
+                with guard():
+                    arrays = _alloc(name, backend, specs, device)
             _run(handler, call_args, call_kwargs, arrays, guard)
             return op.result(*(_wrap(backend, device, a, tuple(s[0])) for a, s in zip(arrays, specs, strict=True)))
         _check_outs_apart(name, out)
@@ -289,17 +296,31 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
         return op.result(*out)
 
     def functional(*args: Any, **kwargs: Any) -> tuple[Tensor, ...]:
+        if kwargs and aliases and not aliases.isdisjoint(kwargs):
+            return aliased_call(name, functional, shown, pairs, args, kwargs)  # type: ignore[no-any-return]
         if modes.ACTIVE[0]:
             return modes.run_modes(op, "functional", functional, raw, args, kwargs)  # type: ignore[no-any-return]
         return raw(*args, **kwargs)
 
+    functional.__signature__ = shown  # type: ignore[attr-defined]
+    raw.__signature__ = signature  # type: ignore[attr-defined]
     for fn in (functional, raw):
-        fn.__signature__ = signature  # type: ignore[attr-defined]
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = op.doc
         fn.__module__ = "devtensor"
         fn.op = op  # type: ignore[attr-defined]
     return functional
+
+
+def _alloc(name: str, backend: Any, specs: Sequence[Any], device: Any) -> list[Any]:
+    """One new array per spec on the backend's current device."""
+    arrays = []
+    for spec in specs:
+        try:
+            arrays.append(backend.alloc(spec[0], spec[1]))
+        except (ValueError, MemoryError) as error:
+            rules.alloc_failed(name, spec, error, device)
+    return arrays
 
 
 def _run(handler: Any, args: tuple[Any, ...], kwargs: dict[str, Any], arrays: Sequence[Any], guard: Any) -> None:

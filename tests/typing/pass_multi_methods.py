@@ -37,3 +37,13 @@ def repeat(a: Tensor) -> None:
     assert_type(a.repeat(2, 3), Tensor)
     assert_type(a.repeat((2, 3)), Tensor)
     assert_type(a.repeat([2, 3], out=a), Tensor)
+
+
+def numpy_aliases(a: Tensor) -> None:
+    assert_type(a.max(axis=0, keepdims=True), MaxResult)
+    assert_type(dt.min(a, axis=1), MinResult)
+    assert_type(a.sort(axis=0), SortResult)
+    assert_type(dt.topk(a, 2, axis=0), TopkResult)
+    assert_type(a.aminmax(axis=0, keepdims=True), AminmaxResult)
+    assert_type(dt.unique(a, axis=0), Tensor)
+    assert_type(a.unique_consecutive(axis=0), Tensor)
