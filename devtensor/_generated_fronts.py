@@ -372,8 +372,8 @@ FINGERPRINTS = {
     'make_index_select': 'index_select|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_take': 'take|functional|None|self:Tensor:0000;index:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_tensordot': 'tensordot|functional|None|a:Tensor:0000;b:Tensor:0000;dims:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dims|()',
-    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct|()',
+    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct|()',
     'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
@@ -20180,7 +20180,7 @@ def make_tensordot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct):
     def matmul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -20201,25 +20201,35 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and other._array.flags.c_contiguous)):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, other._array)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, other._array, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, other._array, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -20236,7 +20246,16 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
             if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -20249,7 +20268,16 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -20283,25 +20311,35 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and other._array.flags.c_contiguous)):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, other._array)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, other._array, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, other._array, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -20318,7 +20356,16 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
             if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -20331,7 +20378,16 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -20350,7 +20406,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct):
     def mm(self, mat2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat2, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -20371,25 +20427,35 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and mat2._array.flags.c_contiguous)):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, mat2._array)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, mat2, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, mat2._array, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, mat2, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, mat2._array, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, mat2, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -20406,7 +20472,16 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
             if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat2._array, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -20419,7 +20494,16 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat2._array, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -20453,25 +20537,35 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and mat2._array.flags.c_contiguous)):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, mat2._array)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, mat2, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, mat2._array, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, mat2, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, mat2._array, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, mat2, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -20488,7 +20582,16 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
             if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat2._array, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -20501,7 +20604,16 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat2._array, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:

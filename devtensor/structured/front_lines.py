@@ -83,6 +83,16 @@ def _inline_kind(op: StructuredOp) -> tuple[str | None, Any]:
     return None, None
 
 
+def _arrays_direct(op: StructuredOp) -> bool:
+    """Whether the op offers the direct path (meta.DIRECT) as one call over its tensors' arrays, in parameter
+    order, with ``out=``: every parameter a required positional tensor (matmul, mm: their built-in CPU kernel
+    is that one ``np.matmul`` call), no inline meta case."""
+    if getattr(op.meta, DIRECT, None) is None or op.schema.plan is not None or _inline_kind(op)[0] is not None:
+        return False
+    params = op.schema.params
+    return bool(params) and all(p.category == TENSOR and not p.kw_only and not p.optional for p in params)
+
+
 def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, Any]]:
     """The lines computing ``_spec``: the call of the meta function, or, when it offers one (meta.INLINE), its
     common case inline with the call for the rest: one Python call less per op call (a tenth of an elementwise
@@ -112,6 +122,8 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
             "    " + call,
         ], {"_meta_last": state, "_ONE": ONE, **extra}
     checks, values = rules.value_check_lines(params)
+    if _arrays_direct(op):
+        values = {**values, "_direct": direct}
     return [*checks, call], values
 
 
@@ -125,6 +137,10 @@ def _direct_impl_call(
     lines = _impl_call(call, array, target, inplace=inplace, inputs=inputs)
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return lines
+    if _arrays_direct(op):
+        arrays = "".join(f"{p.name}._array, " for p in op.schema.params)
+        body = _protected(f"_direct[1]({arrays}out={array})", target, f"_written_then_raised({target}, {array})")
+        return ["if _handler is _direct[0]:", *body, "el" + lines[0], *lines[1:]]
     alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""  # (alpha != 1: two steps)
     first = array if inplace else "self._array"
     if _inline_kind(op)[0] != "unary":
@@ -145,7 +161,11 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     NumPy's ufunc does)."""
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return []
-    if _inline_kind(op)[0] == "unary":
+    if _arrays_direct(op):
+        names = [p.name for p in op.schema.params]
+        operands = ", ".join(f"{n}._array" for n in names)
+        layout = " and ".join(f"{n}._array.flags.c_contiguous" for n in names)
+    elif _inline_kind(op)[0] == "unary":
         operands = "self._array"
         layout = "self._array.flags.c_contiguous"
     else:
@@ -154,7 +174,7 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
             "(not _self_is_tensor or self._array.flags.c_contiguous)"
             " and (not _other_is_tensor or other._array.flags.c_contiguous)"
         )
-    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""
+    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 and not _arrays_direct(op) else ""
     return [
         f"if _handler is _direct[0]{alpha} and _device._guard is None"
         f" and (len(_spec[0]) == 1 or (_spec[0] and {layout})):",
