@@ -4,6 +4,9 @@ results are those of the kernel."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import numpy as np
 import pytest
 
@@ -206,3 +209,44 @@ def test_matmul_overrides_modes_and_read_only_memory_still_see_the_call() -> Non
     with pytest.raises(dt.errors.ReadOnlyError):
         dt.matmul(x, x, out=out)
     assert out.version == 1
+
+
+def test_cat_offers_it_and_keeps_its_rules() -> None:
+    op = library.get_op("cat")
+    offer = getattr(op.meta, DIRECT, None)
+    assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU]
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(3, dtype=np.int64).reshape(1, 3)
+    ta, tb = dt.from_numpy(a), dt.from_numpy(b)
+    for got, expected in [
+        (dt.cat([ta, tb]), np.concatenate([a, b])),
+        (dt.cat((ta, ta), 1), np.concatenate([a, a], 1)),
+        (dt.cat([ta, ta], dim=-1), np.concatenate([a, a], -1)),
+        (dt.cat([ta, ta], cast(int, np.int64(1))), np.concatenate([a, a], 1)),  # (another index type: the kernel)
+        (dt.cat([ta.transpose(0, 1), ta.transpose(0, 1)]), np.concatenate([a.T, a.T])),
+    ]:
+        arr = got.numpy()
+        assert arr.dtype == expected.dtype and arr.tobytes() == expected.tobytes() and arr.flags.c_contiguous
+    out = dt.empty(3, 3, dtype=dt.float64)
+    assert dt.cat([ta, tb], out=out) is out and out.version == 1
+    assert out.numpy().tobytes() == np.concatenate([a, b]).astype(np.float64).tobytes()
+    with pytest.raises(dt.errors.ShapeError):  # (bad input changes nothing)
+        dt.cat([ta, dt.ones(2)], out=out)
+    assert out.version == 1
+    # The list checks: the inline common case and the full check give the same errors.
+    with pytest.raises(TypeError, match=r"tensors\[1\]"):
+        dt.cat([ta, cast(dt.Tensor, "x")])
+    with pytest.raises(TypeError):
+        dt.cat([cast(dt.Tensor, "x"), ta])
+    with pytest.raises(ValueError, match="non-empty"):
+        dt.cat([])
+    assert dt.cat([ta, cast(dt.Tensor, b)]).tolist() == np.concatenate([a, b]).tolist()  # (a NumPy item: converted)
+    calls: list[str] = []
+
+    def cat_logged(tensors: Sequence[CPUTensor], dim: int, *, out: ConstOut[CPUTensor]) -> None:
+        calls.append("cat")
+        np.concatenate([t.array for t in tensors], dim, out=out.array)
+
+    with library.override("cat", "cpu", cat_logged):
+        assert dt.cat([ta, ta]).tolist() == np.concatenate([a, a]).tolist()
+    assert calls == ["cat"]

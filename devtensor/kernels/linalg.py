@@ -15,9 +15,8 @@ into a temporary before its one write).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import numpy as np
 
@@ -26,15 +25,12 @@ from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ShapeError
 from devtensor.kernels.ufunc_family import D, deferred_conditions
-from devtensor.meta import DIRECT, broadcast_shapes, check_int_scalar, memoized, ufunc_result_dtype
+from devtensor.meta import broadcast_shapes, check_int_scalar, memoized, offers_direct, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
 
 __all__ = ["addmm", "bmm", "dot", "matmul", "mm", "outer"]
-
-
-_M = TypeVar("_M", bound=Callable[..., Any])
 
 
 def _fmt(shape: tuple[int, ...]) -> str:
@@ -109,18 +105,6 @@ _SHAPES_DOC = """
 """
 
 
-def _offers_direct(direct: list[Any]) -> Callable[[_M], _M]:
-    """Mark a meta function as offering the direct path (meta.DIRECT): ``direct`` is [the op's built-in CPU
-    kernel, filled in once registered; the one NumPy call that kernel makes with the tensors' arrays and
-    ``out=``]. Applied below ``structured_op``, so the front is generated with it."""
-
-    def mark(meta: _M) -> _M:
-        meta.__dict__[DIRECT] = direct
-        return meta
-
-    return mark
-
-
 #: matmul's and mm's direct paths: their CPU kernels are one ``np.matmul(a, b, out=o)`` call.
 _MATMUL_DIRECT: Final[list[Any]] = [None, np.matmul]
 _MM_DIRECT: Final[list[Any]] = [None, np.matmul]
@@ -130,7 +114,7 @@ _MM_DIRECT: Final[list[Any]] = [None, np.matmul]
 
 
 @structured_op(inplace=False)
-@_offers_direct(_MATMUL_DIRECT)
+@offers_direct(_MATMUL_DIRECT)
 def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     """Matrix product with NumPy's ``matmul`` semantics (``torch.matmul`` agrees): 2-D @ 2-D is the matrix
     product ``[n, k] @ [k, m] -> [n, m]``; a 1-D first operand is a row vector and a 1-D second one a column
@@ -169,7 +153,7 @@ _MATMUL_DIRECT[0] = matmul.table.kernels.get(DispatchKey.CPU)
 
 
 @structured_op(inplace=False)
-@_offers_direct(_MM_DIRECT)
+@offers_direct(_MM_DIRECT)
 def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Matrix product of two 2-D tensors, ``[n, k] @ [k, m] -> [n, m]`` (``torch.mm``; values as
     ``np.matmul``). No broadcasting: other ranks are an error (use ``matmul``).

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from devtensor.meta import DIRECT, INLINE, ONE
 from devtensor.structured import rules
-from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_OR_SCALAR
+from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.schema import Param
 
 if TYPE_CHECKING:
@@ -83,14 +83,19 @@ def _inline_kind(op: StructuredOp) -> tuple[str | None, Any]:
     return None, None
 
 
-def _arrays_direct(op: StructuredOp) -> bool:
-    """Whether the op offers the direct path (meta.DIRECT) as one call over its tensors' arrays, in parameter
-    order, with ``out=``: every parameter a required positional tensor (matmul, mm: their built-in CPU kernel
-    is that one ``np.matmul`` call), no inline meta case."""
+def _call_direct(op: StructuredOp) -> str | None:
+    """The kind of direct path (meta.DIRECT) the op offers as one NumPy call that is not an inline ufunc case:
+    ``"arrays"`` (every parameter a required positional tensor: the call takes their arrays in order and
+    ``out=``; matmul, mm), ``"list"`` (a tensor list and an int dim: the call takes the list's arrays, the dim
+    and the out positionally; cat); None for other ops."""
     if getattr(op.meta, DIRECT, None) is None or op.schema.plan is not None or _inline_kind(op)[0] is not None:
-        return False
+        return None
     params = op.schema.params
-    return bool(params) and all(p.category == TENSOR and not p.kw_only and not p.optional for p in params)
+    if params and all(p.category == TENSOR and not p.kw_only and not p.optional for p in params):
+        return "arrays"
+    if len(params) == 2 and params[0].category == TENSOR_LIST and not params[1].kw_only:
+        return "list"
+    return None
 
 
 def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, Any]]:
@@ -122,7 +127,7 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
             "    " + call,
         ], {"_meta_last": state, "_ONE": ONE, **extra}
     checks, values = rules.value_check_lines(params)
-    if _arrays_direct(op):
+    if _call_direct(op) is not None:
         values = {**values, "_direct": direct}
     return [*checks, call], values
 
@@ -137,10 +142,17 @@ def _direct_impl_call(
     lines = _impl_call(call, array, target, inplace=inplace, inputs=inputs)
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return lines
-    if _arrays_direct(op):
-        arrays = "".join(f"{p.name}._array, " for p in op.schema.params)
-        body = _protected(f"_direct[1]({arrays}out={array})", target, f"_written_then_raised({target}, {array})")
-        return ["if _handler is _direct[0]:", *body, "el" + lines[0], *lines[1:]]
+    kind = _call_direct(op)
+    if kind is not None:
+        params = op.schema.params
+        test = ""
+        if kind == "arrays":
+            direct = "_direct[1](" + "".join(f"{p.name}._array, " for p in params) + f"out={array})"
+        else:  # (an int dim only: other index types take the kernel's conversion)
+            test = f" and type({params[1].name}) is _int"
+            direct = f"_direct[1]([_t._array for _t in {params[0].name}], {params[1].name}, {array})"
+        body = _protected(direct, target, f"_written_then_raised({target}, {array})")
+        return [f"if _handler is _direct[0]{test}:", *body, "el" + lines[0], *lines[1:]]
     alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""  # (alpha != 1: two steps)
     first = array if inplace else "self._array"
     if _inline_kind(op)[0] != "unary":
@@ -161,7 +173,10 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     NumPy's ufunc does)."""
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return []
-    if _arrays_direct(op):
+    kind = _call_direct(op)
+    if kind == "list":  # (the kernel's out= call only: NumPy's own result dtype is not always the meta's)
+        return []
+    if kind == "arrays":
         names = [p.name for p in op.schema.params]
         operands = ", ".join(f"{n}._array" for n in names)
         layout = " and ".join(f"{n}._array.flags.c_contiguous" for n in names)
@@ -174,7 +189,7 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
             "(not _self_is_tensor or self._array.flags.c_contiguous)"
             " and (not _other_is_tensor or other._array.flags.c_contiguous)"
         )
-    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 and not _arrays_direct(op) else ""
+    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 and kind is None else ""
     return [
         f"if _handler is _direct[0]{alpha} and _device._guard is None"
         f" and (len(_spec[0]) == 1 or (_spec[0] and {layout})):",
