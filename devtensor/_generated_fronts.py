@@ -14,7 +14,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_int', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
 VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -33,6 +33,7 @@ _copy_back = COMMON.get('_copy_back')
 _exact_shape = COMMON.get('_exact_shape')
 _finish_out = COMMON.get('_finish_out')
 _InplaceOut = COMMON.get('_InplaceOut')
+_int = COMMON.get('_int')
 _is_sequence = VIEW_COMMON.get('_is_sequence')
 _list_device = COMMON.get('_list_device')
 _many = VIEW_COMMON.get('_many')
@@ -372,8 +373,8 @@ FINGERPRINTS = {
     'make_index_select': 'index_select|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_take': 'take|functional|None|self:Tensor:0000;index:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_tensordot': 'tensordot|functional|None|a:Tensor:0000;b:Tensor:0000;dims:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dims|()',
-    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct|()',
+    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct|()',
     'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
@@ -476,7 +477,7 @@ FINGERPRINTS = {
     'make_diff': "diff|functional|None|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim|(('dim', 'axis'),)",
     'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_cat': "cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_cat': "cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_dim|(('dim', 'axis'),)",
     'make_stack': "stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_tile': 'tile|functional|None|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_repeat': 'repeat|functional|None|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
@@ -20180,7 +20181,7 @@ def make_tensordot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct):
     def matmul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -20201,25 +20202,35 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and other._array.flags.c_contiguous)):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, other._array)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, other._array, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, other._array, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -20236,7 +20247,16 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
             if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -20249,7 +20269,16 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -20283,25 +20312,35 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and other._array.flags.c_contiguous)):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, other._array)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, other._array, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, other._array, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -20318,7 +20357,16 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
             if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -20331,7 +20379,16 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -20350,7 +20407,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct):
     def mm(self, mat2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat2, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -20371,25 +20428,35 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and mat2._array.flags.c_contiguous)):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, mat2._array)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, mat2, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, mat2._array, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, mat2, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, mat2._array, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, mat2, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -20406,7 +20473,16 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
             if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat2._array, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -20419,7 +20495,16 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat2._array, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -20453,25 +20538,35 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and mat2._array.flags.c_contiguous)):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, mat2._array)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, mat2, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, mat2._array, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, mat2, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, mat2._array, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, mat2, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -20488,7 +20583,16 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
             if mat2._storage.root is _out_root and _check_pair(_name, 'out', out, mat2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat2._array, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -20501,7 +20605,16 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat2._array, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37634,15 +37747,23 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
+def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_dim):
     def cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
-        try:
-            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
-        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
+        if type(tensors) is list and tensors:
+            _first_tensor = tensors[0]
+            if isinstance(_first_tensor, _Tensor): _device = _first_tensor._device
+            for _item in tensors:
+                if not isinstance(_item, _Tensor) or _item._device is not _device:
+                    _device = _first_tensor = None
+                    break
+        if _device is None:
+            try:
+                _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+            except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
         if out is not None:
             if not isinstance(out, _Tensor): return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out')
             if out._device is not _device:
@@ -37659,7 +37780,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and type(dim) is _int:
+                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(tensors, dim, out=_const_out)
@@ -37669,7 +37792,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and type(dim) is _int:
+                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(tensors, dim, out=_const_out)
@@ -37688,7 +37813,16 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and type(dim) is _int:
+                try:
+                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37701,7 +37835,16 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and type(dim) is _int:
+                    try:
+                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37720,9 +37863,17 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         _device = None
         _first_tensor = None
-        try:
-            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
-        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
+        if type(tensors) is list and tensors:
+            _first_tensor = tensors[0]
+            if isinstance(_first_tensor, _Tensor): _device = _first_tensor._device
+            for _item in tensors:
+                if not isinstance(_item, _Tensor) or _item._device is not _device:
+                    _device = _first_tensor = None
+                    break
+        if _device is None:
+            try:
+                _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+            except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
         if out is not None:
             if not isinstance(out, _Tensor): return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out')
             if out._device is not _device:
@@ -37739,7 +37890,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _backend.alloc(_spec[0], _spec[1])
                 except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and type(dim) is _int:
+                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     _handler(tensors, dim, out=_const_out)
@@ -37749,7 +37902,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0] and type(dim) is _int:
+                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(tensors, dim, out=_const_out)
@@ -37768,7 +37923,16 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if _check_overlap(_name, 'out', out, tensors, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0] and type(dim) is _int:
+                try:
+                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37781,7 +37945,16 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0] and type(dim) is _int:
+                    try:
+                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37806,9 +37979,17 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
-        try:
-            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
-        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
+        if type(tensors) is list and tensors:
+            _first_tensor = tensors[0]
+            if isinstance(_first_tensor, _Tensor): _device = _first_tensor._device
+            for _item in tensors:
+                if not isinstance(_item, _Tensor) or _item._device is not _device:
+                    _device = _first_tensor = None
+                    break
+        if _device is None:
+            try:
+                _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+            except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
         if out is not None:
             if not isinstance(out, _Tensor): return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out')
             if out._device is not _device:
@@ -37886,9 +38067,17 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         _device = None
         _first_tensor = None
-        try:
-            _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
-        except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
+        if type(tensors) is list and tensors:
+            _first_tensor = tensors[0]
+            if isinstance(_first_tensor, _Tensor): _device = _first_tensor._device
+            for _item in tensors:
+                if not isinstance(_item, _Tensor) or _item._device is not _device:
+                    _device = _first_tensor = None
+                    break
+        if _device is None:
+            try:
+                _device, _first_tensor = _list_device(_name, 'tensors', tensors, _device, _first_tensor)
+            except _NumPyArgument: return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'tensors')
         if out is not None:
             if not isinstance(out, _Tensor): return _coerce(_op, _raw, (tensors, dim, ), {'out': out}, 'out')
             if out._device is not _device:
@@ -38459,9 +38648,17 @@ def make_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (operands, equation, ), {'out': out})
         _device = None
         _first_tensor = None
-        try:
-            _device, _first_tensor = _list_device(_name, 'operands', operands, _device, _first_tensor)
-        except _NumPyArgument: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'operands')
+        if type(operands) is list and operands:
+            _first_tensor = operands[0]
+            if isinstance(_first_tensor, _Tensor): _device = _first_tensor._device
+            for _item in operands:
+                if not isinstance(_item, _Tensor) or _item._device is not _device:
+                    _device = _first_tensor = None
+                    break
+        if _device is None:
+            try:
+                _device, _first_tensor = _list_device(_name, 'operands', operands, _device, _first_tensor)
+            except _NumPyArgument: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'operands')
         if out is not None:
             if not isinstance(out, _Tensor): return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'out')
             if out._device is not _device:
@@ -38538,9 +38735,17 @@ def make_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     def _raw_einsum(operands, equation, *, out=None):
         _device = None
         _first_tensor = None
-        try:
-            _device, _first_tensor = _list_device(_name, 'operands', operands, _device, _first_tensor)
-        except _NumPyArgument: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'operands')
+        if type(operands) is list and operands:
+            _first_tensor = operands[0]
+            if isinstance(_first_tensor, _Tensor): _device = _first_tensor._device
+            for _item in operands:
+                if not isinstance(_item, _Tensor) or _item._device is not _device:
+                    _device = _first_tensor = None
+                    break
+        if _device is None:
+            try:
+                _device, _first_tensor = _list_device(_name, 'operands', operands, _device, _first_tensor)
+            except _NumPyArgument: return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'operands')
         if out is not None:
             if not isinstance(out, _Tensor): return _coerce(_op, _raw, (operands, equation, ), {'out': out}, 'out')
             if out._device is not _device:

@@ -74,6 +74,21 @@ INLINE: Final = "_devtensor_inline"
 #: ConstOut.
 DIRECT: Final = "_devtensor_direct"
 
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+def offers_direct(direct: list[Any]) -> Callable[[_M], _M]:
+    """Mark a meta function as offering the direct path (:data:`DIRECT`): ``direct`` is [the op's built-in CPU
+    kernel, set once it is registered; the one NumPy call that kernel makes]. Applied below ``structured_op``,
+    so the op's fronts are generated with it (devtensor.structured.front_lines says which calls fit)."""
+
+    def mark(meta: _M) -> _M:
+        meta.__dict__[DIRECT] = direct
+        return meta
+
+    return mark
+
+
 _broadcast_cache: dict[tuple[tuple[int, ...], ...], tuple[int, ...]] = {}
 _MAX_CACHE: Final = 4096
 

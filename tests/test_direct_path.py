@@ -4,6 +4,9 @@ results are those of the kernel."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import numpy as np
 import pytest
 
@@ -152,3 +155,98 @@ def test_results_the_ufunc_allocates_are_fresh_c_contiguous_arrays() -> None:
         got.add_(1)  # (its own storage: the inputs are untouched)
         assert got._storage.version == version + 1
     assert tm.numpy().tolist() == np.arange(12, dtype=np.float32).reshape(3, 4).tolist()
+
+
+def test_matmul_and_mm_offer_it_with_numpys_values_and_layouts() -> None:
+    # Their CPU kernels are one np.matmul call over the arrays with out=: the front makes it (no ufunc meta).
+    for name in ("matmul", "mm"):
+        op = library.get_op(name)
+        offer = getattr(op.meta, DIRECT, None)
+        assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU] and offer[1] is np.matmul
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+    ta, tb = dt.from_numpy(a), dt.from_numpy(b)
+    v = rng.standard_normal(4)
+    for got, expected in [
+        (dt.matmul(ta, tb), a @ b),
+        (dt.mm(ta, tb), a @ b),
+        (dt.matmul(ta, dt.from_numpy(v)), a @ v),
+        (dt.matmul(dt.from_numpy(v), dt.from_numpy(v)), np.matmul(v, v)),  # (0-d: the allocating path)
+        (dt.matmul(tb.transpose(0, 1), ta.transpose(0, 1)), b.T @ a.T),
+        (dt.matmul(dt.ones(2, 1, 3, 4), dt.ones(5, 4, 2)), np.ones((2, 1, 3, 4)) @ np.ones((5, 4, 2))),
+        (dt.matmul(dt.ones(2, 3, dtype=dt.int32), dt.ones(3, 2, dtype=dt.int64)), np.full((2, 2), 3)),
+    ]:
+        arr = got.numpy()
+        assert arr.dtype == expected.dtype and arr.shape == expected.shape
+        assert arr.tobytes() == np.ascontiguousarray(expected).tobytes()
+        assert isinstance(got._array, np.ndarray) and got._array.flags.owndata
+        assert arr.ndim == 0 or arr.flags.c_contiguous
+    out = dt.empty(3, 5, dtype=dt.float64)
+    assert dt.matmul(ta, tb, out=out) is out and out.version == 1 and out.numpy().tobytes() == (a @ b).tobytes()
+    square = dt.ones(3, 3)  # (an out that is an input: computed into a temporary, copied in)
+    assert dt.mm(square, square, out=square).tolist() == [[3.0] * 3] * 3 and square.version == 1
+    with pytest.raises(dt.errors.ShapeError):  # (bad input changes nothing)
+        dt.mm(ta, ta, out=out)
+    assert out.version == 1 and out.numpy().tobytes() == (a @ b).tobytes()
+
+
+def test_matmul_overrides_modes_and_read_only_memory_still_see_the_call() -> None:
+    calls: list[str] = []
+
+    def mm_logged(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        calls.append("mm")
+        np.matmul(self.array, mat2.array, out=out.array)
+
+    x = dt.ones(2, 2)
+    out = dt.empty(2, 2)
+    with library.override("mm", "cpu", mm_logged):
+        assert dt.mm(x, x).tolist() == [[2.0, 2.0], [2.0, 2.0]]
+        dt.mm(x, x, out=out)
+    assert calls == ["mm", "mm"] and out.version == 1
+    dt.mm(x, x)
+    assert calls == ["mm", "mm"]
+    out._array.flags.writeable = False  # (behind devtensor's back, after its writability was cached)
+    with pytest.raises(dt.errors.ReadOnlyError):
+        dt.matmul(x, x, out=out)
+    assert out.version == 1
+
+
+def test_cat_offers_it_and_keeps_its_rules() -> None:
+    op = library.get_op("cat")
+    offer = getattr(op.meta, DIRECT, None)
+    assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU]
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(3, dtype=np.int64).reshape(1, 3)
+    ta, tb = dt.from_numpy(a), dt.from_numpy(b)
+    for got, expected in [
+        (dt.cat([ta, tb]), np.concatenate([a, b])),
+        (dt.cat((ta, ta), 1), np.concatenate([a, a], 1)),
+        (dt.cat([ta, ta], dim=-1), np.concatenate([a, a], -1)),
+        (dt.cat([ta, ta], cast(int, np.int64(1))), np.concatenate([a, a], 1)),  # (another index type: the kernel)
+        (dt.cat([ta.transpose(0, 1), ta.transpose(0, 1)]), np.concatenate([a.T, a.T])),
+    ]:
+        arr = got.numpy()
+        assert arr.dtype == expected.dtype and arr.tobytes() == expected.tobytes() and arr.flags.c_contiguous
+    out = dt.empty(3, 3, dtype=dt.float64)
+    assert dt.cat([ta, tb], out=out) is out and out.version == 1
+    assert out.numpy().tobytes() == np.concatenate([a, b]).astype(np.float64).tobytes()
+    with pytest.raises(dt.errors.ShapeError):  # (bad input changes nothing)
+        dt.cat([ta, dt.ones(2)], out=out)
+    assert out.version == 1
+    # The list checks: the inline common case and the full check give the same errors.
+    with pytest.raises(TypeError, match=r"tensors\[1\]"):
+        dt.cat([ta, cast(dt.Tensor, "x")])
+    with pytest.raises(TypeError):
+        dt.cat([cast(dt.Tensor, "x"), ta])
+    with pytest.raises(ValueError, match="non-empty"):
+        dt.cat([])
+    assert dt.cat([ta, cast(dt.Tensor, b)]).tolist() == np.concatenate([a, b]).tolist()  # (a NumPy item: converted)
+    calls: list[str] = []
+
+    def cat_logged(tensors: Sequence[CPUTensor], dim: int, *, out: ConstOut[CPUTensor]) -> None:
+        calls.append("cat")
+        np.concatenate([t.array for t in tensors], dim, out=out.array)
+
+    with library.override("cat", "cpu", cat_logged):
+        assert dt.cat([ta, ta]).tolist() == np.concatenate([a, a]).tolist()
+    assert calls == ["cat"]

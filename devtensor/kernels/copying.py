@@ -15,10 +15,11 @@ from typing import Any, Final
 import numpy as np
 
 from devtensor import kernel_signatures as _ks
+from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import result_type
 from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.kernels.ufunc_family import D
-from devtensor.meta import memoized, normalize_dim, normalize_dims
+from devtensor.meta import memoized, normalize_dim, normalize_dims, offers_direct
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -78,7 +79,12 @@ def _list_meta(op: str, tensors: Sequence[TensorMeta]) -> None:
         raise ArgumentValueError(f"{op}: expected a non-empty list of Tensors (argument 'tensors')")
 
 
+#: cat's direct path: its CPU kernel is one np.concatenate(arrays, dim, out) call (without the dispatcher).
+_CAT_DIRECT: Final[list[Any]] = [None, getattr(np.concatenate, "_implementation", np.concatenate)]
+
+
 @structured_op(inplace=False, method=False)
+@offers_direct(_CAT_DIRECT)
 def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     """The tensors joined along the existing dim ``dim`` (``torch.cat``, ``np.concatenate``): all must have
     the same number of dims (at least 1) and equal sizes except in ``dim``. The result dtype promotes all the
@@ -173,4 +179,5 @@ def _join(xp: ModuleType, tensors: Sequence[D], dim: int, *, out: ConstOut[D]) -
 
 
 #: np.concatenate without its __array_function__ dispatcher (the kernel passes it plain arrays only).
-_np_concatenate: Final = getattr(np.concatenate, "_implementation", np.concatenate)
+_np_concatenate: Final = _CAT_DIRECT[1]
+_CAT_DIRECT[0] = cat.table.kernels.get(DispatchKey.CPU)

@@ -21,10 +21,11 @@ from typing import Any, Final
 import numpy as np
 
 from devtensor import kernel_signatures as _ks
+from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ShapeError
 from devtensor.kernels.ufunc_family import D, deferred_conditions
-from devtensor.meta import broadcast_shapes, check_int_scalar, memoized, ufunc_result_dtype
+from devtensor.meta import broadcast_shapes, check_int_scalar, memoized, offers_direct, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -104,10 +105,16 @@ _SHAPES_DOC = """
 """
 
 
+#: matmul's and mm's direct paths: their CPU kernels are one ``np.matmul(a, b, out=o)`` call.
+_MATMUL_DIRECT: Final[list[Any]] = [None, np.matmul]
+_MM_DIRECT: Final[list[Any]] = [None, np.matmul]
+
+
 # --- matmul -------------------------------------------------------------------------------------------------
 
 
 @structured_op(inplace=False)
+@offers_direct(_MATMUL_DIRECT)
 def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     """Matrix product with NumPy's ``matmul`` semantics (``torch.matmul`` agrees): 2-D @ 2-D is the matrix
     product ``[n, k] @ [k, m] -> [n, m]``; a 1-D first operand is a row vector and a 1-D second one a column
@@ -139,12 +146,14 @@ def _matmul(xp: ModuleType, self: D, other: D, *, out: ConstOut[D]) -> None:
 
 
 _ks.matmul.xp(_matmul)
+_MATMUL_DIRECT[0] = matmul.table.kernels.get(DispatchKey.CPU)
 
 
 # --- mm, bmm --------------------------------------------------------------------------------------------------
 
 
 @structured_op(inplace=False)
+@offers_direct(_MM_DIRECT)
 def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Matrix product of two 2-D tensors, ``[n, k] @ [k, m] -> [n, m]`` (``torch.mm``; values as
     ``np.matmul``). No broadcasting: other ranks are an error (use ``matmul``).
@@ -174,6 +183,9 @@ def _mm(xp: ModuleType, self: D, mat2: D, *, out: ConstOut[D]) -> None:
         np.matmul(self._array, mat2._array, out=o)
         return
     _matmul(xp, self, mat2, out=out)  # (the parameter is named mat2 here, as in PyTorch)
+
+
+_MM_DIRECT[0] = mm.table.kernels.get(DispatchKey.CPU)
 
 
 @structured_op(inplace=False)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from devtensor.meta import DIRECT, INLINE, ONE
 from devtensor.structured import rules
-from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_OR_SCALAR
+from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.schema import Param
 
 if TYPE_CHECKING:
@@ -83,6 +83,21 @@ def _inline_kind(op: StructuredOp) -> tuple[str | None, Any]:
     return None, None
 
 
+def _call_direct(op: StructuredOp) -> str | None:
+    """The kind of direct path (meta.DIRECT) the op offers as one NumPy call that is not an inline ufunc case:
+    ``"arrays"`` (every parameter a required positional tensor: the call takes their arrays in order and
+    ``out=``; matmul, mm), ``"list"`` (a tensor list and an int dim: the call takes the list's arrays, the dim
+    and the out positionally; cat); None for other ops."""
+    if getattr(op.meta, DIRECT, None) is None or op.schema.plan is not None or _inline_kind(op)[0] is not None:
+        return None
+    params = op.schema.params
+    if params and all(p.category == TENSOR and not p.kw_only and not p.optional for p in params):
+        return "arrays"
+    if len(params) == 2 and params[0].category == TENSOR_LIST and not params[1].kw_only:
+        return "list"
+    return None
+
+
 def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, Any]]:
     """The lines computing ``_spec``: the call of the meta function, or, when it offers one (meta.INLINE), its
     common case inline with the call for the rest: one Python call less per op call (a tenth of an elementwise
@@ -112,6 +127,8 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
             "    " + call,
         ], {"_meta_last": state, "_ONE": ONE, **extra}
     checks, values = rules.value_check_lines(params)
+    if _call_direct(op) is not None:
+        values = {**values, "_direct": direct}
     return [*checks, call], values
 
 
@@ -125,6 +142,17 @@ def _direct_impl_call(
     lines = _impl_call(call, array, target, inplace=inplace, inputs=inputs)
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return lines
+    kind = _call_direct(op)
+    if kind is not None:
+        params = op.schema.params
+        test = ""
+        if kind == "arrays":
+            direct = "_direct[1](" + "".join(f"{p.name}._array, " for p in params) + f"out={array})"
+        else:  # (an int dim only: other index types take the kernel's conversion)
+            test = f" and type({params[1].name}) is _int"
+            direct = f"_direct[1]([_t._array for _t in {params[0].name}], {params[1].name}, {array})"
+        body = _protected(direct, target, f"_written_then_raised({target}, {array})")
+        return [f"if _handler is _direct[0]{test}:", *body, "el" + lines[0], *lines[1:]]
     alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""  # (alpha != 1: two steps)
     first = array if inplace else "self._array"
     if _inline_kind(op)[0] != "unary":
@@ -145,7 +173,14 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     NumPy's ufunc does)."""
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return []
-    if _inline_kind(op)[0] == "unary":
+    kind = _call_direct(op)
+    if kind == "list":  # (the kernel's out= call only: NumPy's own result dtype is not always the meta's)
+        return []
+    if kind == "arrays":
+        names = [p.name for p in op.schema.params]
+        operands = ", ".join(f"{n}._array" for n in names)
+        layout = " and ".join(f"{n}._array.flags.c_contiguous" for n in names)
+    elif _inline_kind(op)[0] == "unary":
         operands = "self._array"
         layout = "self._array.flags.c_contiguous"
     else:
@@ -154,7 +189,7 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
             "(not _self_is_tensor or self._array.flags.c_contiguous)"
             " and (not _other_is_tensor or other._array.flags.c_contiguous)"
         )
-    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""
+    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 and kind is None else ""
     return [
         f"if _handler is _direct[0]{alpha} and _device._guard is None"
         f" and (len(_spec[0]) == 1 or (_spec[0] and {layout})):",
