@@ -30,7 +30,7 @@ from devtensor import dispatcher, modes
 from devtensor.creation import empty, filled
 from devtensor.device import Device
 from devtensor.dtypes import DType
-from devtensor.errors import NoDataError, PlanError
+from devtensor.errors import ArgumentTypeError, NoDataError, PlanError
 from devtensor.modes import DispatchMode
 from devtensor.plan.cuda_graph import CudaGraph
 from devtensor.plan.memory import make_buffers, plan_memory
@@ -39,7 +39,14 @@ from devtensor.plan.values import MISS
 from devtensor.plan.values import Slot as _Slot
 from devtensor.plan.values import decode as _decode
 from devtensor.plan.values import fill as _fill
+from devtensor.plan.values import flag as _flag
+from devtensor.plan.values import key_text as _key_text
+from devtensor.plan.values import leaves as _leaves
+from devtensor.plan.values import map_tensors as _map_tensors
+from devtensor.plan.values import scalar_key as _scalar_key
+from devtensor.plan.values import signature as _signature
 from devtensor.plan.values import slot_indices as _slot_indices
+from devtensor.plan.values import unflatten as _unflatten
 from devtensor.tensor import Tensor
 
 __all__ = ["Plan", "plan"]
@@ -72,35 +79,6 @@ class _Record:
     raw_args: tuple[Any, ...]
     raw_kwargs: dict[str, Any]
     out_before: tuple[tuple[int, ...], DType] | None
-
-
-def _flatten(value: Any, leaves: list[Any]) -> Any:
-    """The structure of a nested argument (tuples, lists, dicts) with leaves replaced by their index."""
-    if isinstance(value, (tuple, list)):
-        return (type(value), tuple(_flatten(item, leaves) for item in value))
-    if isinstance(value, dict):
-        return (dict, tuple((key, _flatten(item, leaves)) for key, item in value.items()))
-    leaves.append(value)
-    return len(leaves) - 1
-
-
-def _leaf_key(value: Any) -> tuple[Any, ...]:
-    """What a leaf of the signature must match: a tensor's type, shape, dtype and device; a scalar's value."""
-    if isinstance(value, Tensor):
-        return (type(value), value._shape, value._dtype, value._device)
-    return (type(value), value)
-
-
-def _signature(args: tuple[Any, ...]) -> tuple[Any, list[Any], tuple[Any, ...], tuple[int, ...]]:
-    """The structure, leaves, leaf keys and identity pattern (index of the first leaf that is the same tensor)
-    of a call's arguments."""
-    leaves: list[Any] = []
-    structure = _flatten(args, leaves)
-    first: dict[int, int] = {}
-    same = tuple(
-        first.setdefault(id(leaf), index) if isinstance(leaf, Tensor) else index for index, leaf in enumerate(leaves)
-    )
-    return structure, leaves, tuple(_leaf_key(leaf) for leaf in leaves), same
 
 
 def _step_line(error: BaseException, step: Callable[..., Any]) -> str:
@@ -275,6 +253,9 @@ class Plan:
     """
 
     def __init__(self, step: Callable[..., Any], args: tuple[Any, ...], cuda_graph: bool = False) -> None:
+        if not callable(step):
+            raise ArgumentTypeError(f"plan: argument 'step' must be a callable, got {type(step).__name__} {step!r:.60}")
+        cuda_graph = _flag("plan", "cuda_graph", cuda_graph)
         structure, leaves, keys, same = _signature(args)
         devices = {leaf._device for leaf in leaves if isinstance(leaf, Tensor)}
         if len(devices) > 1:
@@ -401,7 +382,9 @@ class Plan:
             )
         if self._flat and len(args) == len(self._keys):
             keys = tuple(
-                (type(arg), arg._shape, arg._dtype, arg._device) if isinstance(arg, Tensor) else (type(arg), arg)
+                (type(arg), arg._shape, arg._dtype, arg._device)
+                if isinstance(arg, Tensor)
+                else (type(arg), _scalar_key(arg))
                 for arg in args
             )
             if keys == self._keys:
@@ -433,6 +416,8 @@ class Plan:
         Inplace and out= ops on the arguments write them and bump their versions as eager calls do. An active
         dispatch mode sees the replay as one call (op: this plan, variant ``"plan"``), not its ops.
         """
+        if copy_outputs is not False:
+            copy_outputs = _flag("plan", "copy_outputs", copy_outputs)
         if modes.ACTIVE[0]:
             return modes.run_modes(self, "plan", self, self._call, args, {"copy_outputs": copy_outputs})
         return self._call(*args, copy_outputs=copy_outputs)
@@ -500,7 +485,10 @@ class Plan:
     def __repr__(self) -> str:
         rows = [("#", "op", "variant", "inputs", "output", "buffer")]
         for index, record in enumerate(self.records):
-            inputs = ", ".join(_describe(value) for value in _tensor_leaves(record.args))
+            inputs = ", ".join(
+                [_describe(value) for value in _tensor_leaves(record.args)]
+                + [f"{key}={_describe(value)}" for key, item in record.kwargs.items() for value in _tensor_leaves(item)]
+            )
             output = ", ".join(_describe(value) for value in _tensor_leaves(record.meta_result))
             buffer = "" if record.buffer is None else f"b{record.buffer}"
             variant = record.variant + (" (random)" if record.nondeterministic else "")
@@ -512,12 +500,6 @@ class Plan:
         return "\n".join([head, *lines])
 
 
-def _key_text(key: tuple[Any, ...]) -> str:
-    if len(key) == 4:
-        return f"a {key[0].__name__} of shape {list(key[1])}, {key[2]}, on {key[3]}"
-    return f"{key[0].__name__} {key[1]!r}"
-
-
 def _tensor_leaves(value: Any) -> list[Any]:
     if isinstance(value, Tensor):
         return [value]
@@ -526,18 +508,6 @@ def _tensor_leaves(value: Any) -> list[Any]:
     if type(value) is _Slot:
         return [f"%{value.index}"]
     return []
-
-
-def _map_tensors(value: Any, fn: Callable[[Tensor], Any]) -> Any:
-    if isinstance(value, Tensor):
-        return fn(value)
-    if isinstance(value, tuple):
-        return tuple(_map_tensors(item, fn) for item in value)
-    if isinstance(value, list):
-        return [_map_tensors(item, fn) for item in value]
-    if isinstance(value, dict):
-        return {key: _map_tensors(item, fn) for key, item in value.items()}
-    return value
 
 
 def _check_output(value: Any) -> Any:
@@ -555,22 +525,6 @@ def _check_output(value: Any) -> Any:
             f"dt.plan: the step must return None, a tensor, or a tuple, list or dict of tensors, got {value!r:.60}"
         )
     return value
-
-
-def _leaves(value: Any) -> list[Any]:
-    """The leaves of a nested value (tuples, lists, dicts), in :func:`_flatten`'s order."""
-    leaves: list[Any] = []
-    _flatten(value, leaves)
-    return leaves
-
-
-def _unflatten(structure: Any, leaves: list[Any]) -> Any:
-    if isinstance(structure, int):
-        return leaves[structure]
-    kind, items = structure
-    if kind is dict:
-        return {key: _unflatten(item, leaves) for key, item in items}
-    return kind(_unflatten(item, leaves) for item in items)
 
 
 def plan(step: Callable[..., Any], *args: Any, cuda_graph: bool = False) -> Plan:
