@@ -367,3 +367,74 @@ def test_nan_and_signed_zero_scalars_match_exactly() -> None:
     scaled(a, float("nan"))
     assert len(traces) == 1
     assert np.signbit(scaled(a, -0.0).numpy()).all() and len(traces) == 2
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda x: x.to(dt.float32) * 2,
+        lambda x: x.astype(dt.float32),
+        lambda x: x.astype(dt.int64) + 1,
+        lambda x: (x * 2).to(dt.float64, copy=True).add_(1.0),
+        lambda x: x.cpu() + 1,
+        lambda x: x.to("cpu") + 1,
+        lambda x: x.to_device("cpu") + 1,
+    ],
+)
+def test_conversions_inside_the_step_replay_as_eager(step: Any) -> None:
+    x = dt.arange(5.0) * 1.5
+    plan = dt.plan(step, x)
+    want = step(x)
+    for _ in range(2):
+        got = plan(x)
+        assert got.dtype == want.dtype and got.numpy().tobytes() == want.numpy().tobytes()
+    assert x.tolist() == [0.0, 1.5, 3.0, 4.5, 6.0]
+
+
+def test_moves_to_another_device_inside_the_step_are_named() -> None:
+    with pytest.raises(dt.PlanError, match="moves a tensor to meta, but the plan runs on cpu"):
+        dt.plan(lambda x: x.to("meta"), dt.ones(3))
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda x: dt.randn(5) + x,
+        lambda x: dt.rand(5, dtype=dt.float32) + x,
+        lambda x: dt.rand_like(x) + x,
+        lambda x: dt.randn_like(x) + x,
+        lambda x: dt.randint(0, 1000, (5,)) + x,
+        lambda x: dt.randperm(1000)[:5] + x,
+        lambda x: dt.normal(x, 1.0),
+        lambda x: dt.normal(0.0, 1.0, (5,)) + x,
+    ],
+)
+def test_random_factories_inside_the_step_draw_afresh(step: Any) -> None:
+    x = dt.zeros(5)
+    plan = dt.plan(step, x)
+    first = plan(x, copy_outputs=True)
+    second = plan(x, copy_outputs=True)
+    assert first.shape == (5,) and first.dtype == step(x).dtype
+    assert not np.array_equal(first.numpy(), second.numpy())
+
+
+def test_check_keeps_expanded_arguments_and_names_random_ops() -> None:
+    plan = dt.plan(lambda t: t.add_(1.0), dt.zeros(3))
+    expanded = dt.zeros(1).expand(3)
+    with pytest.raises(dt.MemoryOverlapError, match=r"add_: .* argument 'self'"):
+        plan(expanded)
+    with pytest.raises(dt.MemoryOverlapError, match=r"add_: .* argument 'self'"):
+        plan.check(expanded)  # as the replay: the copies stay expanded
+    assert expanded.tolist() == [0.0, 0.0, 0.0]
+    twice = dt.plan(lambda a, b: a.add_(b), dt.ones(3), dt.ones(3))
+    shared = dt.ones(3)
+    twice_same = dt.plan(lambda a, b: a.add_(b), shared, shared)
+    twice.check(dt.ones(3), dt.ones(3))
+    twice_same.check(shared, shared)  # one tensor passed twice: one copy, as the plan was made for
+    assert shared.tolist() == [1.0, 1.0, 1.0]
+
+    def noisy(t: Tensor) -> Tensor:
+        return (t * 0.0).exponential_()
+
+    with pytest.raises(dt.PlanError, match=r"output leaf 0 differs .*random ops, exponential_, which draw"):
+        dt.plan(noisy, dt.tensor(np.zeros(8))).check(dt.tensor(np.zeros(8)))

@@ -11,9 +11,9 @@ replay, ``plan(*args)``, runs no dispatch, no meta function and allocates no res
 bit (the same kernels on the same inputs). This is the structured-kernels idea that shapes can be inferred once
 and memory preallocated for the out-kernels; Python control flow is fixed at trace time, as under ``jax.jit``.
 
-What this version does not do (see docs/design.md): basic indexing with ``[]`` and creation functions inside
-``step`` are not recorded (a tensor made by them reaches a recorded op as an unknown meta tensor: PlanError),
-and CUDA graphs are not used.
+Creation (``empty``, ``zeros``, ..., the random factories) and dtype conversions inside ``step`` are recorded;
+``dt.tensor``, ``arange``, ``linspace``, ``eye`` are not (a tensor made by them reaches a recorded op unknown:
+PlanError). See docs/design.md.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from devtensor.device import Device
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, NoDataError, PlanError
 from devtensor.modes import DispatchMode
+from devtensor.plan.checking import check_plan
 from devtensor.plan.cuda_graph import CudaGraph
 from devtensor.plan.memory import make_buffers, plan_memory
 from devtensor.plan.replay import compile_replay, signature_guard
@@ -41,7 +42,6 @@ from devtensor.plan.values import decode as _decode
 from devtensor.plan.values import fill as _fill
 from devtensor.plan.values import flag as _flag
 from devtensor.plan.values import key_text as _key_text
-from devtensor.plan.values import leaves as _leaves
 from devtensor.plan.values import map_tensors as _map_tensors
 from devtensor.plan.values import scalar_key as _scalar_key
 from devtensor.plan.values import signature as _signature
@@ -112,8 +112,26 @@ _INDEX_OPS = {
 }
 
 
-#: The creation functions a plan records (those that make a tensor from its shape, dtype and a fill value).
-_CREATION = frozenset({"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"})
+#: The creation functions a plan records: those that make a tensor from its shape, dtype and a fill value, and
+#: the random factories (an empty tensor a recorded random op then fills: drawn afresh on each replay).
+_CREATION = frozenset(
+    {
+        *("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"),
+        *("rand", "randn", "randint", "uniform", "normal", "randperm", "rand_like", "randn_like", "randint_like"),
+    }
+)
+
+
+def _convert(source: Tensor, *, out: Tensor) -> Tensor:
+    """Write ``source`` into ``out``, cast to its dtype (NumPy's unsafe cast, as ``astype``); the replay of a
+    dtype conversion (``to``, ``astype``, ``type``) on the plan's device."""
+    guard = out._device._guard
+    if guard is None:
+        out._array[...] = source._array
+    else:
+        with guard():
+            out._array[...] = source._array
+    return out
 
 
 def _refill(fill: Any, *, out: Tensor) -> Tensor:
@@ -151,7 +169,7 @@ class _Tracer(DispatchMode):
             raise PlanError(
                 f"dt.plan: {name} got a tensor that is neither an argument of the step nor made by a recorded op "
                 f"(a tensor from outside the step, or made inside it by a creation function the plan does not record: "
-                f"dt.tensor, arange, eye, ...): pass it as an argument"
+                f"dt.tensor, arange, linspace, eye, ...): pass it as an argument"
             )
         if isinstance(value, tuple):
             return tuple(self.encode(item, name) for item in value)
@@ -181,6 +199,8 @@ class _Tracer(DispatchMode):
         ``Tensor.__setitem__``, its checks and version bump included)."""
         if name == "create":
             return self.create(*args)
+        if name == "convert":
+            return self.convert(tensor, *args)
         op, func = _INDEX_OPS[name]
         return self.__dispatch__(op, "index", typing.cast("Callable[..., Any]", func), (tensor, *args), {})
 
@@ -197,6 +217,29 @@ class _Tracer(DispatchMode):
         func = functools.partial(_refill, fill)
         self.records.append(
             _Record(_IndexOp(name), name, "create", func, (), {}, slot, result, buffer, False, (), {}, None)
+        )
+        return result
+
+    def convert(self, tensor: Tensor, device: Device | None, dtype: DType, copy: bool) -> Any:
+        """Record ``tensor.to(device, dtype)`` (``astype``, ``cpu``, ``to_device``, ... end there) of a tensor of the
+        step: on the plan's device, ``tensor`` itself when nothing changes (as eager), else a conversion into a
+        buffer on each replay. PlanError for a move to another device; NOT_HANDLED for a tensor from outside."""
+        if tensor._device.type != "meta" or id(tensor) not in self.slots:
+            return modes.NOT_HANDLED
+        if device is not None and device is not self.device:
+            raise PlanError(
+                f"dt.plan: to: the step moves a tensor to {device}, but the plan runs on {self.device}; a plan "
+                "does not record moves between devices: move the tensor outside the step"
+            )
+        if dtype == tensor._dtype and not copy:
+            return tensor
+        source = self.encode(tensor, "to")
+        result = filled("to", tensor._shape, dtype, Device("meta"), None)
+        buffer = len(self.buffers)
+        self.buffers.append((tensor._shape, dtype))
+        slot = self.new_slot(result)
+        self.records.append(
+            _Record(_IndexOp("to"), "to", "convert", _convert, (source,), {}, slot, result, buffer, False, (), {}, None)
         )
         return result
 
@@ -458,29 +501,16 @@ class Plan:
 
     def check(self, *args: Any) -> None:
         """Run the step eagerly and through the plan, each on its own copies of ``args``'s tensors, and compare
-        the outputs and the copies afterwards bit for bit (shape, dtype, bytes). ``args`` are not touched.
+        the outputs and the copies afterwards bit for bit (shape, dtype, bytes). ``args`` are not touched. The
+        copies keep what a replay's checks see: a tensor passed twice is one copy, and an expanded (stride-0)
+        dimension stays expanded (a write into it raises MemoryOverlapError in both runs, as in a replay).
 
         Raises:
-            PlanError: the signature does not match (as a replay), or some output or argument differs (the
-                message names which).
+            PlanError: the signature does not match (as a replay), some output or argument differs (the message
+                names which, and the step's random ops, which draw differently in each run), or one run raised
+                where the other did not. The eager run's error when both raise it.
         """
-        self._check(args)
-
-        def copies() -> Any:
-            return _unflatten(self._structure, [_map_tensors(leaf, Tensor.clone) for leaf in _leaves(args)])
-
-        eager_args, planned_args = copies(), copies()
-        want = self.step(*eager_args)
-        got = self(*planned_args, copy_outputs=True)
-        pairs = [("the output", _leaves(want), _leaves(got)), ("argument", _leaves(eager_args), _leaves(planned_args))]
-        for what, expected, actual in pairs:
-            for index, (left, right) in enumerate(zip(expected, actual, strict=True)):
-                if isinstance(left, Tensor) and (
-                    left._shape != right._shape
-                    or left._dtype != right._dtype
-                    or left.numpy().tobytes() != right.numpy().tobytes()
-                ):
-                    raise PlanError(f"plan.check: {what} leaf {index} differs between eager and planned runs")
+        check_plan(self, args)
 
     def __repr__(self) -> str:
         rows = [("#", "op", "variant", "inputs", "output", "buffer")]
