@@ -438,3 +438,22 @@ def test_check_keeps_expanded_arguments_and_names_random_ops() -> None:
 
     with pytest.raises(dt.PlanError, match=r"output leaf 0 differs .*random ops, exponential_, which draw"):
         dt.plan(noisy, dt.tensor(np.zeros(8))).check(dt.tensor(np.zeros(8)))
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda x: dt.linspace(0, 1, 5) + x,
+        lambda x: dt.arange(5) * x,
+        lambda x: dt.arange(5.0).add_(x),  # written: copied in again on each replay
+        lambda x: dt.eye(5) @ x,
+        lambda x: dt.arange(5, dtype=dt.float32),
+    ],
+)
+def test_range_constants_inside_the_step_replay_as_eager(step: Any) -> None:
+    x = dt.ones(5)
+    plan = dt.plan(step, x)
+    want = step(x)
+    for _ in range(2):
+        got = plan(x, copy_outputs=True)
+        assert got.dtype == want.dtype and got.numpy().tobytes() == want.numpy().tobytes()

@@ -11,9 +11,9 @@ replay, ``plan(*args)``, runs no dispatch, no meta function and allocates no res
 bit (the same kernels on the same inputs). This is the structured-kernels idea that shapes can be inferred once
 and memory preallocated for the out-kernels; Python control flow is fixed at trace time, as under ``jax.jit``.
 
-Creation (``empty``, ``zeros``, ..., the random factories) and dtype conversions inside ``step`` are recorded;
-``dt.tensor``, ``arange``, ``linspace``, ``eye`` are not (a tensor made by them reaches a recorded op unknown:
-PlanError). See docs/design.md.
+Creation (``empty``, ``zeros``, ..., the random factories, ``arange``, ``linspace``, ``eye``) and dtype
+conversions inside ``step`` are recorded; ``dt.tensor`` and ``asarray`` are not (a tensor made by them reaches a
+recorded op unknown: PlanError). See docs/design.md.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ class _Tracer(DispatchMode):
             raise PlanError(
                 f"dt.plan: {name} got a tensor that is neither an argument of the step nor made by a recorded op "
                 f"(a tensor from outside the step, or made inside it by a creation function the plan does not record: "
-                f"dt.tensor, arange, linspace, eye, ...): pass it as an argument"
+                f"dt.tensor, asarray, ...): pass it as an argument"
             )
         if isinstance(value, tuple):
             return tuple(self.encode(item, name) for item in value)
@@ -201,6 +201,8 @@ class _Tracer(DispatchMode):
             return self.create(*args)
         if name == "convert":
             return self.convert(tensor, *args)
+        if name == "constant":
+            return self.constant(tensor, *args)
         op, func = _INDEX_OPS[name]
         return self.__dispatch__(op, "index", typing.cast("Callable[..., Any]", func), (tensor, *args), {})
 
@@ -215,6 +217,22 @@ class _Tracer(DispatchMode):
         self.buffers.append((shape, dtype))
         slot = self.new_slot(result)
         func = functools.partial(_refill, fill)
+        self.records.append(
+            _Record(_IndexOp(name), name, "create", func, (), {}, slot, result, buffer, False, (), {}, None)
+        )
+        return result
+
+    def constant(self, tensor: Tensor, name: str) -> Any:
+        """Record a tensor ``arange``, ``linspace`` or ``eye`` computed from Python values (fixed at trace time) on
+        the plan's device: a buffer the constant is copied into (once when the step never writes nor returns it,
+        else on each replay). On another device: NOT_HANDLED (a PlanError where an op uses it)."""
+        if tensor._device is not self.device:
+            return modes.NOT_HANDLED
+        result = filled(name, tensor._shape, tensor._dtype, Device("meta"), None)
+        buffer = len(self.buffers)
+        self.buffers.append((tensor._shape, tensor._dtype))
+        slot = self.new_slot(result)
+        func = functools.partial(_convert, tensor)
         self.records.append(
             _Record(_IndexOp(name), name, "create", func, (), {}, slot, result, buffer, False, (), {}, None)
         )
