@@ -391,6 +391,17 @@ def size_arg(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
     return shape_tuple(op, "size", size)
 
 
+def constant(op: str, made: Tensor) -> Tensor:
+    """``made``, the new tensor a creation function ``op`` computed from Python values (``arange``,
+    ``linspace``, ``eye``), or, while a static plan traces, its stand-in: the plan records it as a constant
+    copied into a buffer (devtensor.plan)."""
+    if _modes.ACTIVE[0]:
+        traced = _modes.run_indexing("constant", made, (op,))
+        if traced is not _modes.NOT_HANDLED:
+            return traced  # type: ignore[no-any-return]
+    return made
+
+
 def filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Scalar | None) -> Tensor:
     """A new tensor of ``shape``, ``dtype`` on ``device``, filled with ``fill`` (uninitialised for None).
 
@@ -530,7 +541,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: DeviceLike |
         else:
             with guard:
                 array.reshape(-1)[diagonal] = 1
-    return result
+    return constant("eye", result)
 
 
 def _dim_size(op: str, arg: str, value: object) -> int:

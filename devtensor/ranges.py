@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from devtensor.backends import allocation_error, backend_for, check_allocation_size
-from devtensor.creation import on_device, optional_dtype
+from devtensor.creation import constant, on_device, optional_dtype
 from devtensor.device import DeviceLike, as_device
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ScalarOverflowError
@@ -115,7 +115,9 @@ def arange(
     if not backend.has_data:
         return backend.wrap(backend.empty((length,), dt, dev), dev)
     values = _arange_values(start, end, step, dt, dev, length)
-    return on_device("arange", dev, values, copy=True) if dev.type != "cpu" else backend.wrap(values, dev)
+    return constant(
+        "arange", on_device("arange", dev, values, copy=True) if dev.type != "cpu" else backend.wrap(values, dev)
+    )
 
 
 def _arange_values(start: int | float, end: int | float, step: int | float, dt: DType, dev: Any, length: int) -> Any:
@@ -253,4 +255,4 @@ def linspace(
         return _into_out("linspace", out, (n,), dt, values)
     if not backend.has_data:
         return backend.wrap(backend.empty((n,), dt, dev), dev)
-    return on_device("linspace", dev, values(), copy=dev.type != "cpu")
+    return constant("linspace", on_device("linspace", dev, values(), copy=dev.type != "cpu"))

@@ -215,6 +215,10 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             device, dtype = None, device
         target = self._device if device is None else Device(device).resolved()
         target_dtype = self.dtype if dtype is None else to_dtype(dtype, op="to")
+        if _modes.ACTIVE[0]:  # a static plan's tracer records conversions (devtensor.plan)
+            made = _modes.run_indexing("convert", self, (None if device is None else target, target_dtype, copy))
+            if made is not _modes.NOT_HANDLED:
+                return made  # type: ignore[no-any-return]
         if target is self._device and target_dtype == self.dtype and not copy:
             return self
         dst = backend_for(target)

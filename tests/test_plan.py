@@ -10,7 +10,8 @@ import pytest
 
 import devtensor as dt
 from devtensor import Tensor, library
-from devtensor.errors import ArgumentValueError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError
+from devtensor.plan.planned import Planned
 from devtensor.typed import ConstOut, CPUTensor
 
 
@@ -252,3 +253,207 @@ def test_custom_ops_take_part_and_modes_see_the_trace() -> None:
         assert plan(a).tolist() == [4.0, 7.0]
     finally:
         library.remove_op(name)
+
+
+def _expand_add(x: Tensor) -> Tensor:
+    t = x * 1.0
+    t.expand(3, 5).add_(x)
+    return t
+
+
+def _index_expand_mul(x: Tensor) -> Tensor:
+    t = x * 1.0
+    t[None].expand(3, 5).mul_(2)
+    return t
+
+
+def _created_expand_add(x: Tensor) -> Tensor:
+    t = dt.zeros(5)
+    t.expand(3, 5).add_(x)
+    return t
+
+
+def _created_expand_out(x: Tensor) -> Tensor:
+    t = dt.zeros(5)
+    dt.add(x.expand(3, 5), 1.0, out=t.expand(3, 5))
+    return t
+
+
+@pytest.mark.parametrize("step", [_expand_add, _index_expand_mul, _created_expand_add, _created_expand_out])
+def test_writes_into_expanded_views_of_tensors_the_step_made_raise_as_eager(step: Any) -> None:
+    x = dt.arange(5.0)
+    with pytest.raises(dt.MemoryOverlapError) as eager:
+        step(x)
+    with pytest.raises(dt.MemoryOverlapError) as planned:
+        dt.plan(step, x)(x)
+    assert str(planned.value) == str(eager.value)
+
+
+def test_flags_must_be_bools() -> None:
+    a = dt.ones(3)
+    plan = dt.plan(lambda t: t * 2.0, a)
+    with pytest.raises(ArgumentTypeError, match="'copy_outputs' must be a bool, got str 'yes'"):
+        plan(a, copy_outputs="yes")  # type: ignore[arg-type]
+    with pytest.raises(ArgumentTypeError, match="'cuda_graph' must be a bool, got int 1"):
+        dt.plan(lambda t: t * 2.0, a, cuda_graph=1)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentTypeError, match="'step' must be a callable, got int 3"):
+        dt.plan(3, a)  # type: ignore[arg-type]
+    stepped = dt.planned(lambda t: t * 2.0)
+    with pytest.raises(ArgumentTypeError, match="planned: argument 'copy_outputs' must be a bool"):
+        stepped(a, copy_outputs=1)  # type: ignore[arg-type]
+    copied = plan(a, copy_outputs=np.True_)  # type: ignore[arg-type]  # NumPy bools are bools, as in NumPy and PyTorch
+    assert copied.tolist() == [2.0, 2.0, 2.0] and copied._storage is not plan(a)._storage
+
+
+def test_print_shows_out_targets() -> None:
+    def step(x: Tensor, y: Tensor, o: Tensor) -> Tensor:
+        dt.add(x, y, out=o)
+        return o
+
+    a = dt.ones(3)
+    text = repr(dt.plan(step, a, a * 2, dt.zeros(3)))
+    assert "add.out  functional  %0, %1, out=%2" in text
+
+
+def test_planned_on_methods_with_keywords() -> None:
+    traces: list[float] = []
+
+    class Model:
+        def __init__(self, scale: float) -> None:
+            self.scale = scale
+
+        @dt.planned
+        def forward(self, x: Tensor, shift: float = 0.0) -> Tensor:
+            traces.append(self.scale)
+            return x * self.scale + shift
+
+    a = dt.ones(3)
+    one, two = Model(2.0), Model(3.0)
+    assert one.forward(a).tolist() == [2.0] * 3
+    assert one.forward(a).tolist() == [2.0] * 3
+    assert two.forward(a).tolist() == [3.0] * 3
+    assert traces == [2.0, 3.0]  # a plan per instance, replayed
+    assert one.forward(a, shift=1.0).tolist() == [3.0] * 3
+    assert one.forward(a, shift=1.0).tolist() == [3.0] * 3
+    assert one.forward(a, 1.0).tolist() == [3.0] * 3
+    assert traces == [2.0, 3.0, 2.0, 2.0]
+    assert isinstance(Model.__dict__["forward"], Planned) and Model.forward is Model.__dict__["forward"]
+
+
+def test_planned_refuses_what_plan_refuses() -> None:
+    with pytest.raises(ArgumentTypeError, match="planned: argument 'step' must be a callable, got int 3"):
+        dt.planned(3)  # type: ignore[call-overload]
+    stepped = dt.planned(lambda t: t * 2.0)
+    with pytest.raises(dt.PlanError, match="argument leaf 0 is a ndarray"):
+        stepped(np.ones(3))
+
+
+def test_nan_and_signed_zero_scalars_match_exactly() -> None:
+    a = dt.ones(3)
+    nan = float("nan")
+    plan = dt.plan(lambda t, s: t * s, a, nan)
+    assert np.isnan(plan(a, float("nan")).numpy()).all()  # another NaN object matches
+    zero = dt.plan(lambda t, s: t * s, a, 0.0)
+    with pytest.raises(dt.PlanError, match=r"argument leaf 1 is float -0\.0, the plan was made for float 0\.0"):
+        zero(a, -0.0)  # t * -0.0 is -0.0: not the plan's result
+    traces: list[int] = []
+
+    @dt.planned
+    def scaled(t: Tensor, s: float) -> Tensor:
+        traces.append(1)
+        return t * s
+
+    scaled(a, nan)
+    scaled(a, float("nan"))
+    assert len(traces) == 1
+    assert np.signbit(scaled(a, -0.0).numpy()).all() and len(traces) == 2
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda x: x.to(dt.float32) * 2,
+        lambda x: x.astype(dt.float32),
+        lambda x: x.astype(dt.int64) + 1,
+        lambda x: (x * 2).to(dt.float64, copy=True).add_(1.0),
+        lambda x: x.cpu() + 1,
+        lambda x: x.to("cpu") + 1,
+        lambda x: x.to_device("cpu") + 1,
+    ],
+)
+def test_conversions_inside_the_step_replay_as_eager(step: Any) -> None:
+    x = dt.arange(5.0) * 1.5
+    plan = dt.plan(step, x)
+    want = step(x)
+    for _ in range(2):
+        got = plan(x)
+        assert got.dtype == want.dtype and got.numpy().tobytes() == want.numpy().tobytes()
+    assert x.tolist() == [0.0, 1.5, 3.0, 4.5, 6.0]
+
+
+def test_moves_to_another_device_inside_the_step_are_named() -> None:
+    with pytest.raises(dt.PlanError, match="moves a tensor to meta, but the plan runs on cpu"):
+        dt.plan(lambda x: x.to("meta"), dt.ones(3))
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda x: dt.randn(5) + x,
+        lambda x: dt.rand(5, dtype=dt.float32) + x,
+        lambda x: dt.rand_like(x) + x,
+        lambda x: dt.randn_like(x) + x,
+        lambda x: dt.randint(0, 1000, (5,)) + x,
+        lambda x: dt.randperm(1000)[:5] + x,
+        lambda x: dt.normal(x, 1.0),
+        lambda x: dt.normal(0.0, 1.0, (5,)) + x,
+    ],
+)
+def test_random_factories_inside_the_step_draw_afresh(step: Any) -> None:
+    x = dt.zeros(5)
+    plan = dt.plan(step, x)
+    first = plan(x, copy_outputs=True)
+    second = plan(x, copy_outputs=True)
+    assert first.shape == (5,) and first.dtype == step(x).dtype
+    assert not np.array_equal(first.numpy(), second.numpy())
+
+
+def test_check_keeps_expanded_arguments_and_names_random_ops() -> None:
+    plan = dt.plan(lambda t: t.add_(1.0), dt.zeros(3))
+    expanded = dt.zeros(1).expand(3)
+    with pytest.raises(dt.MemoryOverlapError, match=r"add_: .* argument 'self'"):
+        plan(expanded)
+    with pytest.raises(dt.MemoryOverlapError, match=r"add_: .* argument 'self'"):
+        plan.check(expanded)  # as the replay: the copies stay expanded
+    assert expanded.tolist() == [0.0, 0.0, 0.0]
+    twice = dt.plan(lambda a, b: a.add_(b), dt.ones(3), dt.ones(3))
+    shared = dt.ones(3)
+    twice_same = dt.plan(lambda a, b: a.add_(b), shared, shared)
+    twice.check(dt.ones(3), dt.ones(3))
+    twice_same.check(shared, shared)  # one tensor passed twice: one copy, as the plan was made for
+    assert shared.tolist() == [1.0, 1.0, 1.0]
+
+    def noisy(t: Tensor) -> Tensor:
+        return (t * 0.0).exponential_()
+
+    with pytest.raises(dt.PlanError, match=r"output leaf 0 differs .*random ops, exponential_, which draw"):
+        dt.plan(noisy, dt.tensor(np.zeros(8))).check(dt.tensor(np.zeros(8)))
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda x: dt.linspace(0, 1, 5) + x,
+        lambda x: dt.arange(5) * x,
+        lambda x: dt.arange(5.0).add_(x),  # written: copied in again on each replay
+        lambda x: dt.eye(5) @ x,
+        lambda x: dt.arange(5, dtype=dt.float32),
+    ],
+)
+def test_range_constants_inside_the_step_replay_as_eager(step: Any) -> None:
+    x = dt.ones(5)
+    plan = dt.plan(step, x)
+    want = step(x)
+    for _ in range(2):
+        got = plan(x, copy_outputs=True)
+        assert got.dtype == want.dtype and got.numpy().tobytes() == want.numpy().tobytes()

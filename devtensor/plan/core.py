@@ -11,9 +11,9 @@ replay, ``plan(*args)``, runs no dispatch, no meta function and allocates no res
 bit (the same kernels on the same inputs). This is the structured-kernels idea that shapes can be inferred once
 and memory preallocated for the out-kernels; Python control flow is fixed at trace time, as under ``jax.jit``.
 
-What this version does not do (see docs/design.md): basic indexing with ``[]`` and creation functions inside
-``step`` are not recorded (a tensor made by them reaches a recorded op as an unknown meta tensor: PlanError),
-and CUDA graphs are not used.
+Creation (``empty``, ``zeros``, ..., the random factories, ``arange``, ``linspace``, ``eye``) and dtype
+conversions inside ``step`` are recorded; ``dt.tensor`` and ``asarray`` are not (a tensor made by them reaches a
+recorded op unknown: PlanError). See docs/design.md.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from devtensor import dispatcher, modes
 from devtensor.creation import empty, filled
 from devtensor.device import Device
 from devtensor.dtypes import DType
-from devtensor.errors import NoDataError, PlanError
+from devtensor.errors import ArgumentTypeError, NoDataError, PlanError
 from devtensor.modes import DispatchMode
+from devtensor.plan.checking import check_plan
 from devtensor.plan.cuda_graph import CudaGraph
 from devtensor.plan.memory import make_buffers, plan_memory
 from devtensor.plan.replay import compile_replay, signature_guard
@@ -39,7 +40,13 @@ from devtensor.plan.values import MISS
 from devtensor.plan.values import Slot as _Slot
 from devtensor.plan.values import decode as _decode
 from devtensor.plan.values import fill as _fill
+from devtensor.plan.values import flag as _flag
+from devtensor.plan.values import key_text as _key_text
+from devtensor.plan.values import map_tensors as _map_tensors
+from devtensor.plan.values import scalar_key as _scalar_key
+from devtensor.plan.values import signature as _signature
 from devtensor.plan.values import slot_indices as _slot_indices
+from devtensor.plan.values import unflatten as _unflatten
 from devtensor.tensor import Tensor
 
 __all__ = ["Plan", "plan"]
@@ -74,35 +81,6 @@ class _Record:
     out_before: tuple[tuple[int, ...], DType] | None
 
 
-def _flatten(value: Any, leaves: list[Any]) -> Any:
-    """The structure of a nested argument (tuples, lists, dicts) with leaves replaced by their index."""
-    if isinstance(value, (tuple, list)):
-        return (type(value), tuple(_flatten(item, leaves) for item in value))
-    if isinstance(value, dict):
-        return (dict, tuple((key, _flatten(item, leaves)) for key, item in value.items()))
-    leaves.append(value)
-    return len(leaves) - 1
-
-
-def _leaf_key(value: Any) -> tuple[Any, ...]:
-    """What a leaf of the signature must match: a tensor's type, shape, dtype and device; a scalar's value."""
-    if isinstance(value, Tensor):
-        return (type(value), value._shape, value._dtype, value._device)
-    return (type(value), value)
-
-
-def _signature(args: tuple[Any, ...]) -> tuple[Any, list[Any], tuple[Any, ...], tuple[int, ...]]:
-    """The structure, leaves, leaf keys and identity pattern (index of the first leaf that is the same tensor)
-    of a call's arguments."""
-    leaves: list[Any] = []
-    structure = _flatten(args, leaves)
-    first: dict[int, int] = {}
-    same = tuple(
-        first.setdefault(id(leaf), index) if isinstance(leaf, Tensor) else index for index, leaf in enumerate(leaves)
-    )
-    return structure, leaves, tuple(_leaf_key(leaf) for leaf in leaves), same
-
-
 def _step_line(error: BaseException, step: Callable[..., Any]) -> str:
     """``file:line`` of the innermost frame of ``step``'s code in ``error``'s traceback, or ''."""
     code = getattr(step, "__code__", None)
@@ -134,8 +112,26 @@ _INDEX_OPS = {
 }
 
 
-#: The creation functions a plan records (those that make a tensor from its shape, dtype and a fill value).
-_CREATION = frozenset({"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"})
+#: The creation functions a plan records: those that make a tensor from its shape, dtype and a fill value, and
+#: the random factories (an empty tensor a recorded random op then fills: drawn afresh on each replay).
+_CREATION = frozenset(
+    {
+        *("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"),
+        *("rand", "randn", "randint", "uniform", "normal", "randperm", "rand_like", "randn_like", "randint_like"),
+    }
+)
+
+
+def _convert(source: Tensor, *, out: Tensor) -> Tensor:
+    """Write ``source`` into ``out``, cast to its dtype (NumPy's unsafe cast, as ``astype``); the replay of a
+    dtype conversion (``to``, ``astype``, ``type``) on the plan's device."""
+    guard = out._device._guard
+    if guard is None:
+        out._array[...] = source._array
+    else:
+        with guard():
+            out._array[...] = source._array
+    return out
 
 
 def _refill(fill: Any, *, out: Tensor) -> Tensor:
@@ -173,7 +169,7 @@ class _Tracer(DispatchMode):
             raise PlanError(
                 f"dt.plan: {name} got a tensor that is neither an argument of the step nor made by a recorded op "
                 f"(a tensor from outside the step, or made inside it by a creation function the plan does not record: "
-                f"dt.tensor, arange, eye, ...): pass it as an argument"
+                f"dt.tensor, asarray, ...): pass it as an argument"
             )
         if isinstance(value, tuple):
             return tuple(self.encode(item, name) for item in value)
@@ -203,6 +199,10 @@ class _Tracer(DispatchMode):
         ``Tensor.__setitem__``, its checks and version bump included)."""
         if name == "create":
             return self.create(*args)
+        if name == "convert":
+            return self.convert(tensor, *args)
+        if name == "constant":
+            return self.constant(tensor, *args)
         op, func = _INDEX_OPS[name]
         return self.__dispatch__(op, "index", typing.cast("Callable[..., Any]", func), (tensor, *args), {})
 
@@ -219,6 +219,45 @@ class _Tracer(DispatchMode):
         func = functools.partial(_refill, fill)
         self.records.append(
             _Record(_IndexOp(name), name, "create", func, (), {}, slot, result, buffer, False, (), {}, None)
+        )
+        return result
+
+    def constant(self, tensor: Tensor, name: str) -> Any:
+        """Record a tensor ``arange``, ``linspace`` or ``eye`` computed from Python values (fixed at trace time) on
+        the plan's device: a buffer the constant is copied into (once when the step never writes nor returns it,
+        else on each replay). On another device: NOT_HANDLED (a PlanError where an op uses it)."""
+        if tensor._device is not self.device:
+            return modes.NOT_HANDLED
+        result = filled(name, tensor._shape, tensor._dtype, Device("meta"), None)
+        buffer = len(self.buffers)
+        self.buffers.append((tensor._shape, tensor._dtype))
+        slot = self.new_slot(result)
+        func = functools.partial(_convert, tensor)
+        self.records.append(
+            _Record(_IndexOp(name), name, "create", func, (), {}, slot, result, buffer, False, (), {}, None)
+        )
+        return result
+
+    def convert(self, tensor: Tensor, device: Device | None, dtype: DType, copy: bool) -> Any:
+        """Record ``tensor.to(device, dtype)`` (``astype``, ``cpu``, ``to_device``, ... end there) of a tensor of the
+        step: on the plan's device, ``tensor`` itself when nothing changes (as eager), else a conversion into a
+        buffer on each replay. PlanError for a move to another device; NOT_HANDLED for a tensor from outside."""
+        if tensor._device.type != "meta" or id(tensor) not in self.slots:
+            return modes.NOT_HANDLED
+        if device is not None and device is not self.device:
+            raise PlanError(
+                f"dt.plan: to: the step moves a tensor to {device}, but the plan runs on {self.device}; a plan "
+                "does not record moves between devices: move the tensor outside the step"
+            )
+        if dtype == tensor._dtype and not copy:
+            return tensor
+        source = self.encode(tensor, "to")
+        result = filled("to", tensor._shape, dtype, Device("meta"), None)
+        buffer = len(self.buffers)
+        self.buffers.append((tensor._shape, dtype))
+        slot = self.new_slot(result)
+        self.records.append(
+            _Record(_IndexOp("to"), "to", "convert", _convert, (source,), {}, slot, result, buffer, False, (), {}, None)
         )
         return result
 
@@ -275,6 +314,9 @@ class Plan:
     """
 
     def __init__(self, step: Callable[..., Any], args: tuple[Any, ...], cuda_graph: bool = False) -> None:
+        if not callable(step):
+            raise ArgumentTypeError(f"plan: argument 'step' must be a callable, got {type(step).__name__} {step!r:.60}")
+        cuda_graph = _flag("plan", "cuda_graph", cuda_graph)
         structure, leaves, keys, same = _signature(args)
         devices = {leaf._device for leaf in leaves if isinstance(leaf, Tensor)}
         if len(devices) > 1:
@@ -401,7 +443,9 @@ class Plan:
             )
         if self._flat and len(args) == len(self._keys):
             keys = tuple(
-                (type(arg), arg._shape, arg._dtype, arg._device) if isinstance(arg, Tensor) else (type(arg), arg)
+                (type(arg), arg._shape, arg._dtype, arg._device)
+                if isinstance(arg, Tensor)
+                else (type(arg), _scalar_key(arg))
                 for arg in args
             )
             if keys == self._keys:
@@ -433,6 +477,8 @@ class Plan:
         Inplace and out= ops on the arguments write them and bump their versions as eager calls do. An active
         dispatch mode sees the replay as one call (op: this plan, variant ``"plan"``), not its ops.
         """
+        if copy_outputs is not False:
+            copy_outputs = _flag("plan", "copy_outputs", copy_outputs)
         if modes.ACTIVE[0]:
             return modes.run_modes(self, "plan", self, self._call, args, {"copy_outputs": copy_outputs})
         return self._call(*args, copy_outputs=copy_outputs)
@@ -473,34 +519,24 @@ class Plan:
 
     def check(self, *args: Any) -> None:
         """Run the step eagerly and through the plan, each on its own copies of ``args``'s tensors, and compare
-        the outputs and the copies afterwards bit for bit (shape, dtype, bytes). ``args`` are not touched.
+        the outputs and the copies afterwards bit for bit (shape, dtype, bytes). ``args`` are not touched. The
+        copies keep what a replay's checks see: a tensor passed twice is one copy, and an expanded (stride-0)
+        dimension stays expanded (a write into it raises MemoryOverlapError in both runs, as in a replay).
 
         Raises:
-            PlanError: the signature does not match (as a replay), or some output or argument differs (the
-                message names which).
+            PlanError: the signature does not match (as a replay), some output or argument differs (the message
+                names which, and the step's random ops, which draw differently in each run), or one run raised
+                where the other did not. The eager run's error when both raise it.
         """
-        self._check(args)
-
-        def copies() -> Any:
-            return _unflatten(self._structure, [_map_tensors(leaf, Tensor.clone) for leaf in _leaves(args)])
-
-        eager_args, planned_args = copies(), copies()
-        want = self.step(*eager_args)
-        got = self(*planned_args, copy_outputs=True)
-        pairs = [("the output", _leaves(want), _leaves(got)), ("argument", _leaves(eager_args), _leaves(planned_args))]
-        for what, expected, actual in pairs:
-            for index, (left, right) in enumerate(zip(expected, actual, strict=True)):
-                if isinstance(left, Tensor) and (
-                    left._shape != right._shape
-                    or left._dtype != right._dtype
-                    or left.numpy().tobytes() != right.numpy().tobytes()
-                ):
-                    raise PlanError(f"plan.check: {what} leaf {index} differs between eager and planned runs")
+        check_plan(self, args)
 
     def __repr__(self) -> str:
         rows = [("#", "op", "variant", "inputs", "output", "buffer")]
         for index, record in enumerate(self.records):
-            inputs = ", ".join(_describe(value) for value in _tensor_leaves(record.args))
+            inputs = ", ".join(
+                [_describe(value) for value in _tensor_leaves(record.args)]
+                + [f"{key}={_describe(value)}" for key, item in record.kwargs.items() for value in _tensor_leaves(item)]
+            )
             output = ", ".join(_describe(value) for value in _tensor_leaves(record.meta_result))
             buffer = "" if record.buffer is None else f"b{record.buffer}"
             variant = record.variant + (" (random)" if record.nondeterministic else "")
@@ -512,12 +548,6 @@ class Plan:
         return "\n".join([head, *lines])
 
 
-def _key_text(key: tuple[Any, ...]) -> str:
-    if len(key) == 4:
-        return f"a {key[0].__name__} of shape {list(key[1])}, {key[2]}, on {key[3]}"
-    return f"{key[0].__name__} {key[1]!r}"
-
-
 def _tensor_leaves(value: Any) -> list[Any]:
     if isinstance(value, Tensor):
         return [value]
@@ -526,18 +556,6 @@ def _tensor_leaves(value: Any) -> list[Any]:
     if type(value) is _Slot:
         return [f"%{value.index}"]
     return []
-
-
-def _map_tensors(value: Any, fn: Callable[[Tensor], Any]) -> Any:
-    if isinstance(value, Tensor):
-        return fn(value)
-    if isinstance(value, tuple):
-        return tuple(_map_tensors(item, fn) for item in value)
-    if isinstance(value, list):
-        return [_map_tensors(item, fn) for item in value]
-    if isinstance(value, dict):
-        return {key: _map_tensors(item, fn) for key, item in value.items()}
-    return value
 
 
 def _check_output(value: Any) -> Any:
@@ -555,22 +573,6 @@ def _check_output(value: Any) -> Any:
             f"dt.plan: the step must return None, a tensor, or a tuple, list or dict of tensors, got {value!r:.60}"
         )
     return value
-
-
-def _leaves(value: Any) -> list[Any]:
-    """The leaves of a nested value (tuples, lists, dicts), in :func:`_flatten`'s order."""
-    leaves: list[Any] = []
-    _flatten(value, leaves)
-    return leaves
-
-
-def _unflatten(structure: Any, leaves: list[Any]) -> Any:
-    if isinstance(structure, int):
-        return leaves[structure]
-    kind, items = structure
-    if kind is dict:
-        return {key: _unflatten(item, leaves) for key, item in items}
-    return kind(_unflatten(item, leaves) for item in items)
 
 
 def plan(step: Callable[..., Any], *args: Any, cuda_graph: bool = False) -> Plan:

@@ -29,9 +29,9 @@ from typing import Any
 
 from devtensor.dispatcher import META_ONLY
 from devtensor.meta import DIRECT, ONE
-from devtensor.plan.values import MISS, Slot, decode
+from devtensor.plan.values import MISS, Exact, Slot, decode, scalar_key
 from devtensor.structured.fronts import _inline_kind
-from devtensor.tensor import Tensor
+from devtensor.tensor import Tensor, check_no_internal_overlap
 from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 
 __all__ = ["compile_replay", "signature_guard"]
@@ -261,6 +261,12 @@ class _Compiler:
         if type(target) is not Slot or not (target.index in self.static or target.index in self.args):
             return False
         fresh = record.variant == "functional" and out is None
+        if not fresh and target.index in self.static:
+            # A write into a tensor the step made (a buffer, or a view of one: expand gives it stride 0): the
+            # front's overlap check, which the direct call skips, runs once here, so planning raises as eager does.
+            check_no_internal_overlap(
+                record.name.removesuffix(".out"), "self" if first else "out", self.static[target.index]
+            )
         inputs = [v for v in _slots(list(bound.values())) if not (first and v == target.index)]
         storages = self.plan._slot_storage
         if not fresh and any(storages[v] is storages[target.index] for v in inputs):
@@ -342,7 +348,9 @@ def signature_guard(plan: Any) -> Callable[[Any], bool]:
                 return False
         for leaf, kind, value in scalars:
             x = L[leaf]
-            if type(x) is not kind or not (x is value or x == value):
+            if type(x) is not kind or not (
+                x is value or x == value or (type(value) is Exact and scalar_key(x) == value)
+            ):
                 return False
         return all(L[leaf] is L[first] for leaf, first in same)
 

@@ -1,11 +1,34 @@
-"""The values of a recorded call: tensors replaced by slots (:class:`Slot`) and back."""
+"""The values of a recorded call: tensors replaced by slots (:class:`Slot`) and back; a plan's argument signature
+(nesting, leaves, what each leaf must match) and flags."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MISS", "Slot", "decode", "fill", "slot_indices"]
+import numpy as np
+
+from devtensor.errors import ArgumentTypeError
+from devtensor.tensor import Tensor
+
+__all__ = [
+    "MISS",
+    "Exact",
+    "Slot",
+    "decode",
+    "fill",
+    "flag",
+    "flatten",
+    "key_text",
+    "leaf_key",
+    "leaves",
+    "map_tensors",
+    "scalar_key",
+    "signature",
+    "slot_indices",
+    "unflatten",
+]
 
 #: What a compiled replay returns when its arguments do not match the plan's signature (nothing ran).
 MISS: Any = type("_Miss", (), {"__repr__": lambda self: "MISS", "__slots__": ()})()
@@ -49,3 +72,100 @@ def slot_indices(value: Any) -> list[int]:
     if isinstance(value, dict):
         return [index for item in value.values() for index in slot_indices(item)]
     return []
+
+
+@dataclass(frozen=True, slots=True)
+class Exact:
+    """A float or complex scalar of a plan's signature that ``==`` does not tell apart (NaN never equals
+    itself; ``0.0 == -0.0``), kept as its text: NaN matches NaN, and -0.0 and 0.0 differ (``x * s`` differs)."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def scalar_key(value: Any) -> Any:
+    """What a scalar argument of a plan must match: the value itself, or :class:`Exact` for a float or complex
+    with a NaN or a zero part."""
+    kind = type(value)
+    if kind is float:
+        if value != value or value == 0.0:
+            return Exact(repr(value))
+    elif kind is complex and (value != value or value.real == 0.0 or value.imag == 0.0):
+        return Exact(repr(value))
+    return value
+
+
+def flag(where: str, name: str, value: Any) -> bool:
+    """``value`` as a bool (a Python or NumPy bool; ArgumentTypeError naming ``where`` and ``name`` otherwise: a
+    string or an int is not taken for a flag)."""
+    if type(value) is bool or isinstance(value, np.bool_):
+        return bool(value)
+    raise ArgumentTypeError(f"{where}: argument '{name}' must be a bool, got {type(value).__name__} {value!r:.60}")
+
+
+def flatten(value: Any, leaves: list[Any]) -> Any:
+    """The structure of a nested argument (tuples, lists, dicts) with leaves replaced by their index."""
+    if isinstance(value, (tuple, list)):
+        return (type(value), tuple(flatten(item, leaves) for item in value))
+    if isinstance(value, dict):
+        return (dict, tuple((key, flatten(item, leaves)) for key, item in value.items()))
+    leaves.append(value)
+    return len(leaves) - 1
+
+
+def leaf_key(value: Any) -> tuple[Any, ...]:
+    """What a leaf of the signature must match: a tensor's type, shape, dtype and device; a scalar's value."""
+    if isinstance(value, Tensor):
+        return (type(value), value._shape, value._dtype, value._device)
+    return (type(value), scalar_key(value))
+
+
+def signature(args: tuple[Any, ...]) -> tuple[Any, list[Any], tuple[Any, ...], tuple[int, ...]]:
+    """The structure, leaves, leaf keys and identity pattern (index of the first leaf that is the same tensor)
+    of a call's arguments."""
+    leaves: list[Any] = []
+    structure = flatten(args, leaves)
+    first: dict[int, int] = {}
+    same = tuple(
+        first.setdefault(id(leaf), index) if isinstance(leaf, Tensor) else index for index, leaf in enumerate(leaves)
+    )
+    return structure, leaves, tuple(leaf_key(leaf) for leaf in leaves), same
+
+
+def key_text(key: tuple[Any, ...]) -> str:
+    """A leaf key (:func:`leaf_key`) as text, for messages."""
+    if len(key) == 4:
+        return f"a {key[0].__name__} of shape {list(key[1])}, {key[2]}, on {key[3]}"
+    return f"{key[0].__name__} {key[1]!r}"
+
+
+def map_tensors(value: Any, fn: Callable[[Tensor], Any]) -> Any:
+    """``value`` (nested tuples, lists, dicts) with ``fn`` applied to each tensor."""
+    if isinstance(value, Tensor):
+        return fn(value)
+    if isinstance(value, tuple):
+        return tuple(map_tensors(item, fn) for item in value)
+    if isinstance(value, list):
+        return [map_tensors(item, fn) for item in value]
+    if isinstance(value, dict):
+        return {key: map_tensors(item, fn) for key, item in value.items()}
+    return value
+
+
+def leaves(value: Any) -> list[Any]:
+    """The leaves of a nested value (tuples, lists, dicts), in :func:`_flatten`'s order."""
+    leaves: list[Any] = []
+    flatten(value, leaves)
+    return leaves
+
+
+def unflatten(structure: Any, leaves: list[Any]) -> Any:
+    """The nested value of a :func:`flatten` structure with its leaves."""
+    if isinstance(structure, int):
+        return leaves[structure]
+    kind, items = structure
+    if kind is dict:
+        return {key: unflatten(item, leaves) for key, item in items}
+    return kind(unflatten(item, leaves) for item in items)
