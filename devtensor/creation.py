@@ -148,7 +148,7 @@ def tensor(data: object, *, dtype: Any = None, device: DeviceLike | None = None)
         target = as_device(device, data.device, op="tensor")
         return _from_other("tensor", backend_for(target), data._backend, data._array, target, dt or data.dtype)
     target = as_device(device, op="tensor")
-    return on_device("tensor", target, _host_array("tensor", data, dt), copy=True)
+    return constant("tensor", on_device("tensor", target, _host_array("tensor", data, dt), copy=True))
 
 
 def asarray(
@@ -212,7 +212,7 @@ def asarray(
     if copy is False:
         raise ArgumentValueError(f"asarray: copy=False, but a {type(obj).__name__} must be copied into a tensor")
     target = as_device(device, op="asarray")
-    return on_device("asarray", target, _host_array("asarray", obj, dt), copy=True)
+    return constant("asarray", on_device("asarray", target, _host_array("asarray", obj, dt), copy=True))
 
 
 def _cupy_ndarray_type() -> type | None:
@@ -392,9 +392,9 @@ def size_arg(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
 
 
 def constant(op: str, made: Tensor) -> Tensor:
-    """``made``, the new tensor a creation function ``op`` computed from Python values (``arange``,
-    ``linspace``, ``eye``), or, while a static plan traces, its stand-in: the plan records it as a constant
-    copied into a buffer (devtensor.plan)."""
+    """``made``, the new tensor a creation function ``op`` computed from Python values (``tensor`` and
+    ``asarray`` of Python data, ``arange``, ``linspace``, ``eye``), or, while a static plan traces, its
+    stand-in: the plan records it as a constant copied into a buffer (devtensor.plan)."""
     if _modes.ACTIVE[0]:
         traced = _modes.run_indexing("constant", made, (op,))
         if traced is not _modes.NOT_HANDLED:

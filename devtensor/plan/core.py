@@ -168,8 +168,8 @@ class _Tracer(DispatchMode):
                 return _Slot(slot)
             raise PlanError(
                 f"dt.plan: {name} got a tensor that is neither an argument of the step nor made by a recorded op "
-                f"(a tensor from outside the step, or made inside it by a creation function the plan does not record: "
-                f"dt.tensor, asarray, ...): pass it as an argument"
+                f"(a tensor from outside the step, or one sharing the memory of a NumPy array, as asarray and "
+                f"from_numpy make): pass it as an argument"
             )
         if isinstance(value, tuple):
             return tuple(self.encode(item, name) for item in value)
@@ -223,9 +223,10 @@ class _Tracer(DispatchMode):
         return result
 
     def constant(self, tensor: Tensor, name: str) -> Any:
-        """Record a tensor ``arange``, ``linspace`` or ``eye`` computed from Python values (fixed at trace time) on
-        the plan's device: a buffer the constant is copied into (once when the step never writes nor returns it,
-        else on each replay). On another device: NOT_HANDLED (a PlanError where an op uses it)."""
+        """Record a tensor computed from Python values fixed at trace time (``tensor``/``asarray`` of Python
+        data, ``arange``, ``linspace``, ``eye``) on the plan's device: a buffer the constant is copied into (once
+        when the step never writes nor returns it, else on each replay). On another device: NOT_HANDLED (a
+        PlanError where an op uses it)."""
         if tensor._device is not self.device:
             return modes.NOT_HANDLED
         result = filled(name, tensor._shape, tensor._dtype, Device("meta"), None)
