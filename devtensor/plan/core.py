@@ -223,10 +223,9 @@ class _Tracer(DispatchMode):
         return result
 
     def constant(self, tensor: Tensor, name: str) -> Any:
-        """Record a tensor computed from Python values fixed at trace time (``tensor``/``asarray`` of Python
-        data, ``arange``, ``linspace``, ``eye``) on the plan's device: a buffer the constant is copied into (once
-        when the step never writes nor returns it, else on each replay). On another device: NOT_HANDLED (a
-        PlanError where an op uses it)."""
+        """Record a tensor made from Python values (``tensor``, ``asarray``, ``arange``, ``linspace``, ``eye``) on
+        the plan's device: a buffer the constant is copied into (once when the step never writes nor returns it,
+        else on each replay). On another device: NOT_HANDLED (a PlanError where an op uses it)."""
         if tensor._device is not self.device:
             return modes.NOT_HANDLED
         result = filled(name, tensor._shape, tensor._dtype, Device("meta"), None)
