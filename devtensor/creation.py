@@ -23,7 +23,7 @@ import numpy as np
 from devtensor import modes as _modes
 from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device, as_index
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, python_scalar, to_dtype
+from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, plain_number, python_scalar, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -450,7 +450,12 @@ def _fill_dtype(op: str, fill_value: object) -> DType:
         # A NumPy scalar's own dtype, as np.full infers it (np.float64 is also a float: same answer).
         return to_dtype(fill_value.dtype, op=op, arg="fill_value")
     if type(fill_value) not in SCALAR_TYPES:
-        raise ArgumentTypeError(f"{op}: argument 'fill_value' must be a Python number, got {type(fill_value).__name__}")
+        number = plain_number(fill_value)  # (a subclass of a Python number, such as a tensor's size)
+        if number is None:
+            raise ArgumentTypeError(
+                f"{op}: argument 'fill_value' must be a Python number, got {type(fill_value).__name__}"
+            )
+        fill_value = number
     dtype = np.asarray(fill_value).dtype
     if dtype.kind == "O":  # an int beyond int64 and uint64
         raise ScalarOverflowError(

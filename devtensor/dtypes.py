@@ -23,6 +23,7 @@ __all__ = [
     "Scalar",
     "bool_",
     "can_cast",
+    "plain_number",
     "python_scalar",
     "complex64",
     "complex128",
@@ -197,9 +198,27 @@ def check_cast(op: str, arg: str, result: DType, target: DType) -> None:
 NUMPY_SCALARS: Final = (np.bool_, np.integer, np.floating, np.complexfloating)
 
 
+def plain_number(value: object) -> int | float | complex | None:
+    """The plain Python number of an instance of a subclass of ``int``, ``float`` or ``complex`` that is not a
+    NumPy scalar (a tensor's ``size``, an ``IntEnum`` member): ``int(value)``, ``float(value)`` or
+    ``complex(value)``, as PyTorch and NumPy take such values for the number they are; None for anything else
+    (exact Python numbers included: the fronts take those before asking).
+    """
+    if isinstance(value, np.generic) or type(value) in SCALAR_TYPES:
+        return None
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, complex):
+        return complex(value)
+    return None
+
+
 def python_scalar(op: str, arg: str, value: object) -> bool | int | float | complex:
     """The Python number a NumPy scalar stands for, where a value takes no part in promotion (``alpha``, a fill
-    value, a written value); Python numbers are returned as they are.
+    value, a written value); Python numbers are returned as they are, subclasses of them (a tensor's ``size``)
+    as the plain number (:func:`plain_number`).
 
     Raises:
         ArgumentTypeError: ``value`` is neither a Python number nor a NumPy bool, integer, floating or complex
@@ -209,6 +228,9 @@ def python_scalar(op: str, arg: str, value: object) -> bool | int | float | comp
         return value  # type: ignore[return-value]
     if isinstance(value, NUMPY_SCALARS):
         return value.item()
+    number = plain_number(value)
+    if number is not None:
+        return number
     raise ArgumentTypeError(
         f"{op}: argument '{arg}' must be a Python number or a NumPy scalar, got {type(value).__name__} "
         f"{short_repr(value)}"

@@ -32,7 +32,7 @@ import numpy as np
 from devtensor import modes as _modes
 from devtensor._generated_methods import TensorOpMethods
 from devtensor.device import Device, DeviceLike
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
+from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, plain_number, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -330,6 +330,10 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             from devtensor.numpy_values import setitem_value  # (it imports this module)
 
             value = setitem_value(value, self)  # a Tensor or a Python number
+        elif not isinstance(value, Tensor) and type(value) not in SCALAR_TYPES:
+            number = plain_number(value)  # (a subclass of a Python number, such as a tensor's size)
+            if number is not None:
+                value = number
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise DeviceMismatchError(
