@@ -15,7 +15,7 @@ from devtensor.views import VIEW_COMMON
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
 COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
-VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
+VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
 _aliased = COMMON.get('_aliased')
@@ -236,23 +236,23 @@ SCHEMAS = {
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
-    'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers',
+    'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers|()',
     'make_view_method_reshape': 'reshape|view|1|self:00;shape:00|0|shape|_name,_op,_functional',
-    'make_view_view': 'view|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers',
+    'make_view_view': 'view|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers|()',
     'make_view_method_view': 'view|view|1|self:00;shape:00|0|shape|_name,_op,_functional',
-    'make_view_flatten': 'flatten|view|0|self:00;start_dim:01;end_dim:01|0|None|_name,_op,_meta,_handlers,_default_start_dim,_default_end_dim',
-    'make_view_transpose': 'transpose|view|0|self:00;dim0:00;dim1:00|0|None|_name,_op,_meta,_handlers',
-    'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims|_name,_op,_meta,_handlers',
+    'make_view_flatten': 'flatten|view|0|self:00;start_dim:01;end_dim:01|0|None|_name,_op,_meta,_handlers,_default_start_dim,_default_end_dim|()',
+    'make_view_transpose': 'transpose|view|0|self:00;dim0:00;dim1:00|0|None|_name,_op,_meta,_handlers|()',
+    'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims|_name,_op,_meta,_handlers|()',
     'make_view_method_permute': 'permute|view|1|self:00;dims:00|0|dims|_name,_op,_functional',
-    'make_view_squeeze': 'squeeze|view|0|self:00;dim:01|0|None|_name,_op,_meta,_handlers,_default_dim',
-    'make_view_unsqueeze': 'unsqueeze|view|0|self:00;dim:00|0|None|_name,_op,_meta,_handlers',
-    'make_view_expand': 'expand|view|0|self:00;size:00|0|size|_name,_op,_meta,_handlers',
+    'make_view_squeeze': "squeeze|view|0|self:00;dim:01|0|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
+    'make_view_unsqueeze': 'unsqueeze|view|0|self:00;dim:00|0|None|_name,_op,_meta,_handlers|()',
+    'make_view_expand': 'expand|view|0|self:00;size:00|0|size|_name,_op,_meta,_handlers|()',
     'make_view_method_expand': 'expand|view|1|self:00;size:00|0|size|_name,_op,_functional',
-    'make_view_broadcast_to': 'broadcast_to|view|0|self:00;shape:00|0|None|_name,_op,_meta,_handlers',
-    'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers',
-    'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
-    'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
-    'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers',
+    'make_view_broadcast_to': 'broadcast_to|view|0|self:00;shape:00|0|None|_name,_op,_meta,_handlers|()',
+    'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers|()',
+    'make_view_split': "split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
+    'make_view_chunk': "chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
+    'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers|()',
     'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
     'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
     'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
@@ -611,7 +611,9 @@ def make_view_method_permute(*, _name, _op, _functional):
 
 
 def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
-    def squeeze(self, dim=_default_dim):
+    def squeeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
@@ -619,7 +621,9 @@ def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
-    def _raw_squeeze(self, dim=_default_dim):
+    def _raw_squeeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
@@ -719,7 +723,9 @@ def make_view_contiguous(*, _name, _op, _meta, _handlers):
 
 
 def make_view_split(*, _name, _op, _meta, _handlers, _default_dim):
-    def split(self, split_size_or_sections, dim=_default_dim):
+    def split(self, split_size_or_sections, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'split_size_or_sections': split_size_or_sections, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, split_size_or_sections, dim, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, split_size_or_sections, dim)
@@ -727,7 +733,9 @@ def make_view_split(*, _name, _op, _meta, _handlers, _default_dim):
         if _kernel is None: return _miss(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
-    def _raw_split(self, split_size_or_sections, dim=_default_dim):
+    def _raw_split(self, split_size_or_sections, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'split_size_or_sections': split_size_or_sections, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, split_size_or_sections, dim)
         _kernel = _handlers.get(self._device.key)
@@ -739,7 +747,9 @@ def make_view_split(*, _name, _op, _meta, _handlers, _default_dim):
 
 
 def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
-    def chunk(self, chunks, dim=_default_dim):
+    def chunk(self, chunks, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'chunks': chunks, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, chunks, dim, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, chunks, dim)
@@ -747,7 +757,9 @@ def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
         if _kernel is None: return _miss(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
-    def _raw_chunk(self, chunks, dim=_default_dim):
+    def _raw_chunk(self, chunks, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'chunks': chunks, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, chunks, dim)
         _kernel = _handlers.get(self._device.key)
@@ -2001,7 +2013,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): rounding_mode, = _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2095,7 +2107,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): rounding_mode, = _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2179,7 +2191,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other')
-        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): rounding_mode, = _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2225,7 +2237,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other')
-        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): rounding_mode, = _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -15059,7 +15071,7 @@ def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
+        if (replacement is not True and replacement is not False): replacement, = _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -15138,7 +15150,7 @@ def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
+        if (replacement is not True and replacement is not False): replacement, = _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16357,8 +16369,9 @@ def make_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_fft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16370,7 +16383,7 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16438,8 +16451,9 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_fft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16450,7 +16464,7 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16523,8 +16537,9 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_ifft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16536,7 +16551,7 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16604,8 +16619,9 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_ifft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16616,7 +16632,7 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16689,8 +16705,9 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_rfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16702,7 +16719,7 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16770,8 +16787,9 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_rfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16782,7 +16800,7 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16855,8 +16873,9 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_irfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16868,7 +16887,7 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16936,8 +16955,9 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_irfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16948,7 +16968,7 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17021,8 +17041,9 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_hfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17034,7 +17055,7 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17102,8 +17123,9 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_hfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17114,7 +17136,7 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17187,8 +17209,9 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_ihfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17200,7 +17223,7 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17268,8 +17291,9 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_ihfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17280,7 +17304,7 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17353,8 +17377,9 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
-    def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_fftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17366,7 +17391,7 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17434,8 +17459,9 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_fftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17446,7 +17472,7 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17519,8 +17545,9 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
-    def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_ifftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17532,7 +17559,7 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17600,8 +17627,9 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_ifftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17612,7 +17640,7 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17685,8 +17713,9 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
-    def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_rfftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17698,7 +17727,7 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17766,8 +17795,9 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_rfftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17778,7 +17808,7 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17851,8 +17881,9 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
-    def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_irfftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17864,7 +17895,7 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17932,8 +17963,9 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         out._storage.version += 1
         return out
 
-    def _raw_fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_irfftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17944,7 +17976,7 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -18017,8 +18049,9 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 
 
 def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def fft_fftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def fft_fftshift(input, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, dim, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -18097,8 +18130,9 @@ def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_fft_fftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_fftshift(input, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -18181,8 +18215,9 @@ def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def fft_ifftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def fft_ifftshift(input, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, dim, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -18261,8 +18296,9 @@ def make_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_ifftshift(input, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -18999,8 +19035,9 @@ def make_roll(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def count_nonzero(self, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def count_nonzero(self, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -19079,8 +19116,9 @@ def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_count_nonzero(self, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_count_nonzero(self, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -19163,8 +19201,9 @@ def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_descending, _default_stable):
-    def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
+    def argsort(self, dim=_NO_ALIAS, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -19176,7 +19215,7 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): descending, stable, = _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -19244,8 +19283,9 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
+    def _raw_argsort(self, dim=_NO_ALIAS, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -19256,7 +19296,7 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): descending, stable, = _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -19499,8 +19539,9 @@ def make_gather(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def take_along_dim(self, indices, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def take_along_dim(self, indices, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'indices': indices, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, indices, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -19583,8 +19624,9 @@ def make_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         out._storage.version += 1
         return out
 
-    def _raw_take_along_dim(self, indices, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_take_along_dim(self, indices, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'indices': indices, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -21651,7 +21693,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
+        if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21730,7 +21772,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
+        if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21815,7 +21857,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
+        if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21894,7 +21936,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
+        if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22144,7 +22186,7 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
+        if (left is not True and left is not False): left, = _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22227,7 +22269,7 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
+        if (left is not True and left is not False): left, = _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22313,7 +22355,7 @@ def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
+        if (upper is not True and upper is not False): upper, = _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22392,7 +22434,7 @@ def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
+        if (upper is not True and upper is not False): upper, = _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22639,7 +22681,7 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): UPLO, = _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22718,7 +22760,7 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): UPLO, = _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22791,8 +22833,10 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 
 
 def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def linalg_vector_norm(x, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(x, _Tensor):
             _device = x._device
@@ -22804,7 +22848,7 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22872,8 +22916,10 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         out._storage.version += 1
         return out
 
-    def _raw_linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_linalg_vector_norm(x, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(x, _Tensor):
             _device = x._device
             _first_tensor = x
@@ -22884,7 +22930,7 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22957,8 +23003,10 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
 
 
 def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def linalg_matrix_norm(A, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(A, _Tensor):
             _device = A._device
@@ -22970,7 +23018,7 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -23038,8 +23086,10 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         out._storage.version += 1
         return out
 
-    def _raw_linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_linalg_matrix_norm(A, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(A, _Tensor):
             _device = A._device
             _first_tensor = A
@@ -23050,7 +23100,7 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -23123,8 +23173,10 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
 
 
 def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def linalg_norm(A, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(A, _Tensor):
             _device = A._device
@@ -23136,7 +23188,7 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -23204,8 +23256,10 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         out._storage.version += 1
         return out
 
-    def _raw_linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_linalg_norm(A, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(A, _Tensor):
             _device = A._device
             _first_tensor = A
@@ -23216,7 +23270,7 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -23613,8 +23667,9 @@ def make_linalg_diagonal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 
 
 def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def linalg_cross(input, other, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+    def linalg_cross(input, other, *, dim=_NO_ALIAS, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'other': other, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, other, ), {'dim': dim, 'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -23697,8 +23752,9 @@ def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_linalg_cross(input, other, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+    def _raw_linalg_cross(input, other, *, dim=_NO_ALIAS, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'other': other, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -23785,8 +23841,9 @@ def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def linalg_vecdot(x, y, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+    def linalg_vecdot(x, y, *, dim=_NO_ALIAS, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'y': y, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, y, ), {'dim': dim, 'out': out})
         if isinstance(x, _Tensor):
             _device = x._device
@@ -23869,8 +23926,9 @@ def make_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_linalg_vecdot(x, y, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+    def _raw_linalg_vecdot(x, y, *, dim=_NO_ALIAS, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'x': x, 'y': y, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(x, _Tensor):
             _device = x._device
             _first_tensor = x
@@ -33599,8 +33657,10 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 
 
 def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
-    def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def sum(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33612,7 +33672,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33680,8 +33740,10 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_sum(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33692,7 +33754,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33765,8 +33827,10 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
-    def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def prod(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33778,7 +33842,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33846,8 +33910,10 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_prod(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33858,7 +33924,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33931,8 +33997,10 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def amax(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33944,7 +34012,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34012,8 +34080,10 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_amax(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34024,7 +34094,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34097,8 +34167,10 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def amin(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34110,7 +34182,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34178,8 +34250,10 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_amin(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34190,7 +34264,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34263,8 +34337,10 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def argmax(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34276,7 +34352,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34344,8 +34420,10 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         out._storage.version += 1
         return out
 
-    def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_argmax(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34356,7 +34434,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34429,8 +34507,10 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def argmin(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34442,7 +34522,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34510,8 +34590,10 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         out._storage.version += 1
         return out
 
-    def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_argmin(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34522,7 +34604,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34595,8 +34677,10 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def all(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34608,7 +34692,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34676,8 +34760,10 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_all(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34688,7 +34774,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34761,8 +34847,10 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def any(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34774,7 +34862,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34842,8 +34930,10 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_any(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34854,7 +34944,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34927,8 +35017,10 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
-    def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def mean(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34940,7 +35032,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35008,8 +35100,10 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_mean(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35020,7 +35114,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35093,8 +35187,11 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_correction):
-    def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+    def var(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, correction=_NO_ALIAS, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
+        if correction is _NO_ALIAS: correction = _default_correction
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -35106,7 +35203,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35174,8 +35271,11 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+    def _raw_var(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, correction=_NO_ALIAS, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
+        if correction is _NO_ALIAS: correction = _default_correction
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35186,7 +35286,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35259,8 +35359,11 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_correction):
-    def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+    def std(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, correction=_NO_ALIAS, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
+        if correction is _NO_ALIAS: correction = _default_correction
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -35272,7 +35375,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35340,8 +35443,11 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+    def _raw_std(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, correction=_NO_ALIAS, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
+        if correction is _NO_ALIAS: correction = _default_correction
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35352,7 +35458,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35425,8 +35531,10 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def logsumexp(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -35438,7 +35546,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35506,8 +35614,10 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_logsumexp(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35518,7 +35628,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -37147,8 +37257,9 @@ def make_cumprod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim):
-    def diff(self, n=_default_n, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def diff(self, n=_default_n, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, n, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -37227,8 +37338,9 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_diff(self, n=_default_n, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_diff(self, n=_default_n, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -37635,8 +37747,9 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def cat(tensors, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
@@ -37716,8 +37829,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_cat(tensors, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         _device = None
         _first_tensor = None
         try:
@@ -37801,8 +37915,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def stack(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def stack(tensors, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
@@ -37882,8 +37997,9 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         out._storage.version += 1
         return out
 
-    def _raw_stack(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_stack(tensors, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         _device = None
         _first_tensor = None
         try:
@@ -38291,8 +38407,9 @@ def make_repeat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def repeat_interleave(self, repeats, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -38371,8 +38488,9 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         out._storage.version += 1
         return out
 
-    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_repeat_interleave(self, repeats, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -38634,7 +38752,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): out_int32, right, = _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -38717,7 +38835,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): out_int32, right, = _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))

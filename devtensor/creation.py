@@ -23,7 +23,7 @@ import numpy as np
 from devtensor import modes as _modes
 from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device, as_index
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, plain_number, python_scalar, to_dtype
+from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, python_scalar, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -168,9 +168,11 @@ def asarray(
 
     Raises:
         ValueError: ``copy=False`` but a copy is needed; NaN into an integer dtype (as :func:`tensor`).
-        ArgumentTypeError: unconvertible data or an unsupported dtype.
+        ArgumentTypeError: unconvertible data or an unsupported dtype; ``copy`` not None or a bool (a NumPy
+            bool is taken as one).
         OutOfMemoryError (MemoryError): the memory for a copy is not available.
     """
+    copy = as_bool("asarray", "copy", copy, optional=True)
     dt = optional_dtype("asarray", dtype)
     if isinstance(obj, Tensor):
         target = as_device(device, obj.device, op="asarray")
@@ -270,8 +272,7 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
     """
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise ArgumentTypeError(f"from_dlpack: argument 'x' does not support DLPack: {type(x).__name__}")
-    if copy is not None and type(copy) is not bool:
-        raise ArgumentTypeError(f"from_dlpack: argument 'copy' must be None or a bool, got {copy!r}")
+    copy = as_bool("from_dlpack", "copy", copy, optional=True)
     target = None if device is None else as_device(device, op="from_dlpack")
     dev_type, dev_id = x.__dlpack_device__()
     if int(dev_type) == 1:

@@ -13,7 +13,7 @@ from typing import Any, Final, TypeAlias
 
 import numpy as np
 
-from devtensor.errors import ArgumentTypeError, CastingError, short_repr
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, CastingError, short_repr
 
 __all__ = [
     "NUMPY_SCALARS",
@@ -21,8 +21,10 @@ __all__ = [
     "DType",
     "DTypeLike",
     "Scalar",
+    "as_bool",
     "bool_",
     "can_cast",
+    "check_choice",
     "plain_number",
     "python_scalar",
     "complex64",
@@ -196,6 +198,49 @@ def check_cast(op: str, arg: str, result: DType, target: DType) -> None:
 
 #: The NumPy scalar types that stand for numbers (bool, integer, floating, complex).
 NUMPY_SCALARS: Final = (np.bool_, np.integer, np.floating, np.complexfloating)
+
+
+def as_bool(op: str, arg: str, value: object, *, optional: bool = False) -> Any:
+    """``value`` checked as a bool argument of ``op``: a Python bool as it is, a NumPy bool as the Python bool
+    (NumPy and PyTorch accept ``np.True_`` where a bool is expected); None too when ``optional``.
+
+    Raises:
+        ArgumentTypeError (TypeError): anything else (ints included, as PyTorch refuses them), naming the op,
+            the argument and the value.
+    """
+    if value is True or value is False or (value is None and optional):
+        return value
+    if type(value) is np.bool_:
+        return bool(value)
+    expected = "None or a bool" if optional else "a bool"
+    raise ArgumentTypeError(
+        f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {short_repr(value)}"
+    )
+
+
+def check_choice(op: str, arg: str, value: object, allowed: tuple[Any, ...], *, optional: bool = False) -> None:
+    """Check ``value`` as a Literal argument of ``op`` (one of ``allowed``; None too when ``optional``). A value
+    of a type none of ``allowed`` has is a wrong type, a TypeError (as the generated fronts' check of Literal
+    annotations); of the right type but not among them, a ValueError.
+
+    Raises:
+        ArgumentTypeError (TypeError): ``value`` of a type none of ``allowed`` has (a bool where only ints are
+            allowed counts as one), naming the op, the argument and the value.
+        ArgumentValueError (ValueError): ``value`` of the right type but not one of ``allowed``.
+    """
+    if value is None and optional:
+        return
+    kinds = tuple({type(a) for a in allowed})
+    right_type = isinstance(value, kinds) and (type(value) is not bool or bool in kinds)
+    if right_type and value in allowed:
+        return
+    names = [repr(a) for a in allowed] + (["None"] if optional else [])
+    expected = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+    if right_type:
+        raise ArgumentValueError(f"{op}: argument '{arg}' must be {expected}, got {short_repr(value)}")
+    raise ArgumentTypeError(
+        f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {short_repr(value)}"
+    )
 
 
 def plain_number(value: object) -> int | float | complex | None:

@@ -15,6 +15,7 @@ import builtins
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, overload
 
+from devtensor.dtypes import check_choice
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError
 from devtensor.kernels.ordering import AminmaxResult, MaxResult, MinResult, SortResult, TopkResult
 from devtensor.structured import get_op as _get_op
@@ -105,8 +106,8 @@ def max(self: Tensor, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Ten
 def max(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
 def max(
     self: Tensor,
-    dim: Any = None,
-    keepdim: Any = False,
+    dim: Any = NO_ALIAS,
+    keepdim: Any = NO_ALIAS,
     *,
     out: Any = None,
     axis: Any = NO_ALIAS,
@@ -126,6 +127,11 @@ def max(
     if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
         given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
         return aliased("max", max, {"self": self, "dim": dim, "keepdim": keepdim, "out": out}, given)
+    # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)
+    if dim is NO_ALIAS:
+        dim = None
+    if keepdim is NO_ALIAS:
+        keepdim = False
     return _extreme("max", _max_dim, "amax", "maximum", self, dim, keepdim, out)
 
 
@@ -141,8 +147,8 @@ def min(self: Tensor, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Ten
 def min(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
 def min(
     self: Tensor,
-    dim: Any = None,
-    keepdim: Any = False,
+    dim: Any = NO_ALIAS,
+    keepdim: Any = NO_ALIAS,
     *,
     out: Any = None,
     axis: Any = NO_ALIAS,
@@ -160,6 +166,11 @@ def min(
     if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
         given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
         return aliased("min", min, {"self": self, "dim": dim, "keepdim": keepdim, "out": out}, given)
+    # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)
+    if dim is NO_ALIAS:
+        dim = None
+    if keepdim is NO_ALIAS:
+        keepdim = False
     return _extreme("min", _min_dim, "amin", "minimum", self, dim, keepdim, out)
 
 
@@ -215,8 +226,7 @@ def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple
         items: Sequence[Any] = tensors[0]
     else:
         items = tensors
-    if indexing not in ("ij", "xy"):
-        raise ArgumentValueError(f"meshgrid: argument 'indexing' must be 'ij' or 'xy', got {indexing!r}")
+    check_choice("meshgrid", "indexing", indexing, ("ij", "xy"))
     if not items:
         raise ArgumentValueError("meshgrid: expected at least one tensor")
     for i, t in enumerate(items):

@@ -122,7 +122,7 @@ def _view_method_decls(op: ViewOp) -> list[str]:
     """Method declarations of a view op; a varargs op gets overloads: one sequence, or the ints spread out."""
     result = _view_result(op)
     if op.varargs is None:
-        params = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=False)
+        params = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=False, aliases=True)
         return [f"        def {op.name}({params}) -> {result}: ..."]
     seq, rest = op.schema.params[1], op.schema.params[2:]
     match = re.fullmatch(r"(?:Sequence|tuple|list)\[(.+?)(?:, \.\.\.)?\]", seq.annotation)
@@ -147,7 +147,7 @@ def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
     binds: list[str] = []
     for vop in view_ops:
         names.append(vop.name)
-        params = _params_text(vop.schema, skip_first=False, self_annotation=None, with_out=False)
+        params = _params_text(vop.schema, skip_first=False, self_annotation=None, with_out=False, aliases=True)
         decls.append(f"    def {vop.name}({params}) -> {_view_result(vop)}: ...")
         binds.append(f"    {vop.name} = _view_variant({vop.name!r})")
     for op in ops:
