@@ -15,7 +15,7 @@ from devtensor.views import VIEW_COMMON
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
 COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
-VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
+VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
 _aliased = COMMON.get('_aliased')
@@ -39,6 +39,7 @@ _many = VIEW_COMMON.get('_many')
 _META_ONLY = COMMON.get('_META_ONLY')
 _mismatch = COMMON.get('_mismatch')
 _miss = VIEW_COMMON.get('_miss')
+_missing_alias = VIEW_COMMON.get('_missing_alias')
 _modes = COMMON.get('_modes')
 _new_const_out = COMMON.get('_new_const_out')
 _new_object = COMMON.get('_new_object')
@@ -245,7 +246,7 @@ FINGERPRINTS = {
     'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims|_name,_op,_meta,_handlers|()',
     'make_view_method_permute': 'permute|view|1|self:00;dims:00|0|dims|_name,_op,_functional',
     'make_view_squeeze': "squeeze|view|0|self:00;dim:01|0|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
-    'make_view_unsqueeze': 'unsqueeze|view|0|self:00;dim:00|0|None|_name,_op,_meta,_handlers|()',
+    'make_view_unsqueeze': "unsqueeze|view|0|self:00;dim:00|0|None|_name,_op,_meta,_handlers|(('dim', 'axis'),)",
     'make_view_expand': 'expand|view|0|self:00;size:00|0|size|_name,_op,_meta,_handlers|()',
     'make_view_method_expand': 'expand|view|1|self:00;size:00|0|size|_name,_op,_functional',
     'make_view_broadcast_to': 'broadcast_to|view|0|self:00;shape:00|0|None|_name,_op,_meta,_handlers|()',
@@ -635,7 +636,9 @@ def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
 
 
 def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
-    def unsqueeze(self, dim):
+    def unsqueeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim}, (('dim', 'axis', axis, None), ))
+        if dim is _NO_ALIAS: _missing_alias(_name, 'dim', 'axis')
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
@@ -643,7 +646,9 @@ def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
-    def _raw_unsqueeze(self, dim):
+    def _raw_unsqueeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim}, (('dim', 'axis', axis, None), ))
+        if dim is _NO_ALIAS: _missing_alias(_name, 'dim', 'axis')
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)

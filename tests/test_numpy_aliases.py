@@ -214,6 +214,18 @@ def test_view_ops_with_an_optional_dim_take_axis() -> None:
     assert z[0, 0, 0].item() == 1.0  # still a view
 
 
+def test_unsqueeze_takes_axis_for_its_required_dim() -> None:
+    # (a view op's required dim, the last positional parameter, takes axis too: as PyTorch's unsqueeze(axis=0))
+    z = dt.zeros(2)
+    assert z.unsqueeze(axis=0).shape == (1, 2) and dt.unsqueeze(z, axis=1).shape == (2, 1)
+    assert z.unsqueeze(0).shape == (1, 2) and z.unsqueeze(dim=-1).shape == (2, 1)
+    with pytest.raises(TypeError, match=r"unsqueeze\(\) missing 1 required argument: 'dim'"):
+        z.unsqueeze()  # type: ignore[call-overload]
+    with pytest.raises(ArgumentTypeError, match="unsqueeze: got both 'dim' and 'axis'"):
+        z.unsqueeze(0, axis=0)  # type: ignore[call-overload]
+    assert inspect.signature(dt.unsqueeze).parameters["dim"].default is inspect.Parameter.empty
+
+
 _COUNTER = itertools.count()
 
 

@@ -25,6 +25,7 @@ defaults (:func:`shown_signature`).
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -44,6 +45,8 @@ __all__ = [
     "alias_signature",
     "aliased",
     "aliased_call",
+    "missing",
+    "required_aliases",
     "shown_signature",
 ]
 
@@ -67,15 +70,35 @@ class _NoAlias:
 NO_ALIAS: Final = _NoAlias()
 
 
-def alias_pairs(params: Sequence[Param]) -> tuple[tuple[str, str], ...]:
+def alias_pairs(params: Sequence[Param], required: bool = False) -> tuple[tuple[str, str], ...]:
     """``(PyTorch name, NumPy name)`` for each parameter of ``params`` that gets an alias: named in
-    :data:`NUMPY_ALIASES`, with a default, and no other parameter already called by the alias's name."""
+    :data:`NUMPY_ALIASES`, with a default, and no other parameter already called by the alias's name. With
+    ``required`` (view ops: ``unsqueeze(axis=0)``), also a required one that no later positional parameter
+    without a default follows (so that it can take the :data:`NO_ALIAS` default: see :func:`required_aliases`)."""
     names = {p.name for p in params}
     return tuple(
         (p.name, NUMPY_ALIASES[p.name])
-        for p in params
-        if p.name in NUMPY_ALIASES and p.has_default and NUMPY_ALIASES[p.name] not in names
+        for i, p in enumerate(params)
+        if p.name in NUMPY_ALIASES
+        and NUMPY_ALIASES[p.name] not in names
+        and (p.has_default or (required and not p.kw_only and _last_required(params, i)))
     )
+
+
+def _last_required(params: Sequence[Param], index: int) -> bool:
+    return all(q.has_default or q.kw_only for q in params[index + 1 :])
+
+
+def required_aliases(params: Sequence[Param]) -> tuple[str, ...]:
+    """The required parameters among ``alias_pairs(params, required=True)``: the front gives each the
+    :data:`NO_ALIAS` default and raises Python's own missing-argument TypeError when neither name is passed."""
+    paired = {name for name, _ in alias_pairs(params, required=True)}
+    return tuple(p.name for p in params if p.name in paired and not p.has_default)
+
+
+def missing(op: str, name: str, alias: str) -> typing.NoReturn:
+    """A required parameter with an alias given under neither name: Python's TypeError for a missing argument."""
+    raise ArgumentTypeError(f"{op}() missing 1 required argument: '{name}' (or NumPy's '{alias}')")
 
 
 def aliased(
@@ -153,43 +176,54 @@ def aliased_call(
 
 #: The globals the fronts' alias lines use (part of devtensor.structured.fronts.COMMON).
 ALIAS_COMMON: Final[dict[str, Any]] = {"_NO_ALIAS": NO_ALIAS, "_aliased": aliased}
+#: The view fronts' (which may alias a required dim) also raise :func:`missing`.
+VIEW_ALIAS_COMMON: Final[dict[str, Any]] = {**ALIAS_COMMON, "_missing_alias": missing}
 
 
-def alias_signature(params: Sequence[Param], with_out: bool) -> str:
+def alias_signature(params: Sequence[Param], with_out: bool, required: bool = False) -> str:
     """A front's parameter list: the op's (:func:`~devtensor.structured.schema.signature_text`), then the NumPy
     aliases of :func:`alias_pairs`, keyword-only, defaulting to ``_NO_ALIAS``; a parameter with an alias
     defaults to ``_NO_ALIAS`` too (:func:`alias_lines` puts its default in place)."""
     text = signature_text(params, with_out)
-    pairs = alias_pairs(params)
+    pairs = alias_pairs(params, required)
     if not pairs:
         return text
-    for name, _ in pairs:
-        text = text.replace(f"{name}=_default_{name}", f"{name}=_NO_ALIAS")
+    paired = {name for name, _ in pairs}
+    text = ", ".join(
+        f"{part.split('=')[0]}=_NO_ALIAS" if part.split("=")[0] in paired else part for part in text.split(", ")
+    )
     star = "" if with_out or any(p.kw_only for p in params) else "*, "
     return text + ", " + star + ", ".join(f"{alias}=_NO_ALIAS" for _, alias in pairs)
 
 
-def alias_lines(params: Sequence[Param], variant: str, front: str) -> list[str]:
+def alias_lines(params: Sequence[Param], variant: str, front: str, required: bool = False) -> list[str]:
     """The slow path a front takes when called with a NumPy alias (one identity test per alias otherwise):
     :func:`~devtensor.structured.aliases.aliased` re-calls ``front`` with the value under PyTorch's name. Then
     each parameter with an alias not passed (still ``_NO_ALIAS``) gets its default."""
-    pairs = alias_pairs(params)
+    pairs = alias_pairs(params, required)
     if not pairs:
         return []
+    needed = required_aliases(params) if required else ()
     test = " or ".join(f"{alias} is not _NO_ALIAS" for _, alias in pairs)
     names = [p.name for p in params] + (["out"] if variant == "functional" else [])
     arguments = "{" + ", ".join(f"{n!r}: {n}" for n in names) + "}"
-    given = "(" + "".join(f"({n!r}, {a!r}, {a}, _default_{n}), " for n, a in pairs) + ")"
-    defaults = [f"    if {n} is _NO_ALIAS: {n} = _default_{n}" for n, _ in pairs]
+    given = "(" + "".join(f"({n!r}, {a!r}, {a}, {'None' if n in needed else '_default_' + n}), " for n, a in pairs)
+    given += ")"
+    defaults = [
+        f"    if {n} is _NO_ALIAS: _missing_alias(_name, {n!r}, {a!r})"
+        if n in needed
+        else f"    if {n} is _NO_ALIAS: {n} = _default_{n}"
+        for n, a in pairs
+    ]
     return [f"    if {test}: return _aliased(_name, {front}, {arguments}, {given})", *defaults]
 
 
-def shown_signature(fn: Callable[..., Any], params: Sequence[Param]) -> inspect.Signature:
+def shown_signature(fn: Callable[..., Any], params: Sequence[Param], required: bool = False) -> inspect.Signature:
     """The signature a front over ``params`` shows (``inspect.signature``, ``help``): its own, with the real
     default of each parameter that has an alias in place of :data:`NO_ALIAS` (the front's internal default)."""
     signature = inspect.signature(fn)
-    defaults = {p.name: p.default for p in params}
-    paired = {name for name, _ in alias_pairs(params)}
+    defaults = {p.name: p.default if p.has_default else inspect.Parameter.empty for p in params}
+    paired = {name for name, _ in alias_pairs(params, required)}
     return signature.replace(
         parameters=[
             q.replace(default=defaults[q.name]) if q.name in paired else q for q in signature.parameters.values()
