@@ -12,6 +12,7 @@ functions, and ``Tensor.sort``, ``Tensor.topk``, ``Tensor.aminmax``, ``Tensor.ma
 from __future__ import annotations
 
 import builtins
+import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, overload
 
@@ -181,6 +182,19 @@ def _repeat_method(self: Tensor, *sizes: Any, out: Tensor | None = None) -> Tens
         return _repeat(self, sizes[0], out=out)
     return _repeat(self, sizes, out=out)
 
+
+def _show_defaults(fn: Any) -> None:
+    """Show ``dim=None, keepdim=False`` in ``fn``'s signature (``help``), not the NO_ALIAS defaults that tell
+    it an alias came with its PyTorch name."""
+    signature = inspect.signature(fn)
+    shown = {"dim": None, "keepdim": False}
+    fn.__signature__ = signature.replace(
+        parameters=[p.replace(default=shown.get(p.name, p.default)) for p in signature.parameters.values()]
+    )
+
+
+_show_defaults(max)
+_show_defaults(min)
 
 # The Tensor methods (declared in devtensor.tensor_methods_multi): the fronts take self first.
 for _name, _fn in (

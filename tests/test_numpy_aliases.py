@@ -200,6 +200,9 @@ def test_fronts_show_the_real_defaults() -> None:
         assert inspect.signature(fn).parameters[name].default == default
     assert inspect.signature(dt.Tensor.squeeze).parameters["dim"].default is None
     assert inspect.signature(dt.cpu.sum).parameters["keepdim"].default is False
+    for extreme in (dt.max, dt.min, dt.Tensor.max):
+        parameters = inspect.signature(extreme).parameters
+        assert parameters["dim"].default is None and parameters["keepdim"].default is False
 
 
 def test_view_ops_with_an_optional_dim_take_axis() -> None:
