@@ -15,7 +15,7 @@ from devtensor.views import VIEW_COMMON
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
 COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_int', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
-VIEW_COMMON_NAMES = ('_Tensor', '_bad_self', '_is_sequence', '_many', '_miss', '_modes', '_one', '_run_modes')
+VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_one', '_run_modes')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
 _aliased = COMMON.get('_aliased')
@@ -40,6 +40,7 @@ _many = VIEW_COMMON.get('_many')
 _META_ONLY = COMMON.get('_META_ONLY')
 _mismatch = COMMON.get('_mismatch')
 _miss = VIEW_COMMON.get('_miss')
+_missing_alias = VIEW_COMMON.get('_missing_alias')
 _modes = COMMON.get('_modes')
 _new_const_out = COMMON.get('_new_const_out')
 _new_object = COMMON.get('_new_object')
@@ -237,23 +238,23 @@ SCHEMAS = {
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
-    'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers',
+    'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers|()',
     'make_view_method_reshape': 'reshape|view|1|self:00;shape:00|0|shape|_name,_op,_functional',
-    'make_view_view': 'view|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers',
+    'make_view_view': 'view|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers|()',
     'make_view_method_view': 'view|view|1|self:00;shape:00|0|shape|_name,_op,_functional',
-    'make_view_flatten': 'flatten|view|0|self:00;start_dim:01;end_dim:01|0|None|_name,_op,_meta,_handlers,_default_start_dim,_default_end_dim',
-    'make_view_transpose': 'transpose|view|0|self:00;dim0:00;dim1:00|0|None|_name,_op,_meta,_handlers',
-    'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims|_name,_op,_meta,_handlers',
+    'make_view_flatten': 'flatten|view|0|self:00;start_dim:01;end_dim:01|0|None|_name,_op,_meta,_handlers,_default_start_dim,_default_end_dim|()',
+    'make_view_transpose': 'transpose|view|0|self:00;dim0:00;dim1:00|0|None|_name,_op,_meta,_handlers|()',
+    'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims|_name,_op,_meta,_handlers|()',
     'make_view_method_permute': 'permute|view|1|self:00;dims:00|0|dims|_name,_op,_functional',
-    'make_view_squeeze': 'squeeze|view|0|self:00;dim:01|0|None|_name,_op,_meta,_handlers,_default_dim',
-    'make_view_unsqueeze': 'unsqueeze|view|0|self:00;dim:00|0|None|_name,_op,_meta,_handlers',
-    'make_view_expand': 'expand|view|0|self:00;size:00|0|size|_name,_op,_meta,_handlers',
+    'make_view_squeeze': "squeeze|view|0|self:00;dim:01|0|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
+    'make_view_unsqueeze': "unsqueeze|view|0|self:00;dim:00|0|None|_name,_op,_meta,_handlers|(('dim', 'axis'),)",
+    'make_view_expand': 'expand|view|0|self:00;size:00|0|size|_name,_op,_meta,_handlers|()',
     'make_view_method_expand': 'expand|view|1|self:00;size:00|0|size|_name,_op,_functional',
-    'make_view_broadcast_to': 'broadcast_to|view|0|self:00;shape:00|0|None|_name,_op,_meta,_handlers',
-    'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers',
-    'make_view_split': 'split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
-    'make_view_chunk': 'chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim',
-    'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers',
+    'make_view_broadcast_to': 'broadcast_to|view|0|self:00;shape:00|0|None|_name,_op,_meta,_handlers|()',
+    'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers|()',
+    'make_view_split': "split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
+    'make_view_chunk': "chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
+    'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers|()',
     'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
     'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
     'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
@@ -612,7 +613,9 @@ def make_view_method_permute(*, _name, _op, _functional):
 
 
 def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
-    def squeeze(self, dim=_default_dim):
+    def squeeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
@@ -620,7 +623,9 @@ def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
-    def _raw_squeeze(self, dim=_default_dim):
+    def _raw_squeeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
@@ -632,7 +637,9 @@ def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
 
 
 def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
-    def unsqueeze(self, dim):
+    def unsqueeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim}, (('dim', 'axis', axis, None), ))
+        if dim is _NO_ALIAS: _missing_alias(_name, 'dim', 'axis')
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, dim, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
@@ -640,7 +647,9 @@ def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
         if _kernel is None: return _miss(_op, self, _spec)
         return _one(self, _kernel, _spec, _name)
 
-    def _raw_unsqueeze(self, dim):
+    def _raw_unsqueeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim}, (('dim', 'axis', axis, None), ))
+        if dim is _NO_ALIAS: _missing_alias(_name, 'dim', 'axis')
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
@@ -720,7 +729,9 @@ def make_view_contiguous(*, _name, _op, _meta, _handlers):
 
 
 def make_view_split(*, _name, _op, _meta, _handlers, _default_dim):
-    def split(self, split_size_or_sections, dim=_default_dim):
+    def split(self, split_size_or_sections, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'split_size_or_sections': split_size_or_sections, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, split_size_or_sections, dim, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, split_size_or_sections, dim)
@@ -728,7 +739,9 @@ def make_view_split(*, _name, _op, _meta, _handlers, _default_dim):
         if _kernel is None: return _miss(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
-    def _raw_split(self, split_size_or_sections, dim=_default_dim):
+    def _raw_split(self, split_size_or_sections, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'split_size_or_sections': split_size_or_sections, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, split_size_or_sections, dim)
         _kernel = _handlers.get(self._device.key)
@@ -740,7 +753,9 @@ def make_view_split(*, _name, _op, _meta, _handlers, _default_dim):
 
 
 def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
-    def chunk(self, chunks, dim=_default_dim):
+    def chunk(self, chunks, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'chunks': chunks, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, chunks, dim, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, chunks, dim)
@@ -748,7 +763,9 @@ def make_view_chunk(*, _name, _op, _meta, _handlers, _default_dim):
         if _kernel is None: return _miss(_op, self, _spec)
         return _many(self, _kernel, _spec, _name)
 
-    def _raw_chunk(self, chunks, dim=_default_dim):
+    def _raw_chunk(self, chunks, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'chunks': chunks, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, chunks, dim)
         _kernel = _handlers.get(self._device.key)
@@ -2002,7 +2019,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): rounding_mode, = _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2096,7 +2113,7 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): rounding_mode, = _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2180,7 +2197,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other')
-        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): rounding_mode, = _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -2226,7 +2243,7 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'rounding_mode': rounding_mode}, 'other')
-        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
+        if (rounding_mode is not None and (type(rounding_mode) is not _type_rounding_mode or rounding_mode not in _allowed_rounding_mode)): rounding_mode, = _check_values(_name, _value_checks, {'rounding_mode': rounding_mode})
         _spec = _meta(self, other, rounding_mode=rounding_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -15060,7 +15077,7 @@ def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
+        if (replacement is not True and replacement is not False): replacement, = _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -15139,7 +15156,7 @@ def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (replacement is not True and replacement is not False): _check_values(_name, _value_checks, {'replacement': replacement})
+        if (replacement is not True and replacement is not False): replacement, = _check_values(_name, _value_checks, {'replacement': replacement})
         _spec = _meta(self, num_samples, replacement, generator=generator)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16358,8 +16375,9 @@ def make_cauchy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_fft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16371,7 +16389,7 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16439,8 +16457,9 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_fft_fft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_fft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16451,7 +16470,7 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16524,8 +16543,9 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 
 
 def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_ifft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16537,7 +16557,7 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16605,8 +16625,9 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_ifft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16617,7 +16638,7 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16690,8 +16711,9 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_rfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16703,7 +16725,7 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16771,8 +16793,9 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_rfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_rfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16783,7 +16806,7 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16856,8 +16879,9 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_irfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -16869,7 +16893,7 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -16937,8 +16961,9 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_irfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_irfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -16949,7 +16974,7 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17022,8 +17047,9 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_hfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17035,7 +17061,7 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17103,8 +17129,9 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_hfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_hfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17115,7 +17142,7 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17188,8 +17215,9 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_n, _default_dim, _default_norm):
-    def fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_ihfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, n, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17201,7 +17229,7 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17269,8 +17297,9 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_ihfft(input, n=_default_n, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_ihfft(input, n=_default_n, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'n': n, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17281,7 +17310,7 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, n, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17354,8 +17383,9 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
-    def fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_fftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17367,7 +17397,7 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17435,8 +17465,9 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         out._storage.version += 1
         return out
 
-    def _raw_fft_fftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_fftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17447,7 +17478,7 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17520,8 +17551,9 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
-    def fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_ifftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17533,7 +17565,7 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17601,8 +17633,9 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_ifftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17613,7 +17646,7 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17686,8 +17719,9 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
-    def fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_rfftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17699,7 +17733,7 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17767,8 +17801,9 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_fft_rfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_rfftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17779,7 +17814,7 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17852,8 +17887,9 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 
 
 def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_norm, _check_values, _type_norm, _value_checks, _default_s, _default_dim, _default_norm):
-    def fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def fft_irfftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, s, dim, norm, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -17865,7 +17901,7 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -17933,8 +17969,9 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         out._storage.version += 1
         return out
 
-    def _raw_fft_irfftn(input, s=_default_s, dim=_default_dim, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_irfftn(input, s=_default_s, dim=_NO_ALIAS, norm=_default_norm, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 's': s, 'dim': dim, 'norm': norm, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -17945,7 +17982,7 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): _check_values(_name, _value_checks, {'norm': norm})
+        if (norm is not None and (type(norm) is not _type_norm or norm not in _allowed_norm)): norm, = _check_values(_name, _value_checks, {'norm': norm})
         _spec = _meta(input, s, dim, norm)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -18018,8 +18055,9 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 
 
 def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def fft_fftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def fft_fftshift(input, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, dim, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -18098,8 +18136,9 @@ def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_fft_fftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_fftshift(input, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -18182,8 +18221,9 @@ def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def fft_ifftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def fft_ifftshift(input, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, dim, ), {'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -18262,8 +18302,9 @@ def make_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_fft_ifftshift(input, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_fft_ifftshift(input, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -19000,8 +19041,9 @@ def make_roll(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def count_nonzero(self, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def count_nonzero(self, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -19080,8 +19122,9 @@ def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_count_nonzero(self, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_count_nonzero(self, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -19164,8 +19207,9 @@ def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
 
 
 def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_descending, _default_stable):
-    def argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
+    def argsort(self, dim=_NO_ALIAS, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, descending, ), {'stable': stable, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -19177,7 +19221,7 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): descending, stable, = _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -19245,8 +19289,9 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         out._storage.version += 1
         return out
 
-    def _raw_argsort(self, dim=_default_dim, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
+    def _raw_argsort(self, dim=_NO_ALIAS, descending=_default_descending, *, stable=_default_stable, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'descending': descending, 'stable': stable, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -19257,7 +19302,7 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (descending is not True and descending is not False) or (stable is not True and stable is not False): _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
+        if (descending is not True and descending is not False) or (stable is not True and stable is not False): descending, stable, = _check_values(_name, _value_checks, {'descending': descending, 'stable': stable})
         _spec = _meta(self, dim, descending, stable=stable)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -19500,8 +19545,9 @@ def make_gather(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def take_along_dim(self, indices, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def take_along_dim(self, indices, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'indices': indices, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, indices, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -19584,8 +19630,9 @@ def make_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
         out._storage.version += 1
         return out
 
-    def _raw_take_along_dim(self, indices, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_take_along_dim(self, indices, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'indices': indices, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -21764,7 +21811,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
+        if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21843,7 +21890,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
+        if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -21928,7 +21975,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
+        if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22007,7 +22054,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (hermitian is not True and hermitian is not False): _check_values(_name, _value_checks, {'hermitian': hermitian})
+        if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22257,7 +22304,7 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
+        if (left is not True and left is not False): left, = _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22340,7 +22387,7 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('B', B), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (left is not True and left is not False): _check_values(_name, _value_checks, {'left': left})
+        if (left is not True and left is not False): left, = _check_values(_name, _value_checks, {'left': left})
         _spec = _meta(A, B, left=left)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22426,7 +22473,7 @@ def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
+        if (upper is not True and upper is not False): upper, = _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22505,7 +22552,7 @@ def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (upper is not True and upper is not False): _check_values(_name, _value_checks, {'upper': upper})
+        if (upper is not True and upper is not False): upper, = _check_values(_name, _value_checks, {'upper': upper})
         _spec = _meta(A, upper=upper)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22752,7 +22799,7 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): UPLO, = _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22831,7 +22878,7 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): _check_values(_name, _value_checks, {'UPLO': UPLO})
+        if ((type(UPLO) is not _type_UPLO or UPLO not in _allowed_UPLO)): UPLO, = _check_values(_name, _value_checks, {'UPLO': UPLO})
         _spec = _meta(A, UPLO)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22904,8 +22951,10 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 
 
 def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def linalg_vector_norm(x, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(x, _Tensor):
             _device = x._device
@@ -22917,7 +22966,7 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -22985,8 +23034,10 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         out._storage.version += 1
         return out
 
-    def _raw_linalg_vector_norm(x, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_linalg_vector_norm(x, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'x': x, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(x, _Tensor):
             _device = x._device
             _first_tensor = x
@@ -22997,7 +23048,7 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('x', x), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(x, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -23070,8 +23121,10 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
 
 
 def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def linalg_matrix_norm(A, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(A, _Tensor):
             _device = A._device
@@ -23083,7 +23136,7 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -23151,8 +23204,10 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         out._storage.version += 1
         return out
 
-    def _raw_linalg_matrix_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_linalg_matrix_norm(A, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(A, _Tensor):
             _device = A._device
             _first_tensor = A
@@ -23163,7 +23218,7 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -23236,8 +23291,10 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
 
 
 def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_ord, _default_dim, _default_keepdim, _default_dtype):
-    def linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def linalg_norm(A, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (A, ord, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(A, _Tensor):
             _device = A._device
@@ -23249,7 +23306,7 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -23317,8 +23374,10 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         out._storage.version += 1
         return out
 
-    def _raw_linalg_norm(A, ord=_default_ord, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_linalg_norm(A, ord=_default_ord, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'A': A, 'ord': ord, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(A, _Tensor):
             _device = A._device
             _first_tensor = A
@@ -23329,7 +23388,7 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('A', A), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(A, ord, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -23726,8 +23785,9 @@ def make_linalg_diagonal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
 
 
 def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def linalg_cross(input, other, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+    def linalg_cross(input, other, *, dim=_NO_ALIAS, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'input': input, 'other': other, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, other, ), {'dim': dim, 'out': out})
         if isinstance(input, _Tensor):
             _device = input._device
@@ -23810,8 +23870,9 @@ def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         out._storage.version += 1
         return out
 
-    def _raw_linalg_cross(input, other, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+    def _raw_linalg_cross(input, other, *, dim=_NO_ALIAS, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'input': input, 'other': other, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(input, _Tensor):
             _device = input._device
             _first_tensor = input
@@ -23898,8 +23959,9 @@ def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 
 
 def make_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def linalg_vecdot(x, y, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+    def linalg_vecdot(x, y, *, dim=_NO_ALIAS, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'x': x, 'y': y, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x, y, ), {'dim': dim, 'out': out})
         if isinstance(x, _Tensor):
             _device = x._device
@@ -23982,8 +24044,9 @@ def make_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         out._storage.version += 1
         return out
 
-    def _raw_linalg_vecdot(x, y, *, dim=_default_dim, out=None, axis=_NO_ALIAS):
+    def _raw_linalg_vecdot(x, y, *, dim=_NO_ALIAS, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'x': x, 'y': y, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(x, _Tensor):
             _device = x._device
             _first_tensor = x
@@ -33712,8 +33775,10 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
 
 
 def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
-    def sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def sum(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33725,7 +33790,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33793,8 +33858,10 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_sum(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_sum(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33805,7 +33872,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33878,8 +33945,10 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
-    def prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def prod(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -33891,7 +33960,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -33959,8 +34028,10 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_prod(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_prod(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33971,7 +34042,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34044,8 +34115,10 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def amax(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34057,7 +34130,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34125,8 +34198,10 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_amax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_amax(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34137,7 +34212,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34210,8 +34285,10 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def amin(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34223,7 +34300,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34291,8 +34368,10 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_amin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_amin(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34303,7 +34382,7 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34376,8 +34455,10 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def argmax(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34389,7 +34470,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34457,8 +34538,10 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         out._storage.version += 1
         return out
 
-    def _raw_argmax(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_argmax(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34469,7 +34552,7 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34542,8 +34625,10 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def argmin(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34555,7 +34640,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34623,8 +34708,10 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         out._storage.version += 1
         return out
 
-    def _raw_argmin(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_argmin(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34635,7 +34722,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34708,8 +34795,10 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def all(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34721,7 +34810,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34789,8 +34878,10 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_all(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_all(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34801,7 +34892,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34874,8 +34965,10 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def any(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -34887,7 +34980,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -34955,8 +35048,10 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_any(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_any(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34967,7 +35062,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35040,8 +35135,10 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
-    def mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def mean(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'dtype': dtype, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -35053,7 +35150,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35121,8 +35218,10 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_mean(self, dim=_default_dim, keepdim=_default_keepdim, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_mean(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35133,7 +35232,7 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35206,8 +35305,11 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_correction):
-    def var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+    def var(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, correction=_NO_ALIAS, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
+        if correction is _NO_ALIAS: correction = _default_correction
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -35219,7 +35321,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35287,8 +35389,11 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_var(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+    def _raw_var(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, correction=_NO_ALIAS, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
+        if correction is _NO_ALIAS: correction = _default_correction
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35299,7 +35404,7 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35372,8 +35477,11 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_correction):
-    def std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+    def std(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, correction=_NO_ALIAS, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
+        if correction is _NO_ALIAS: correction = _default_correction
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'correction': correction, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -35385,7 +35493,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35453,8 +35561,11 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_std(self, dim=_default_dim, keepdim=_default_keepdim, *, correction=_default_correction, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
+    def _raw_std(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, correction=_NO_ALIAS, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS, ddof=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS or ddof is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'correction': correction, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ('correction', 'ddof', ddof, _default_correction), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
+        if correction is _NO_ALIAS: correction = _default_correction
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35465,7 +35576,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim, correction=correction)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35538,8 +35649,10 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
-    def logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def logsumexp(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, keepdim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -35551,7 +35664,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -35619,8 +35732,10 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         out._storage.version += 1
         return out
 
-    def _raw_logsumexp(self, dim=_default_dim, keepdim=_default_keepdim, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
+    def _raw_logsumexp(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
+        if keepdim is _NO_ALIAS: keepdim = _default_keepdim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35631,7 +35746,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (keepdim is not True and keepdim is not False): _check_values(_name, _value_checks, {'keepdim': keepdim})
+        if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
         _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -37260,8 +37375,9 @@ def make_cumprod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 
 
 def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim):
-    def diff(self, n=_default_n, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def diff(self, n=_default_n, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, n, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -37340,8 +37456,9 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         out._storage.version += 1
         return out
 
-    def _raw_diff(self, n=_default_n, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_diff(self, n=_default_n, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -37748,8 +37865,9 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 
 
 def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_dim):
-    def cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def cat(tensors, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
@@ -37859,8 +37977,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         out._storage.version += 1
         return out
 
-    def _raw_cat(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_cat(tensors, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         _device = None
         _first_tensor = None
         if type(tensors) is list and tensors:
@@ -37974,8 +38093,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 
 
 def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def stack(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def stack(tensors, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (tensors, dim, ), {'out': out})
         _device = None
         _first_tensor = None
@@ -38063,8 +38183,9 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         out._storage.version += 1
         return out
 
-    def _raw_stack(tensors, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_stack(tensors, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         _device = None
         _first_tensor = None
         if type(tensors) is list and tensors:
@@ -38480,8 +38601,9 @@ def make_repeat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 
 
 def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def repeat_interleave(self, repeats, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, dim, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
@@ -38560,8 +38682,9 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
         out._storage.version += 1
         return out
 
-    def _raw_repeat_interleave(self, repeats, dim=_default_dim, *, out=None, axis=_NO_ALIAS):
+    def _raw_repeat_interleave(self, repeats, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+        if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -38839,7 +38962,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): out_int32, right, = _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
@@ -38922,7 +39045,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
+        if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): out_int32, right, = _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
         _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))

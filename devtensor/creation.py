@@ -23,7 +23,7 @@ import numpy as np
 from devtensor import modes as _modes
 from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device, as_index
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, python_scalar, to_dtype
+from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, python_scalar, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -33,6 +33,7 @@ from devtensor.errors import (
     ScalarOverflowError,
 )
 from devtensor.meta import check_scalar_fits
+from devtensor.modes import constant as constant  # (creation functions end in it; ranges imports it here)
 from devtensor.tensor import Tensor
 
 __all__ = [
@@ -168,9 +169,11 @@ def asarray(
 
     Raises:
         ValueError: ``copy=False`` but a copy is needed; NaN into an integer dtype (as :func:`tensor`).
-        ArgumentTypeError: unconvertible data or an unsupported dtype.
+        ArgumentTypeError: unconvertible data or an unsupported dtype; ``copy`` not None or a bool (a NumPy
+            bool is taken as one).
         OutOfMemoryError (MemoryError): the memory for a copy is not available.
     """
+    copy = as_bool("asarray", "copy", copy, optional=True)
     dt = optional_dtype("asarray", dtype)
     if isinstance(obj, Tensor):
         target = as_device(device, obj.device, op="asarray")
@@ -270,8 +273,7 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
     """
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise ArgumentTypeError(f"from_dlpack: argument 'x' does not support DLPack: {type(x).__name__}")
-    if copy is not None and type(copy) is not bool:
-        raise ArgumentTypeError(f"from_dlpack: argument 'copy' must be None or a bool, got {copy!r}")
+    copy = as_bool("from_dlpack", "copy", copy, optional=True)
     target = None if device is None else as_device(device, op="from_dlpack")
     dev_type, dev_id = x.__dlpack_device__()
     if int(dev_type) == 1:
@@ -391,17 +393,6 @@ def size_arg(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:
     return shape_tuple(op, "size", size)
 
 
-def constant(op: str, made: Tensor) -> Tensor:
-    """``made``, the new tensor a creation function ``op`` computed from Python values (``tensor`` and
-    ``asarray`` of Python data, ``arange``, ``linspace``, ``eye``), or, while a static plan traces, its
-    stand-in: the plan records it as a constant copied into a buffer (devtensor.plan)."""
-    if _modes.ACTIVE[0]:
-        traced = _modes.run_indexing("constant", made, (op,))
-        if traced is not _modes.NOT_HANDLED:
-            return traced  # type: ignore[no-any-return]
-    return made
-
-
 def filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: Scalar | None) -> Tensor:
     """A new tensor of ``shape``, ``dtype`` on ``device``, filled with ``fill`` (uninitialised for None).
 
@@ -461,7 +452,12 @@ def _fill_dtype(op: str, fill_value: object) -> DType:
         # A NumPy scalar's own dtype, as np.full infers it (np.float64 is also a float: same answer).
         return to_dtype(fill_value.dtype, op=op, arg="fill_value")
     if type(fill_value) not in SCALAR_TYPES:
-        raise ArgumentTypeError(f"{op}: argument 'fill_value' must be a Python number, got {type(fill_value).__name__}")
+        number = plain_number(fill_value)  # (a subclass of a Python number, such as a tensor's size)
+        if number is None:
+            raise ArgumentTypeError(
+                f"{op}: argument 'fill_value' must be a Python number, got {type(fill_value).__name__}"
+            )
+        fill_value = number
     dtype = np.asarray(fill_value).dtype
     if dtype.kind == "O":  # an int beyond int64 and uint64
         raise ScalarOverflowError(

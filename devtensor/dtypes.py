@@ -13,7 +13,7 @@ from typing import Any, Final, TypeAlias
 
 import numpy as np
 
-from devtensor.errors import ArgumentTypeError, CastingError, short_repr
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, CastingError, short_repr
 
 __all__ = [
     "NUMPY_SCALARS",
@@ -21,8 +21,11 @@ __all__ = [
     "DType",
     "DTypeLike",
     "Scalar",
+    "as_bool",
     "bool_",
     "can_cast",
+    "check_choice",
+    "plain_number",
     "python_scalar",
     "complex64",
     "complex128",
@@ -197,9 +200,70 @@ def check_cast(op: str, arg: str, result: DType, target: DType) -> None:
 NUMPY_SCALARS: Final = (np.bool_, np.integer, np.floating, np.complexfloating)
 
 
+def as_bool(op: str, arg: str, value: object, *, optional: bool = False) -> Any:
+    """``value`` checked as a bool argument of ``op``: a Python bool as it is, a NumPy bool as the Python bool
+    (NumPy and PyTorch accept ``np.True_`` where a bool is expected); None too when ``optional``.
+
+    Raises:
+        ArgumentTypeError (TypeError): anything else (ints included, as PyTorch refuses them), naming the op,
+            the argument and the value.
+    """
+    if value is True or value is False or (value is None and optional):
+        return value
+    if type(value) is np.bool_:
+        return bool(value)
+    expected = "None or a bool" if optional else "a bool"
+    raise ArgumentTypeError(
+        f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {short_repr(value)}"
+    )
+
+
+def check_choice(op: str, arg: str, value: object, allowed: tuple[Any, ...], *, optional: bool = False) -> None:
+    """Check ``value`` as a Literal argument of ``op`` (one of ``allowed``; None too when ``optional``). A value
+    of a type none of ``allowed`` has is a wrong type, a TypeError (as the generated fronts' check of Literal
+    annotations); of the right type but not among them, a ValueError.
+
+    Raises:
+        ArgumentTypeError (TypeError): ``value`` of a type none of ``allowed`` has (a bool where only ints are
+            allowed counts as one), naming the op, the argument and the value.
+        ArgumentValueError (ValueError): ``value`` of the right type but not one of ``allowed``.
+    """
+    if value is None and optional:
+        return
+    kinds = tuple({type(a) for a in allowed})
+    right_type = isinstance(value, kinds) and (type(value) is not bool or bool in kinds)
+    if right_type and value in allowed:
+        return
+    names = [repr(a) for a in allowed] + (["None"] if optional else [])
+    expected = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+    if right_type:
+        raise ArgumentValueError(f"{op}: argument '{arg}' must be {expected}, got {short_repr(value)}")
+    raise ArgumentTypeError(
+        f"{op}: argument '{arg}' must be {expected}, got {type(value).__name__} {short_repr(value)}"
+    )
+
+
+def plain_number(value: object) -> int | float | complex | None:
+    """The plain Python number of an instance of a subclass of ``int``, ``float`` or ``complex`` that is not a
+    NumPy scalar (a tensor's ``size``, an ``IntEnum`` member): ``int(value)``, ``float(value)`` or
+    ``complex(value)``, as PyTorch and NumPy take such values for the number they are; None for anything else
+    (exact Python numbers included: the fronts take those before asking).
+    """
+    if isinstance(value, np.generic) or type(value) in SCALAR_TYPES:
+        return None
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, complex):
+        return complex(value)
+    return None
+
+
 def python_scalar(op: str, arg: str, value: object) -> bool | int | float | complex:
     """The Python number a NumPy scalar stands for, where a value takes no part in promotion (``alpha``, a fill
-    value, a written value); Python numbers are returned as they are.
+    value, a written value); Python numbers are returned as they are, subclasses of them (a tensor's ``size``)
+    as the plain number (:func:`plain_number`).
 
     Raises:
         ArgumentTypeError: ``value`` is neither a Python number nor a NumPy bool, integer, floating or complex
@@ -209,6 +273,9 @@ def python_scalar(op: str, arg: str, value: object) -> bool | int | float | comp
         return value  # type: ignore[return-value]
     if isinstance(value, NUMPY_SCALARS):
         return value.item()
+    number = plain_number(value)
+    if number is not None:
+        return number
     raise ArgumentTypeError(
         f"{op}: argument '{arg}' must be a Python number or a NumPy scalar, got {type(value).__name__} "
         f"{short_repr(value)}"

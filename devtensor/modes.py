@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 __all__ = ["DispatchMode", "active_modes"]
 
+_T = TypeVar("_T")
 #: How many modes are entered, in all threads together: the generated fronts test only ``ACTIVE[0]`` (bound
 #: there as ``_modes``), so a call with no mode anywhere pays one list-item truth test.
 ACTIVE = [0]
@@ -108,3 +109,14 @@ def run_indexing(name: str, tensor: Any, args: tuple[Any, ...]) -> Any:
         return mode.__index_call__(name, tensor, args)  # type: ignore[attr-defined]
     finally:
         stack.append(mode)
+
+
+def constant(op: str, made: _T) -> _T:
+    """``made``, the new tensor a creation function ``op`` computed from Python values (``tensor`` and
+    ``asarray`` of Python data, ``arange``, ``linspace``, ``eye``), or, while a static plan traces, its
+    stand-in: the plan records it as a constant copied into a buffer (devtensor.plan)."""
+    if ACTIVE[0]:
+        traced = run_indexing("constant", made, (op,))
+        if traced is not NOT_HANDLED:
+            return traced  # type: ignore[no-any-return]
+    return made

@@ -12,9 +12,11 @@ functions, and ``Tensor.sort``, ``Tensor.topk``, ``Tensor.aminmax``, ``Tensor.ma
 from __future__ import annotations
 
 import builtins
+import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, overload
 
+from devtensor.dtypes import check_choice
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError
 from devtensor.kernels.ordering import AminmaxResult, MaxResult, MinResult, SortResult, TopkResult
 from devtensor.structured import get_op as _get_op
@@ -105,8 +107,8 @@ def max(self: Tensor, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Ten
 def max(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
 def max(
     self: Tensor,
-    dim: Any = None,
-    keepdim: Any = False,
+    dim: Any = NO_ALIAS,
+    keepdim: Any = NO_ALIAS,
     *,
     out: Any = None,
     axis: Any = NO_ALIAS,
@@ -126,6 +128,11 @@ def max(
     if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
         given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
         return aliased("max", max, {"self": self, "dim": dim, "keepdim": keepdim, "out": out}, given)
+    # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)
+    if dim is NO_ALIAS:
+        dim = None
+    if keepdim is NO_ALIAS:
+        keepdim = False
     return _extreme("max", _max_dim, "amax", "maximum", self, dim, keepdim, out)
 
 
@@ -141,8 +148,8 @@ def min(self: Tensor, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Ten
 def min(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
 def min(
     self: Tensor,
-    dim: Any = None,
-    keepdim: Any = False,
+    dim: Any = NO_ALIAS,
+    keepdim: Any = NO_ALIAS,
     *,
     out: Any = None,
     axis: Any = NO_ALIAS,
@@ -160,6 +167,11 @@ def min(
     if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
         given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
         return aliased("min", min, {"self": self, "dim": dim, "keepdim": keepdim, "out": out}, given)
+    # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)
+    if dim is NO_ALIAS:
+        dim = None
+    if keepdim is NO_ALIAS:
+        keepdim = False
     return _extreme("min", _min_dim, "amin", "minimum", self, dim, keepdim, out)
 
 
@@ -170,6 +182,19 @@ def _repeat_method(self: Tensor, *sizes: Any, out: Tensor | None = None) -> Tens
         return _repeat(self, sizes[0], out=out)
     return _repeat(self, sizes, out=out)
 
+
+def _show_defaults(fn: Any) -> None:
+    """Show ``dim=None, keepdim=False`` in ``fn``'s signature (``help``), not the NO_ALIAS defaults that tell
+    it an alias came with its PyTorch name."""
+    signature = inspect.signature(fn)
+    shown = {"dim": None, "keepdim": False}
+    fn.__signature__ = signature.replace(
+        parameters=[p.replace(default=shown.get(p.name, p.default)) for p in signature.parameters.values()]
+    )
+
+
+_show_defaults(max)
+_show_defaults(min)
 
 # The Tensor methods (declared in devtensor.tensor_methods_multi): the fronts take self first.
 for _name, _fn in (
@@ -215,8 +240,7 @@ def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple
         items: Sequence[Any] = tensors[0]
     else:
         items = tensors
-    if indexing not in ("ij", "xy"):
-        raise ArgumentValueError(f"meshgrid: argument 'indexing' must be 'ij' or 'xy', got {indexing!r}")
+    check_choice("meshgrid", "indexing", indexing, ("ij", "xy"))
     if not items:
         raise ArgumentValueError("meshgrid: expected at least one tensor")
     for i, t in enumerate(items):

@@ -1,5 +1,5 @@
 """NumPy values as op arguments: the slow path of the fronts for arguments that are neither tensors nor Python
-numbers.
+numbers (subclasses of Python numbers, such as a tensor's ``size``, are taken here as the plain number).
 
 A front tests its tensor arguments with one ``isinstance`` and its numbers with one ``type(x) in`` set lookup;
 anything else lands here (:func:`coerce_call`), once per call and never on the path of a call with tensors and
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from devtensor.device import Device, as_device
-from devtensor.dtypes import NUMPY_SCALARS, SCALAR_TYPES, python_scalar, to_dtype
+from devtensor.dtypes import NUMPY_SCALARS, SCALAR_TYPES, plain_number, python_scalar, to_dtype
 from devtensor.errors import ArgumentTypeError, DeviceMismatchError
 from devtensor.storage import Storage
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
@@ -182,17 +182,25 @@ def coerce_call(
     values.update(kwargs)
     device, tensors = _call_device(values)
     changed = False
+    new: Any
     for key, value in values.items():
         kind = category.get(key)
         if kind in (TENSOR, TENSOR_OR_SCALAR):
             if not isinstance(value, (np.ndarray, np.generic)):
-                continue
-            new = tensor_operand(name, key, value, device, tensors)
+                # A subclass of a Python number (a tensor's size) is that number, where an op takes numbers.
+                number = plain_number(value) if kind == TENSOR_OR_SCALAR else None
+                if number is None:
+                    continue
+                new = number
+            else:
+                new = tensor_operand(name, key, value, device, tensors)
         elif kind == TENSOR_LIST and isinstance(value, (list, tuple)):
             items = [tensor_operand(name, f"{key}[{i}]", v, device, tensors) for i, v in enumerate(value)]
             new = items if any(a is not b for a, b in zip(items, value, strict=True)) else value
         elif kind == SCALAR and isinstance(value, NUMPY_SCALARS):
             new = value.item()
+        elif kind == SCALAR and (number := plain_number(value)) is not None:
+            new = number
         else:
             continue
         if new is not value:

@@ -32,7 +32,7 @@ import numpy as np
 from devtensor import modes as _modes
 from devtensor._generated_methods import TensorOpMethods
 from devtensor.device import Device, DeviceLike
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, to_dtype
+from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -201,6 +201,7 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
 
         Raises:
             ValueError / TypeError: an invalid device or dtype (as :class:`Device` and ``to_dtype``).
+            ArgumentTypeError (TypeError): ``copy`` is not a bool (a NumPy bool is taken as one).
             NoDataError: moving a meta tensor to a device with data.
         """
         from devtensor.backends import backend_for
@@ -215,6 +216,9 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             device, dtype = None, device
         target = self._device if device is None else Device(device).resolved()
         target_dtype = self.dtype if dtype is None else to_dtype(dtype, op="to")
+        flag: object = copy  # (typed bool; checked at run time: an int is refused, a NumPy bool taken)
+        if flag is not False and flag is not True:
+            copy = as_bool("to", "copy", flag)
         if _modes.ACTIVE[0]:  # a static plan's tracer records conversions (devtensor.plan)
             made = _modes.run_indexing("convert", self, (None if device is None else target, target_dtype, copy))
             if made is not _modes.NOT_HANDLED:
@@ -334,6 +338,10 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             from devtensor.numpy_values import setitem_value  # (it imports this module)
 
             value = setitem_value(value, self)  # a Tensor or a Python number
+        elif not isinstance(value, Tensor) and type(value) not in SCALAR_TYPES:
+            number = plain_number(value)  # (a subclass of a Python number, such as a tensor's size)
+            if number is not None:
+                value = number
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise DeviceMismatchError(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Self, cast, overload
 
 from devtensor.device import Device, DeviceLike
-from devtensor.dtypes import to_dtype
+from devtensor.dtypes import as_bool, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 
 if TYPE_CHECKING:
@@ -114,8 +114,7 @@ class TensorProtocols:
         """
         t = cast("Tensor", self)
         target = to_dtype(dtype, op="astype")
-        if type(copy) is not bool:
-            raise ArgumentTypeError(f"astype: argument 'copy' must be a bool, got {type(copy).__name__} {copy!r}")
+        copy = as_bool("astype", "copy", copy)
         return cast(Self, t.to(target, copy=copy))
 
     def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> Tensor:

@@ -48,9 +48,16 @@ from devtensor import modes
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta, view_ops_by_name
+from devtensor.structured.aliases import (
+    VIEW_ALIAS_COMMON,
+    alias_lines,
+    alias_pairs,
+    alias_signature,
+    shown_signature,
+)
 from devtensor.structured.fronts import compile_factory
 from devtensor.structured.generated import generated_factory
-from devtensor.structured.schema import signature_text, stored_schema
+from devtensor.structured.schema import stored_schema
 from devtensor.tensor import Tensor
 
 __all__ = [
@@ -361,6 +368,7 @@ VIEW_COMMON: Final[dict[str, Any]] = {
     "_is_sequence": _is_sequence,
     "_modes": modes.ACTIVE,
     "_run_modes": modes.run_modes,
+    **VIEW_ALIAS_COMMON,
 }
 
 
@@ -378,7 +386,8 @@ def view_fingerprint(op: ViewOp, method: bool = False) -> str:
     """Everything a view front's source depends on, as text (see :func:`devtensor.structured.fronts.fingerprint`)."""
     params = ";".join(f"{p.name}:{int(p.kw_only)}{int(p.has_default)}" for p in op.schema.params)
     values = ",".join(_value_names(op, method))
-    return f"{op.name}|view|{int(method)}|{params}|{int(op.multi)}|{op.varargs}|{values}"
+    aliases = "" if method else f"|{alias_pairs(op.schema.params, required=True)}"
+    return f"{op.name}|view|{int(method)}|{params}|{int(op.multi)}|{op.varargs}|{values}{aliases}"
 
 
 def _value_names(op: ViewOp, method: bool) -> list[str]:
@@ -418,12 +427,17 @@ def view_factory_source(op: ViewOp, method: bool = False) -> str:
         # "view"); ``_raw`` is the front without the hook.
         args_text = "(" + "".join(p.name + ", " for p in params if not p.kw_only) + ")"
         kwargs_text = "{" + ", ".join(f"{p.name!r}: {p.name}" for p in params if p.kw_only) + "}"
+        # NumPy's axis for dim (squeeze, split, chunk; unsqueeze's required dim too), as the structured fronts
+        # (devtensor.structured.aliases).
+        signature = alias_signature(params, False, required=True)
         body = [
-            f"def {op.name}({signature_text(op.schema.params, False)}):",
+            f"def {op.name}({signature}):",
+            *alias_lines(params, "view", "_public", required=True),
             f"    if _modes[0]: return _run_modes(_op, 'view', _public, _raw, {args_text}, {kwargs_text})",
             *checks,
             "",
-            f"def _raw_{op.name}({signature_text(op.schema.params, False)}):",
+            f"def _raw_{op.name}({signature}):",
+            *alias_lines(params, "view", "_raw", required=True),
             *checks,
             "",
             f"_public, _raw = {op.name}, _raw_{op.name}",
@@ -467,4 +481,6 @@ def _front(op: ViewOp, method: bool = False) -> Callable[..., Any]:
     fn.__qualname__ = op.name
     fn.__module__ = "devtensor"
     fn.op = op
+    if not method and alias_pairs(op.schema.params, required=True):
+        fn.__signature__ = shown_signature(fn, op.schema.params, required=True)  # (the real defaults, not NO_ALIAS)
     return fn  # type: ignore[no-any-return]

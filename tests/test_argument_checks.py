@@ -70,8 +70,73 @@ def test_inplace_variants_and_device_bindings_check_too() -> None:
     with pytest.raises(TypeError, match="sort: argument 'stable' must be a bool"):
         dt.sort(t, stable=None)  # type: ignore[arg-type]
     assert dt.div(t, u, rounding_mode=None).tolist() == [0.5] * 3
-    with pytest.raises(TypeError, match="sum: argument 'keepdim' must be a bool"):
-        dt.sum(t, 0, keepdim=np.True_)  # type: ignore[arg-type]
+
+
+def test_numpy_bools_are_bools() -> None:
+    """NumPy and PyTorch accept a NumPy bool where a bool is expected: every kind of front takes it as the Python
+    bool (generated fronts, device bindings, inplace variants, multi-output and data-dependent ops, hand-written
+    functions); ints stay refused."""
+    t = dt.tensor([3.0, 1.0, 1.0, 2.0])
+    T, F = np.True_, np.False_
+    assert dt.sum(t, 0, keepdim=T).shape == (1,)  # type: ignore[arg-type]
+    assert dt.cpu.sum(t, 0, keepdim=T).shape == (1,)  # type: ignore[arg-type]
+    assert t.sum(0, keepdims=T).shape == (1,)  # type: ignore[arg-type]
+    assert dt.sort(t, descending=T)[0].tolist() == [3.0, 2.0, 1.0, 1.0]  # type: ignore[arg-type]
+    assert t.max(0, keepdim=T)[0].shape == (1,)  # type: ignore[call-overload]
+    assert dt.topk(t, 1, largest=F)[0].tolist() == [1.0]  # type: ignore[arg-type]
+    values, inverse = dt.unique_consecutive(t, return_inverse=T)  # type: ignore[call-overload]
+    assert values.tolist() == [3.0, 1.0, 2.0] and inverse.tolist() == [0, 1, 1, 2]
+    assert len(dt.nonzero(t, as_tuple=T)) == 1  # type: ignore[call-overload]
+    assert dt.linalg.svd(dt.eye(2), full_matrices=F)[0].shape == (2, 2)  # type: ignore[arg-type]
+    assert t.astype(dt.float32, copy=F).dtype == dt.float32  # type: ignore[arg-type]
+    assert t.to(dt.float64, copy=F) is t  # type: ignore[call-overload]
+    assert xp.asarray(t, copy=F) is t  # type: ignore[arg-type]
+    assert xp.cumulative_sum(t, include_initial=T).tolist() == [0.0, 3.0, 4.0, 5.0, 7.0]  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="sum: argument 'keepdim' must be a bool, got int 1"):
+        dt.sum(t, 0, keepdim=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda t: dt.meshgrid(t, t, indexing=0), "meshgrid: argument 'indexing' must be 'ij' or 'xy', got int 0"),  # type: ignore[arg-type]
+        (lambda t: xp.meshgrid(t, t, indexing=0), "meshgrid: argument 'indexing'.*got int 0"),  # type: ignore[arg-type]
+        (lambda t: dt.div(t, t, rounding_mode=1), "div: argument 'rounding_mode'.*got int 1"),  # type: ignore[arg-type]
+        (lambda t: dt.fft.fft(t, norm=1), "fft_fft: argument 'norm'.*got int 1"),  # type: ignore[arg-type]
+        (lambda t: dt.linalg.qr(dt.eye(2), mode=1), "linalg_qr: argument 'mode'.*got int 1"),  # type: ignore[arg-type]
+        (lambda t: xp.linalg.qr(dt.eye(2), mode=1), "qr: argument 'mode'.*got int 1"),  # type: ignore[arg-type]
+        (lambda t: dt.linalg.eigh(dt.eye(2), UPLO=1), "linalg_eigh: argument 'UPLO'.*got int 1"),  # type: ignore[arg-type]
+        (lambda t: dt.searchsorted(t, t, side=1), "searchsorted: argument 'side'.*got int 1"),  # type: ignore[arg-type]
+        (lambda t: xp.searchsorted(t, t, side=1), "searchsorted: argument 'side'.*got int 1"),  # type: ignore[arg-type]
+        (lambda t: dt.linalg.matrix_norm(dt.eye(2), ord=[1]), "linalg_matrix_norm: argument 'ord'.*\\[1\\]"),  # type: ignore[arg-type]
+        (lambda t: xp.asarray(t, copy=1), "asarray: argument 'copy' must be None or a bool, got int 1"),  # type: ignore[arg-type]
+        (lambda t: dt.asarray(t, copy="yes"), "asarray: argument 'copy'.*got str 'yes'"),  # type: ignore[arg-type]
+        (lambda t: xp.cumulative_sum(t, include_initial=1), "cumulative_sum: argument 'include_initial'.*int 1"),  # type: ignore[arg-type]
+        (lambda t: xp.cumulative_prod(t, include_initial=1), "cumulative_prod: argument 'include_initial'.*int 1"),  # type: ignore[arg-type]
+        (lambda t: xp.reshape(t, (3,), copy=1), "reshape: argument 'copy'.*int 1"),  # type: ignore[arg-type]
+        (lambda t: t.astype(dt.float32, copy=1), "astype: argument 'copy'.*int 1"),
+        (lambda t: t.to(dt.float32, copy=1), "to: argument 'copy'.*int 1"),
+    ],
+)
+def test_a_wrong_type_is_a_type_error_everywhere(call: Any, message: str) -> None:
+    """A bool or Literal argument of the wrong type is a TypeError (ArgumentTypeError) in every function, the
+    generated fronts' rule; an unknown value of the right type stays a ValueError."""
+    t = dt.tensor([1.0, 2.0, 3.0])
+    with pytest.raises(dt.errors.ArgumentTypeError, match=message):
+        call(t)
+
+
+def test_an_unknown_literal_value_is_a_value_error() -> None:
+    t = dt.tensor([1.0, 2.0, 3.0])
+    for call in (
+        lambda: dt.meshgrid(t, t, indexing="yx"),
+        lambda: xp.meshgrid(t, t, indexing="yx"),
+        lambda: dt.searchsorted(t, t, side="middle"),
+        lambda: dt.linalg.qr(dt.eye(2), mode="full"),  # type: ignore[arg-type]
+        lambda: dt.linalg.matrix_norm(dt.eye(2), ord=3),
+    ):
+        with pytest.raises(dt.errors.ArgumentValueError):
+            call()
 
 
 @settings(max_examples=60, deadline=None)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -79,7 +80,7 @@ def test_aliases_with_out_and_positional_arguments() -> None:
     assert dt.sum(t, axis=1, out=out) is out and out.version == 1
     np.testing.assert_allclose(host(out), A.sum(axis=1))
     np.testing.assert_allclose(host(t.sum(1, keepdims=True)), A.sum(axis=1, keepdims=True))  # dim positional
-    np.testing.assert_allclose(host(t.sum(None, axis=2)), A.sum(axis=2))  # dim at its default: not passed
+    np.testing.assert_allclose(host(t.sum(axis=2, dtype=None)), A.sum(axis=2))
 
 
 @pytest.mark.parametrize(
@@ -91,8 +92,38 @@ def test_aliases_with_out_and_positional_arguments() -> None:
         (lambda t: t.var(correction=0, ddof=0), ("var", "correction", "ddof")),
         (lambda t: dt.cpu.argmax(as_cpu(t), 1, axis=1), ("argmax", "dim", "axis")),
         (lambda t: dt.cat([t], 1, axis=1), ("cat", "dim", "axis")),
+        # the PyTorch name passed at its default is passed all the same (PyTorch's "got multiple values")
+        (lambda t: t.sum(None, axis=2), ("sum", "dim", "axis")),
+        (lambda t: t.var(ddof=0, correction=1), ("var", "correction", "ddof")),
+        (lambda t: t.mean(keepdim=False, keepdims=True), ("mean", "keepdim", "keepdims")),
+        (lambda t: dt.cat([t, t], axis=1, dim=0), ("cat", "dim", "axis")),
+        (lambda t: dt.stack([t, t], axis=1, dim=0), ("stack", "dim", "axis")),
+        (lambda t: dt.cpu.sum(as_cpu(t), None, axis=0), ("sum", "dim", "axis")),
+        (lambda t: t.max(None, axis=0), ("max", "dim", "axis")),
+        (lambda t: dt.min(t, 0, keepdim=False, keepdims=True), ("min", "keepdim", "keepdims")),
+        (lambda t: t.sort(-1, axis=0), ("sort", "dim", "axis")),
+        (lambda t: dt.unique(t, dim=None, axis=0), ("unique", "dim", "axis")),
+        (lambda t: t.squeeze(None, axis=0), ("squeeze", "dim", "axis")),
     ],
-    ids=["sum", "sum-keywords", "mean-keepdims", "var-ddof", "binding-argmax", "cat"],
+    ids=[
+        "sum",
+        "sum-keywords",
+        "mean-keepdims",
+        "var-ddof",
+        "binding-argmax",
+        "cat",
+        "sum-default",
+        "var-default",
+        "mean-default",
+        "cat-default",
+        "stack-default",
+        "binding-default",
+        "max-default",
+        "min-default",
+        "sort-default",
+        "unique-default",
+        "squeeze-default",
+    ],
 )
 def test_both_names_is_a_type_error_naming_the_op_and_both(
     call: Callable[[Tensor], Any], names: tuple[str, str, str]
@@ -159,6 +190,43 @@ def test_custom_op_with_dim_gets_the_aliases_too() -> None:
     np.testing.assert_allclose(host(op.functional(t, axis=2, keepdims=True)), A.sum(axis=2, keepdims=True))
     with pytest.raises(ArgumentTypeError, match=rf"{name}: got both 'dim' and 'axis'"):
         op.functional(t, 1, axis=2)
+    with pytest.raises(ArgumentTypeError, match=rf"{name}: got both 'dim' and 'axis'"):
+        op.functional(t, 0, axis=1)  # dim at its default: passed all the same
+
+
+def test_fronts_show_the_real_defaults() -> None:
+    # (a parameter with an alias defaults to NO_ALIAS inside the front; its shown signature has the real one)
+    for fn, name, default in ((dt.sum, "dim", None), (dt.var, "correction", 1), (dt.cat, "dim", 0)):
+        assert inspect.signature(fn).parameters[name].default == default
+    assert inspect.signature(dt.Tensor.squeeze).parameters["dim"].default is None
+    assert inspect.signature(dt.cpu.sum).parameters["keepdim"].default is False
+    for extreme in (dt.max, dt.min, dt.Tensor.max):
+        parameters = inspect.signature(extreme).parameters
+        assert parameters["dim"].default is None and parameters["keepdim"].default is False
+
+
+def test_view_ops_with_an_optional_dim_take_axis() -> None:
+    # (PyTorch's parser takes axis for dim in view ops too: squeeze, split, chunk)
+    z = dt.zeros(1, 2, 1)
+    assert z.squeeze(axis=0).shape == (2, 1) and dt.squeeze(z, axis=(0, 2)).shape == (2,)
+    assert z.squeeze().shape == (2,) and z.squeeze(0).shape == (2, 1)
+    assert [p.shape for p in dt.split(dt.zeros(4, 2), 2, axis=0)] == [(2, 2), (2, 2)]
+    assert [p.shape for p in dt.zeros(4, 6).chunk(3, axis=1)] == [(4, 2)] * 3
+    v = z.squeeze(axis=0)
+    v[0, 0] = 1.0
+    assert z[0, 0, 0].item() == 1.0  # still a view
+
+
+def test_unsqueeze_takes_axis_for_its_required_dim() -> None:
+    # (a view op's required dim, the last positional parameter, takes axis too: as PyTorch's unsqueeze(axis=0))
+    z = dt.zeros(2)
+    assert z.unsqueeze(axis=0).shape == (1, 2) and dt.unsqueeze(z, axis=1).shape == (2, 1)
+    assert z.unsqueeze(0).shape == (1, 2) and z.unsqueeze(dim=-1).shape == (2, 1)
+    with pytest.raises(TypeError, match=r"unsqueeze\(\) missing 1 required argument: 'dim'"):
+        z.unsqueeze()  # type: ignore[call-overload]
+    with pytest.raises(ArgumentTypeError, match="unsqueeze: got both 'dim' and 'axis'"):
+        z.unsqueeze(0, axis=0)  # type: ignore[call-overload]
+    assert inspect.signature(dt.unsqueeze).parameters["dim"].default is inspect.Parameter.empty
 
 
 _COUNTER = itertools.count()

@@ -198,3 +198,25 @@ def test_masked_arrays_and_matrices_are_refused_not_silently_dropped() -> None:
 def test_non_native_byte_order_names_the_conversion() -> None:
     with pytest.raises(ArgumentTypeError, match=r"byte order.*astype\('float64'\)"):
         dt.tensor(np.ones(2, ">f8"))
+
+
+def test_subclasses_of_python_numbers_are_the_number_they_are() -> None:
+    # A tensor's size is an int (a SizeInt); as PyTorch and NumPy take int subclasses, every op taking a number
+    # takes it: operands, fill values, alpha, written values.
+    t = dt.arange(4.0)
+    n = t.size
+    assert type(n) is not int and isinstance(n, int)
+    assert (t * n).tolist() == [0.0, 4.0, 8.0, 12.0] and (t * n).dtype == np.float64
+    assert (n * t).tolist() == [0.0, 4.0, 8.0, 12.0]
+    assert (t.sum() / n).item() == 1.5
+    assert (dt.arange(4) + n).dtype == np.int64  # weak, as the int it is
+    full = dt.full((2,), n)
+    assert full.dtype == np.int64 and full.tolist() == [4, 4]
+    assert dt.full_like(t, n).tolist() == [4.0] * 4
+    assert dt.add(t, t, alpha=n).tolist() == [0.0, 5.0, 10.0, 15.0]
+    assert dt.where(t > 1, t, n).tolist() == [4.0, 4.0, 2.0, 3.0]
+    u = dt.zeros(2)
+    u[0] = n
+    assert u.tolist() == [4.0, 0.0]
+    with pytest.raises(ArgumentTypeError, match=r"sum.*'self'.*SizeInt"):
+        dt.sum(n)  # a number is not a tensor where an op takes only tensors

@@ -184,7 +184,7 @@ def test_argmax_argmin_match_numpy(
 
 
 @pytest.mark.parametrize(("fn", "ref"), [(dt.var, np.var), (dt.std, np.std)], ids=["var", "std"])
-@given(case=operands(ALL_DTYPES), keepdim=st.booleans(), correction=st.sampled_from([0, 1, 2, 0.5]))
+@given(case=operands(ALL_DTYPES), keepdim=st.booleans(), correction=st.sampled_from([0, 1, 2, 0.5, -1, -2.5]))
 def test_var_std_match_numpy(
     fn: Callable[..., dt.Tensor],
     ref: Callable[..., Any],
@@ -197,6 +197,14 @@ def test_var_std_match_numpy(
         warnings.simplefilter("ignore")
         expected = ref(arr, axis=axis, keepdims=keepdim, ddof=correction)
     assert_matches(fn(t, dim, keepdim, correction=correction), expected)
+
+
+def test_a_negative_correction_divides_by_more_as_numpys_ddof() -> None:
+    x = np.arange(4.0)
+    t = dt.from_numpy(x)
+    assert t.var(ddof=-1).item() == pytest.approx(np.var(x, ddof=-1))
+    assert dt.var(t, correction=-1).item() == pytest.approx(1.0)  # 5 / (4 + 1)
+    assert dt.std(t, 0, correction=-1.5).item() == pytest.approx(np.std(x, ddof=-1.5))
 
 
 def test_var_default_correction_is_bessel() -> None:
@@ -342,8 +350,8 @@ def test_dtype_argument_checks() -> None:
 
 
 def test_correction_checks() -> None:
-    for bad in (-1, float("nan")):
-        with pytest.raises(ValueError, match="var: argument 'correction'"):
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(ValueError, match="var: argument 'correction' must be finite"):
             dt.var(dt.ones(3), correction=bad)
     with pytest.raises(TypeError, match="std: argument 'correction'"):
         dt.std(dt.ones(3), correction=True)

@@ -11,6 +11,7 @@ import numpy as np
 
 import devtensor as _dt
 from devtensor.device import DeviceLike
+from devtensor.dtypes import check_choice
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.tensor import Tensor
 
@@ -151,8 +152,7 @@ def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list[Tensor]:
     Raises:
         ArgumentValueError: an ``indexing`` other than "xy" or "ij"; inputs not 1-d.
     """
-    if indexing not in ("xy", "ij"):
-        raise ArgumentValueError(f"meshgrid: argument 'indexing' must be 'xy' or 'ij', got {indexing!r}")
+    check_choice("meshgrid", "indexing", indexing, ("xy", "ij"))
     for i, a in enumerate(arrays):
         if a.ndim != 1:
             raise ArgumentValueError(f"meshgrid: argument 'arrays[{i}]' must be 1-d, got shape {a.shape}")

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import devtensor as _dt
+from devtensor.dtypes import as_bool, check_choice
 from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.meta import normalize_dim
 from devtensor.structured import get_op as _get_op
@@ -103,6 +104,7 @@ def any(x: Tensor, /, *, axis: Axis = None, keepdims: bool = False) -> Tensor:
 
 
 def _cumulative(op: str, x: Tensor, axis: int | None, dtype: Any, include_initial: bool) -> Tensor:
+    include_initial = as_bool(op, "include_initial", include_initial)
     if axis is None:
         if x.ndim > 1:
             raise ArgumentValueError(f"{op}: argument 'axis' is required for a tensor of {x.ndim} dimensions")
@@ -196,8 +198,7 @@ def searchsorted(x1: Tensor, x2: Tensor, /, *, side: str = "left", sorter: Tenso
     Raises:
         ArgumentValueError: ``side`` neither "left" nor "right"; ``x1`` not 1-d.
     """
-    if side not in ("left", "right"):
-        raise ArgumentValueError(f"searchsorted: argument 'side' must be 'left' or 'right', got {side!r}")
+    check_choice("searchsorted", "side", side, ("left", "right"))
     if x1.ndim != 1:
         raise ArgumentValueError(f"searchsorted: argument 'x1' must be 1-d, got shape {x1.shape}")
     if sorter is not None:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import devtensor as _dt
+from devtensor.dtypes import as_bool
 from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.meta import normalize_dim
 from devtensor.tensor import Tensor
@@ -132,6 +133,7 @@ def reshape(x: Tensor, /, shape: Sequence[int], *, copy: bool | None = None) -> 
     """``x`` with a new shape (one dim may be -1): a view when the layout allows (``copy=False`` requires one:
     :func:`devtensor.view`), a copy when ``copy`` is True."""
     target = tuple(shape)
+    copy = as_bool("reshape", "copy", copy, optional=True)
     if copy is False:
         return _dt.view(x, target)
     result = _dt.reshape(x, target)

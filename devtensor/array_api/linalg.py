@@ -19,6 +19,7 @@ import numpy as np
 import devtensor as _dt
 from devtensor import linalg as _la
 from devtensor.array_api._functions import matmul, matrix_transpose, tensordot, vecdot
+from devtensor.dtypes import check_choice
 from devtensor.linalg import EighResult, QRResult, SlogdetResult, SVDResult
 from devtensor.tensor import Tensor
 
@@ -144,10 +145,7 @@ def pinv(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
 def qr(x: Tensor, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """The QR decomposition of each matrix of ``x``: :func:`devtensor.linalg.qr` (``mode`` "reduced" or
     "complete")."""
-    if mode not in ("reduced", "complete"):
-        from devtensor.errors import ArgumentValueError
-
-        raise ArgumentValueError(f"qr: argument 'mode' must be 'reduced' or 'complete', got {mode!r}")
+    check_choice("qr", "mode", mode, ("reduced", "complete"))
     return _la.qr(x, mode)
 
 

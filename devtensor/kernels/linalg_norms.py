@@ -120,7 +120,9 @@ _MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
 
 def _matrix_dims(op: str, x: TensorMeta | Any, ord: float | str, dim: Sequence[int]) -> tuple[int, int]:
     if ord not in _MATRIX_ORDS or isinstance(ord, bool):
-        raise ArgumentValueError(
+        # A wrong type (a list, a bool) is a TypeError; a number or string not among them a ValueError.
+        right_type = isinstance(ord, (int, float, str, np.integer, np.floating)) and not isinstance(ord, bool)
+        raise (ArgumentValueError if right_type else ArgumentTypeError)(
             f"{op}: argument 'ord' must be one of 'fro', 'nuc', inf, -inf, 1, -1, 2, -2, got {ord!r}"
         )
     dims = normalize_dims(op, dim, len(x.shape), allow_int=False)

@@ -33,7 +33,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from devtensor import kernel_signatures as _ks
-from devtensor.dtypes import DType, to_dtype
+from devtensor.dtypes import DType, check_choice, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, LinAlgError, ShapeError
 from devtensor.kernels.ufunc_family import D
 from devtensor.meta import broadcast_shapes
@@ -366,8 +366,7 @@ def linalg_eigvalsh(A: TensorMeta, UPLO: Literal["L", "U"] = "L") -> TensorSpec:
 
 
 def _check_uplo(op: str, uplo: object) -> None:
-    if uplo not in ("L", "U") or type(uplo) is not str:
-        raise ArgumentValueError(f"{op}: argument 'UPLO' must be 'L' or 'U', got {uplo!r}")
+    check_choice(op, "UPLO", uplo, ("L", "U"))
 
 
 @_ks.linalg_eigvalsh.xp
@@ -416,8 +415,7 @@ def linalg_qr(A: TensorMeta, mode: Literal["reduced", "complete", "r"] = "reduce
     ``"complete"`` ``Q [..., m, m]``, ``R [..., m, n]``; ``"r"`` ``R [..., k, n]`` and an empty ``Q`` of shape
     ``[0]`` (as PyTorch). Householder QR, no sign normalisation: R's diagonal may be negative."""
     s = _matrices("linalg_qr", A)
-    if mode not in ("reduced", "complete", "r"):
-        raise ArgumentValueError(f"linalg_qr: argument 'mode' must be 'reduced', 'complete' or 'r', got {mode!r}")
+    check_choice("linalg_qr", "mode", mode, ("reduced", "complete", "r"))
     dtype = linalg_dtype("linalg_qr", A.dtype)
     m, n = s[-2:]
     k = min(m, n)

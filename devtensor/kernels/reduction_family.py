@@ -250,8 +250,9 @@ def _check_correction(op: str, correction: object) -> float:
         raise ArgumentTypeError(
             f"{op}: argument 'correction' must be an int or a float, got {type(correction).__name__} {correction!r}"
         )
-    if not math.isfinite(correction) or correction < 0:
-        raise ArgumentValueError(f"{op}: argument 'correction' must be finite and >= 0, got {correction!r}")
+    if not math.isfinite(correction):
+        # (a negative correction is fine: NumPy's ddof and PyTorch's correction accept it, dividing by N - c)
+        raise ArgumentValueError(f"{op}: argument 'correction' must be finite, got {correction!r}")
     return correction
 
 
@@ -542,7 +543,8 @@ def reduction(
         doc: the op's summary (semantics and their source: PyTorch's and NumPy's names); the shared argument,
             variant and error sections are appended.
         dtype_arg: the op takes a keyword ``dtype=None`` (NumPy's ``dtype=``: the dtype to compute and return in).
-        correction: the op takes a keyword ``correction=1`` (a non-negative finite int or float; NumPy's ``ddof``).
+        correction: the op takes a keyword ``correction=1`` (a finite int or float, negative too: NumPy's
+            ``ddof``).
         single_dim: ``dim`` is one int or None (the flattened tensor), not a tuple (``argmax``).
         ordered: complex inputs are refused (they have no order).
         nonempty: reducing over a dimension of size 0 is a ShapeError (no identity: ``amax``, ``argmax``).
@@ -559,7 +561,7 @@ def reduction(
     extra_type = ("; a complex input" if ordered else "") + ("; a tuple dim" if single_dim else "")
     extra_type += ("; ``correction`` not a number" if correction else "") + errors
     extra_value = "; ShapeError (a ValueError): reducing over a dimension of size 0" if nonempty else ""
-    extra_value += "; ``correction`` negative or not finite" if correction else ""
+    extra_value += "; ``correction`` not finite" if correction else ""
     text = _doc(name, doc + (_DTYPE_ARG_DOC if dtype_arg else ""), extra_type, extra_value)
     meta.__doc__ = text
     op = StructuredOp(name, meta, inplace=False)

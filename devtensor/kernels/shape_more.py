@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from devtensor import dtypes
-from devtensor.dtypes import result_type
+from devtensor.dtypes import check_choice, result_type
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.shape import _transpose_kernel
 from devtensor.kernels.ufunc_family import D
@@ -277,8 +277,7 @@ def searchsorted(
         ArgumentValueError (ValueError): ``side`` not "left"/"right", or ``side="left"`` with ``right=True``.
         ShapeError (ValueError): a 0-d ``sorted_sequence``, or leading dims that differ.
     """
-    if side is not None and side not in ("left", "right"):
-        raise ArgumentValueError(f"searchsorted: argument 'side' must be 'left' or 'right', got {side!r}")
+    check_choice("searchsorted", "side", side, ("left", "right"), optional=True)
     if side == "left" and right:
         raise ArgumentValueError("searchsorted: side='left' and right=True contradict each other")
     for arg, t in (("sorted_sequence", sorted_sequence), ("input", input)):

@@ -36,17 +36,18 @@ _VAR_DOC = """Variance over ``dim``: ``sum(|x - mean|**2) / (N - correction)`` (
     ``np.var`` with ``ddof=correction``).
 
     ``correction`` (default 1, Bessel's correction, as PyTorch; 0 gives the population variance) is a
-    non-negative int or float. Result dtype: NumPy's for ``np.var``: bool and integers give float64, floats
-    keep theirs, complex gives the matching real dtype. When ``N - correction <= 0`` the result is inf or nan,
-    with NumPy's RuntimeWarning on the CPU.
+    finite int or float, negative too (as NumPy's ``ddof``). Result dtype: NumPy's for ``np.var``: bool and
+    integers give float64, floats keep theirs, complex gives the matching real dtype. When
+    ``N - correction <= 0`` the result is inf or nan, with NumPy's RuntimeWarning on the CPU.
     """
 
 _STD_DOC = """Standard deviation over ``dim``: the square root of :func:`var` (``torch.std``; values as ``np.std``
     with ``ddof=correction``).
 
-    ``correction`` (default 1, as PyTorch) is a non-negative int or float. Result dtype: NumPy's for
-    ``np.std``: bool and integers give float64, floats keep theirs, complex gives the matching real dtype.
-    When ``N - correction <= 0`` the result is inf or nan, with NumPy's RuntimeWarning on the CPU.
+    ``correction`` (default 1, as PyTorch) is a finite int or float, negative too (as NumPy's ``ddof``).
+    Result dtype: NumPy's for ``np.std``: bool and integers give float64, floats keep theirs, complex gives
+    the matching real dtype. When ``N - correction <= 0`` the result is inf or nan, with NumPy's
+    RuntimeWarning on the CPU.
     """
 
 _LOGSUMEXP_DOC = """``log(sum(exp(self)))`` over ``dim``, computed stably (``torch.logsumexp``; values as

@@ -14,14 +14,18 @@ and one identity test per alias (about 40 ns for two; docs/design.md).
 Only the name is an alias, never NumPy's semantics: ``t.var(axis=0)`` is PyTorch's ``var`` (``correction=1``),
 not NumPy's (``ddof=0``).
 
-Passing both names (``t.sum(dim=0, axis=1)``) is an ArgumentTypeError (TypeError) naming the op and both
-arguments. A PyTorch name passed at its default value counts as not passed (``t.sum(None, axis=0)`` sums over
-dim 0): the front cannot tell the two apart without a sentinel default, which would cost every call.
+Passing both names (``t.sum(dim=0, axis=1)``, ``t.sum(None, axis=0)``, ``t.var(ddof=0, correction=1)``) is an
+ArgumentTypeError (TypeError) naming the op and both arguments, as PyTorch's "got multiple values", whatever the
+PyTorch name's value: so that the front can tell a PyTorch name passed at its default from one not passed, a
+parameter that has an alias defaults to :data:`NO_ALIAS` too, and the front puts the real default in its place
+(one identity test per such parameter, after the alias test). The fronts' ``__signature__`` shows the real
+defaults (:func:`shown_signature`).
 """
 
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -41,6 +45,9 @@ __all__ = [
     "alias_signature",
     "aliased",
     "aliased_call",
+    "missing",
+    "required_aliases",
+    "shown_signature",
 ]
 
 #: PyTorch's parameter name -> NumPy's name for it.
@@ -63,15 +70,35 @@ class _NoAlias:
 NO_ALIAS: Final = _NoAlias()
 
 
-def alias_pairs(params: Sequence[Param]) -> tuple[tuple[str, str], ...]:
+def alias_pairs(params: Sequence[Param], required: bool = False) -> tuple[tuple[str, str], ...]:
     """``(PyTorch name, NumPy name)`` for each parameter of ``params`` that gets an alias: named in
-    :data:`NUMPY_ALIASES`, with a default, and no other parameter already called by the alias's name."""
+    :data:`NUMPY_ALIASES`, with a default, and no other parameter already called by the alias's name. With
+    ``required`` (view ops: ``unsqueeze(axis=0)``), also a required one that no later positional parameter
+    without a default follows (so that it can take the :data:`NO_ALIAS` default: see :func:`required_aliases`)."""
     names = {p.name for p in params}
     return tuple(
         (p.name, NUMPY_ALIASES[p.name])
-        for p in params
-        if p.name in NUMPY_ALIASES and p.has_default and NUMPY_ALIASES[p.name] not in names
+        for i, p in enumerate(params)
+        if p.name in NUMPY_ALIASES
+        and NUMPY_ALIASES[p.name] not in names
+        and (p.has_default or (required and not p.kw_only and _last_required(params, i)))
     )
+
+
+def _last_required(params: Sequence[Param], index: int) -> bool:
+    return all(q.has_default or q.kw_only for q in params[index + 1 :])
+
+
+def required_aliases(params: Sequence[Param]) -> tuple[str, ...]:
+    """The required parameters among ``alias_pairs(params, required=True)``: the front gives each the
+    :data:`NO_ALIAS` default and raises Python's own missing-argument TypeError when neither name is passed."""
+    paired = {name for name, _ in alias_pairs(params, required=True)}
+    return tuple(p.name for p in params if p.name in paired and not p.has_default)
+
+
+def missing(op: str, name: str, alias: str) -> typing.NoReturn:
+    """A required parameter with an alias given under neither name: Python's TypeError for a missing argument."""
+    raise ArgumentTypeError(f"{op}() missing 1 required argument: '{name}' (or NumPy's '{alias}')")
 
 
 def aliased(
@@ -81,14 +108,17 @@ def aliased(
     the PyTorch name. ``given`` holds ``(PyTorch name, NumPy name, the alias's value, the PyTorch parameter's
     default)`` per alias parameter of the front; an alias at :data:`NO_ALIAS` was not passed.
 
+    The PyTorch name of a parameter with an alias defaults to :data:`NO_ALIAS` in the front too, so
+    ``arguments`` holds NO_ALIAS for one not passed (the re-called front puts the default in its place).
+
     Raises:
-        ArgumentTypeError (TypeError): an alias and its PyTorch name both passed (the PyTorch name not at its
-            default), naming ``op`` and both arguments; nothing ran.
+        ArgumentTypeError (TypeError): an alias and its PyTorch name both passed (at any value), naming ``op`` and
+            both arguments; nothing ran.
     """
-    for name, alias, value, default in given:
+    for name, alias, value, _default in given:
         if value is NO_ALIAS:
             continue
-        if arguments[name] is not default:
+        if arguments[name] is not NO_ALIAS:
             raise ArgumentTypeError(
                 f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them"
             )
@@ -116,8 +146,8 @@ def aliased_call(
     """The slow path of a closure front (multi-output and data-dependent ops, which bind through
     ``inspect.Signature``) called with a NumPy alias in ``kwargs``: binds ``args``/``kwargs`` to ``shown`` (the
     op's parameters and :func:`alias_parameters`) and calls ``front`` again with each alias's value under the
-    PyTorch name, by the single-output fronts' rule (:func:`aliased`: a PyTorch name at its default counts as
-    not passed).
+    PyTorch name, by the single-output fronts' rule (:func:`aliased`: both names passed is an error, whatever
+    the PyTorch name's value).
 
     Raises:
         ArgumentTypeError (TypeError): arguments that do not bind (naming ``op``); an alias and its PyTorch name
@@ -134,7 +164,7 @@ def aliased_call(
         value = arguments.pop(alias, NO_ALIAS)
         if value is NO_ALIAS:
             continue
-        if name in arguments and arguments[name] is not shown.parameters[name].default:
+        if name in arguments:
             raise ArgumentTypeError(
                 f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them"
             )
@@ -146,27 +176,56 @@ def aliased_call(
 
 #: The globals the fronts' alias lines use (part of devtensor.structured.fronts.COMMON).
 ALIAS_COMMON: Final[dict[str, Any]] = {"_NO_ALIAS": NO_ALIAS, "_aliased": aliased}
+#: The view fronts' (which may alias a required dim) also raise :func:`missing`.
+VIEW_ALIAS_COMMON: Final[dict[str, Any]] = {**ALIAS_COMMON, "_missing_alias": missing}
 
 
-def alias_signature(params: Sequence[Param], with_out: bool) -> str:
+def alias_signature(params: Sequence[Param], with_out: bool, required: bool = False) -> str:
     """A front's parameter list: the op's (:func:`~devtensor.structured.schema.signature_text`), then the NumPy
-    aliases of :func:`alias_pairs`, keyword-only, defaulting to ``_NO_ALIAS``."""
+    aliases of :func:`alias_pairs`, keyword-only, defaulting to ``_NO_ALIAS``; a parameter with an alias
+    defaults to ``_NO_ALIAS`` too (:func:`alias_lines` puts its default in place)."""
     text = signature_text(params, with_out)
-    pairs = alias_pairs(params)
+    pairs = alias_pairs(params, required)
     if not pairs:
         return text
+    paired = {name for name, _ in pairs}
+    text = ", ".join(
+        f"{part.split('=')[0]}=_NO_ALIAS" if part.split("=")[0] in paired else part for part in text.split(", ")
+    )
     star = "" if with_out or any(p.kw_only for p in params) else "*, "
     return text + ", " + star + ", ".join(f"{alias}=_NO_ALIAS" for _, alias in pairs)
 
 
-def alias_lines(params: Sequence[Param], variant: str, front: str) -> list[str]:
+def alias_lines(params: Sequence[Param], variant: str, front: str, required: bool = False) -> list[str]:
     """The slow path a front takes when called with a NumPy alias (one identity test per alias otherwise):
-    :func:`~devtensor.structured.aliases.aliased` re-calls ``front`` with the value under PyTorch's name."""
-    pairs = alias_pairs(params)
+    :func:`~devtensor.structured.aliases.aliased` re-calls ``front`` with the value under PyTorch's name. Then
+    each parameter with an alias not passed (still ``_NO_ALIAS``) gets its default."""
+    pairs = alias_pairs(params, required)
     if not pairs:
         return []
+    needed = required_aliases(params) if required else ()
     test = " or ".join(f"{alias} is not _NO_ALIAS" for _, alias in pairs)
     names = [p.name for p in params] + (["out"] if variant == "functional" else [])
     arguments = "{" + ", ".join(f"{n!r}: {n}" for n in names) + "}"
-    given = "(" + "".join(f"({n!r}, {a!r}, {a}, _default_{n}), " for n, a in pairs) + ")"
-    return [f"    if {test}: return _aliased(_name, {front}, {arguments}, {given})"]
+    given = "(" + "".join(f"({n!r}, {a!r}, {a}, {'None' if n in needed else '_default_' + n}), " for n, a in pairs)
+    given += ")"
+    defaults = [
+        f"    if {n} is _NO_ALIAS: _missing_alias(_name, {n!r}, {a!r})"
+        if n in needed
+        else f"    if {n} is _NO_ALIAS: {n} = _default_{n}"
+        for n, a in pairs
+    ]
+    return [f"    if {test}: return _aliased(_name, {front}, {arguments}, {given})", *defaults]
+
+
+def shown_signature(fn: Callable[..., Any], params: Sequence[Param], required: bool = False) -> inspect.Signature:
+    """The signature a front over ``params`` shows (``inspect.signature``, ``help``): its own, with the real
+    default of each parameter that has an alias in place of :data:`NO_ALIAS` (the front's internal default)."""
+    signature = inspect.signature(fn)
+    defaults = {p.name: p.default if p.has_default else inspect.Parameter.empty for p in params}
+    paired = {name for name, _ in alias_pairs(params, required)}
+    return signature.replace(
+        parameters=[
+            q.replace(default=defaults[q.name]) if q.name in paired else q for q in signature.parameters.values()
+        ]
+    )

@@ -11,7 +11,7 @@ from devtensor import modes
 from devtensor.dispatcher import META_ONLY, DispatchKey
 from devtensor.dtypes import SCALAR_TYPES
 from devtensor.structured import rules
-from devtensor.structured.aliases import ALIAS_COMMON, alias_lines, alias_pairs, alias_signature
+from devtensor.structured.aliases import ALIAS_COMMON, alias_lines, alias_pairs, alias_signature, shown_signature
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.front_lines import (
     _call_text,
@@ -506,4 +506,7 @@ def generate_front(
     fn.__qualname__ = fn.__name__
     fn.__module__ = f"devtensor.{device}" if device is not None else "devtensor"
     fn.op = op
+    if alias_pairs(op.schema.params):
+        # (the real defaults, not the NO_ALIAS that tells the front a parameter with an alias was not passed)
+        fn.__signature__ = shown_signature(fn, op.schema.params)
     return fn  # type: ignore[no-any-return]

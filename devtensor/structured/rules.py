@@ -458,14 +458,17 @@ def value_checks(params: Sequence[Any]) -> tuple[ValueCheck, ...]:
     return tuple(checks)
 
 
-def check_values(op: str, checks: tuple[ValueCheck, ...], values: typing.Mapping[str, Any]) -> None:
+def check_values(op: str, checks: tuple[ValueCheck, ...], values: typing.MutableMapping[str, Any]) -> tuple[Any, ...]:
     """Check the bool and Literal arguments of a call to ``op`` against their annotations (``checks`` from
-    :func:`value_checks`; ``values``: the bound arguments by name).
+    :func:`value_checks`; ``values``: the bound arguments by name). A NumPy bool given for a bool parameter is
+    taken as the Python bool (NumPy and PyTorch accept ``np.True_`` where a bool is expected): it is replaced in
+    ``values``. Returns the checked values in the order of ``checks`` (each front rebinds its parameters to
+    them; every name of ``checks`` must then be in ``values``).
 
     Raises:
-        ArgumentTypeError (TypeError): a bool parameter given anything but a bool (ints and NumPy bools included,
-            as the built-in meta functions refuse them); a Literal parameter given a value of a type none of its
-            values has.
+        ArgumentTypeError (TypeError): a bool parameter given anything but a bool or a NumPy bool (ints
+            included, as PyTorch refuses them); a Literal parameter given a value of a type none of its values
+            has (a wrong type is a TypeError, whatever the parameter).
         ArgumentValueError (ValueError): a Literal parameter given a value of the right type that is not one of
             its values. Each names the op, the argument and the value.
     """
@@ -477,7 +480,9 @@ def check_values(op: str, checks: tuple[ValueCheck, ...], values: typing.Mapping
             continue
         if allowed is None:
             if type(v) is not bool:
-                bad_type(op, name, v, "a bool")
+                if type(v) is not np.bool_:
+                    bad_type(op, name, v, "a bool")
+                values[name] = bool(v)
             continue
         if any(type(v) is type(a) and v == a for a in allowed):
             continue
@@ -485,14 +490,16 @@ def check_values(op: str, checks: tuple[ValueCheck, ...], values: typing.Mapping
         if any(type(v) is type(a) for a in allowed):
             raise ArgumentValueError(f"{op}: argument '{name}' must be {expected}, got {short_repr(v)}")
         bad_type(op, name, v, expected)
+    return tuple(values.get(name) for name, _, _ in checks)
 
 
 def value_check_lines(params: Sequence[Any]) -> tuple[list[str], dict[str, Any]]:
     """The source lines of a generated front's generic check of its ``bool`` and ``Literal[...]`` arguments
     (before the meta function), and the per-op values they use: one inline test per such parameter (two identity
     tests for a bool; a type test and a membership test for a Literal of one value type; a Literal of mixed types
-    is left to its meta function), calling :func:`check_values`, which raises the precise error, only when a test
-    fails. No lines for an op without such parameters: its fronts are unchanged."""
+    is left to its meta function), calling :func:`check_values`, which raises the precise error or returns the
+    values to rebind (a NumPy bool as the Python bool), only when a test fails. No lines for an op without such
+    parameters: its fronts are unchanged."""
     checks = value_checks(params)
     tests: list[str] = []
     values: dict[str, Any] = {}
@@ -510,5 +517,7 @@ def value_check_lines(params: Sequence[Any]) -> tuple[list[str], dict[str, Any]]
     if not tests:
         return [], {}
     names = ", ".join(f"'{n}': {n}" for n, _, _ in checks)
+    targets = "".join(f"{n}, " for n, _, _ in checks)
     values.update(_value_checks=checks, _check_values=check_values)
-    return [f"    if {' or '.join(tests)}: _check_values(_name, _value_checks, {{{names}}})"], values
+    # (the slow path rebinds the parameters: a NumPy bool becomes the Python bool)
+    return [f"    if {' or '.join(tests)}: {targets}= _check_values(_name, _value_checks, {{{names}}})"], values
