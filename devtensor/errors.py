@@ -27,6 +27,7 @@ __all__ = [
     "ScalarOverflowError",
     "ShapeError",
     "ViewError",
+    "as_called",
     "short_repr",
 ]
 
@@ -35,6 +36,27 @@ def short_repr(value: object, limit: int = 60) -> str:
     """``repr(value)`` for an error message, cut to ``limit`` characters (a tensor's or a list's repr can be long)."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def as_called(
+    error: BaseException, ops: tuple[str, ...], caller: str, names: tuple[tuple[str, str], ...] = ()
+) -> BaseException:
+    """``error``, raised by one of the ops ``ops`` that a function or alias ``caller`` runs, as the user's call
+    should name it: for a devtensor error whose message starts ``"<op>: "`` or ``"<op>_: "`` (an op of ``ops``),
+    a new error of the same type whose message starts ``"<caller>: "``, with each ``argument 'name'`` of
+    ``names`` (pairs ``(the op's name, the name the user passed)``) renamed; any other error unchanged. Only the
+    error path pays (callers catch, then re-raise the result ``from None``)."""
+    if not isinstance(error, DevtensorError) or isinstance(error, OutOfMemoryError):
+        return error  # (OutOfMemoryError's constructor takes its parts, not a message)
+    text = str(error)
+    for op in ops:
+        for prefix in (f"{op}: ", f"{op}_: "):
+            if text.startswith(prefix):
+                rest = text[len(prefix) :]
+                for name, given in names:
+                    rest = rest.replace(f"argument '{name}'", f"argument '{given}'")
+                return type(error)(f"{caller}: {rest}")
+    return error
 
 
 class DevtensorError(Exception):
