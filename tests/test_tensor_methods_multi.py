@@ -83,10 +83,11 @@ def test_max_and_min_take_other_by_keyword_and_numpy_arrays() -> None:
     t = dt.tensor(a)
     for fn, reference in ((dt.max, np.maximum), (dt.min, np.minimum)):
         same(fn(t, other=dt.tensor(b)), reference(a, b))
-        same(fn(t, b), reference(a, b))  # an array is an 'other' (as fn(b, t) is), not a dim
-        same(fn(b, t), reference(b, a))
+        # An array is an 'other' (as fn(b, t) is), not a dim; arrays are not in the typed signatures.
+        same(fn(t, b), reference(a, b))  # type: ignore[call-overload]
+        same(fn(b, t), reference(b, a))  # type: ignore[call-overload]
     same(t.max(other=dt.tensor(b)), np.maximum(a, b))
-    same(t.min(b), np.minimum(a, b))
+    same(t.min(b), np.minimum(a, b))  # type: ignore[call-overload]
     with pytest.raises(dt.errors.ArgumentTypeError, match="max: got 'other' with 'dim'"):
         dt.max(t, 0, other=t)  # type: ignore[call-overload]
     with pytest.raises(dt.errors.ArgumentTypeError, match="min: argument 'keepdim' does not apply"):
