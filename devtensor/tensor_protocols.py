@@ -16,7 +16,15 @@ import numpy as np
 
 from devtensor.device import Device, DeviceLike
 from devtensor.dtypes import to_dtype
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError, short_repr
+from devtensor.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    DevtensorError,
+    IndexOutOfRangeError,
+    ShapeError,
+    as_called,
+    short_repr,
+)
 
 if TYPE_CHECKING:
     from devtensor.tensor import Tensor
@@ -223,14 +231,23 @@ class TensorProtocols:
     def __divmod__(self, other: Any) -> tuple[Tensor, Tensor]:
         """``divmod(t, other)``: ``(t // other, t % other)`` (Python's and ``np.divmod``'s: floor division and
         the remainder with the divisor's sign), two new tensors (the ops ``div(rounding_mode="floor")`` and
-        ``remainder``; ``other`` a tensor or a number, broadcast). Raises as those ops."""
+        ``remainder``; ``other`` a tensor or a number, broadcast). Raises as those ops, the error naming
+        ``divmod``. Where exactly one float operand is infinite the quotient is the Array API standard's
+        ``floor(t / other)`` (the ``div`` op's choice): ``divmod(1.0, -inf)`` gives -0.0, not Python's and NumPy's
+        -1.0."""
         t = cast("Tensor", self)
-        return t // other, t % other
+        try:
+            return t // other, t % other
+        except DevtensorError as error:
+            raise as_called(error, None, "divmod") from None
 
     def __rdivmod__(self, other: Any) -> tuple[Tensor, Tensor]:
         """``divmod(number, t)``: ``(number // t, number % t)``, as :meth:`__divmod__`."""
         t = cast("Tensor", self)
-        return other // t, other % t
+        try:
+            return other // t, other % t
+        except DevtensorError as error:
+            raise as_called(error, None, "divmod") from None
 
     def __round__(self, ndigits: int | None = None) -> Tensor:
         """``round(t)`` and ``round(t, n)``: a new tensor rounded halves to even, of ``t``'s dtype (as

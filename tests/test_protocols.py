@@ -316,3 +316,13 @@ def test_in_is_any_equal_as_numpy_and_pytorch() -> None:
     assert 0 not in dt.empty(0)
     with pytest.raises(dt.errors.ArgumentTypeError, match=r"__contains__: .*got str 'a'"):
         _ = "a" in t
+
+
+def test_divmod_errors_name_divmod_and_its_infinite_divisor_value() -> None:
+    with pytest.raises(OverflowError, match=r"^divmod: Python integer 300 \(argument 'other'\)"):
+        divmod(dt.tensor([1], dtype=dt.int8), 300)
+    with pytest.raises(OverflowError, match=r"^divmod: "):
+        divmod(300, dt.tensor([1], dtype=dt.int8))
+    # README: the Array API standard's floor(1 / -inf), -0.0, where Python and NumPy give -1.0.
+    q, r = divmod(dt.tensor([1.0]), -np.inf)
+    assert q.item() == 0.0 and np.signbit(q.item()) and r.item() == -np.inf
