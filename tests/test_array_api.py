@@ -249,6 +249,8 @@ def test_sets_repeat_and_eye_run_through_ops(device: str, fake_cupy: object) -> 
         (lambda x: xp.concat([x, x], axis=5), IndexError, r"^concat: .*argument 'axis' is 5"),
         (lambda x: xp.expand_dims(x, axis=9), IndexError, r"^expand_dims: .*argument 'axis' is 9"),
         (lambda x: xp.roll(x, 1, axis=7), IndexError, r"^roll: .*argument 'axis' is 7"),
+        (lambda x: xp.linalg.vector_norm(x, axis=5), IndexError, r"^linalg.vector_norm: .*argument 'axis' is 5"),
+        (lambda x: xp.fft.fft(x, axis=5), IndexError, r"^fft.fft: .*argument 'axis' is 5"),
     ],
 )
 def test_errors_name_the_standards_function_and_arguments(call: Any, error: type, message: str) -> None:

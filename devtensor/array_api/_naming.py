@@ -33,11 +33,12 @@ def _named(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def name_errors(namespace: dict[str, Any], names: Iterable[str]) -> None:
-    """Replace each plain function ``namespace[name]`` (a module's globals) by a wrapper whose devtensor errors
-    start with ``name`` and use the standard's argument names (:data:`STANDARD_NAMES`); the wrapper keeps the
-    function's name, docstring and signature (``functools.wraps``)."""
+def name_errors(namespace: dict[str, Any], names: Iterable[str], prefix: str = "") -> None:
+    """Replace each plain function ``namespace[name]`` (a module's globals) defined in that module by a wrapper
+    whose devtensor errors start with ``prefix + name`` (``"linalg."`` for the linalg extension) and use the
+    standard's argument names (:data:`STANDARD_NAMES`); the wrapper keeps the function's name, docstring and
+    signature (``functools.wraps``). Functions imported from another module keep their own wrapper."""
     for name in names:
         fn = namespace[name]
-        if isinstance(fn, types.FunctionType):
-            namespace[name] = _named(name, fn)
+        if isinstance(fn, types.FunctionType) and fn.__module__ == namespace["__name__"]:
+            namespace[name] = _named(prefix + name, fn)
