@@ -27,6 +27,7 @@ __all__ = [
     "ScalarOverflowError",
     "ShapeError",
     "ViewError",
+    "as_called",
     "short_repr",
 ]
 
@@ -35,6 +36,33 @@ def short_repr(value: object, limit: int = 60) -> str:
     """``repr(value)`` for an error message, cut to ``limit`` characters (a tensor's or a list's repr can be long)."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def as_called(
+    error: BaseException, ops: tuple[str, ...] | None, caller: str, names: tuple[tuple[str, str], ...] = ()
+) -> BaseException:
+    """``error``, raised by one of the ops ``ops`` (any op when None) that a function or alias ``caller`` runs,
+    as the user's call should name it: for a devtensor error whose message starts ``"<op>: "`` or ``"<op>_: "``,
+    a new error of the same type whose message starts ``"<caller>: "``, with each ``argument 'name'`` of
+    ``names`` (pairs ``(the op's name, the name the user passed)``) renamed; any other error unchanged. Only the
+    error path pays (callers catch, then re-raise the result ``from None``)."""
+    if not isinstance(error, DevtensorError) or isinstance(error, OutOfMemoryError):
+        return error  # (OutOfMemoryError's constructor takes its parts, not a message)
+    text = str(error)
+    if ops is None:
+        head, sep, rest = text.partition(": ")
+        if not sep or not head.replace("_", "a").replace(".", "a").isalnum():
+            return error
+    else:
+        for op in ops:
+            if text.startswith(f"{op}: ") or text.startswith(f"{op}_: "):
+                rest = text.partition(": ")[2]
+                break
+        else:
+            return error
+    for name, given in names:
+        rest = rest.replace(f"argument '{name}'", f"argument '{given}'")
+    return type(error)(f"{caller}: {rest}")
 
 
 class DevtensorError(Exception):

@@ -16,8 +16,17 @@ import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, overload
 
+import numpy as np
+
 from devtensor.dtypes import check_choice
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError
+from devtensor.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    DeviceMismatchError,
+    DevtensorError,
+    ShapeError,
+    as_called,
+)
 from devtensor.kernels.ordering import AminmaxResult, MaxResult, MinResult, SortResult, TopkResult
 from devtensor.structured import get_op as _get_op
 from devtensor.structured.aliases import NO_ALIAS, aliased
@@ -81,17 +90,28 @@ _min_dim = _get_op("min").functional
 _repeat = _get_op("repeat").functional
 
 
-def _extreme(name: str, dim_op: Any, reduce: str, pair: str, self: Tensor, dim: Any, keepdim: Any, out: Any) -> Any:
-    """``max``/``min``: PyTorch's three forms by the second argument (none, an int dim, a tensor)."""
-    if dim is None:
-        if keepdim is not False:
-            raise ArgumentTypeError(f"{name}: argument 'keepdim' needs a dim (max/min of all elements keep none)")
-        fn = _get_op(reduce).functional
-        return fn(self) if out is None else fn(self, out=out)
-    if isinstance(dim, Tensor):
-        if keepdim is not False:
-            raise ArgumentTypeError(f"{name}: argument 'keepdim' does not apply to {name}(input, other)")
-        return _get_op(pair).functional(self, dim, out=out)
+def _extreme(
+    name: str, dim_op: Any, reduce: str, pair: str, self: Tensor, dim: Any, keepdim: Any, out: Any, other: Any
+) -> Any:
+    """``max``/``min``: PyTorch's three forms by the second argument (none, an int dim, a tensor or array, or
+    ``other=``); an error of the op behind a form names ``name``, the function the user called."""
+    if other is not None:
+        if dim is not None or keepdim is not False:
+            raise ArgumentTypeError(f"{name}: got 'other' with 'dim'/'keepdim'; {name}(input, other) takes neither")
+        dim = other
+    try:
+        if dim is None:
+            if keepdim is not False:
+                raise ArgumentTypeError(f"{name}: argument 'keepdim' needs a dim (max/min of all elements keep none)")
+            fn = _get_op(reduce).functional
+            return fn(self) if out is None else fn(self, out=out)
+        # A NumPy array is an 'other' as a tensor is (as dt.max(array, t) is elementwise), never a dim.
+        if isinstance(dim, (Tensor, np.ndarray)):
+            if keepdim is not False:
+                raise ArgumentTypeError(f"{name}: argument 'keepdim' does not apply to {name}(input, other)")
+            return _get_op(pair).functional(self, dim, out=out)
+    except DevtensorError as error:
+        raise as_called(error, (reduce, pair), name) from None
     return dim_op(self, dim, keepdim, out=out)
 
 
@@ -105,11 +125,14 @@ def max(
 def max(self: Tensor, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Tensor] | None = None) -> MaxResult: ...
 @overload
 def max(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
+@overload
+def max(self: Tensor, *, other: Tensor, out: Tensor | None = None) -> Tensor: ...
 def max(
     self: Tensor,
     dim: Any = NO_ALIAS,
     keepdim: Any = NO_ALIAS,
     *,
+    other: Any = None,
     out: Any = None,
     axis: Any = NO_ALIAS,
     keepdims: Any = NO_ALIAS,
@@ -117,23 +140,26 @@ def max(
     """PyTorch's ``torch.max``: ``max(t)`` the largest element (a 0-d tensor: :func:`devtensor.amax` over every
     dim); ``max(t, dim, keepdim=False, *, out=None)`` the largest elements along ``dim`` and their int64 indices,
     a named tuple ``(values, indices)`` (the multi-output op ``max``, :mod:`devtensor.kernels.ordering`; NaN
-    propagates; ``out=`` a tuple); ``max(t, other)`` the elementwise :func:`devtensor.maximum`. Also
+    propagates; ``out=`` a tuple); ``max(t, other)`` or ``max(t, other=other)`` the elementwise
+    :func:`devtensor.maximum` (``other`` a tensor or a NumPy array, broadcast; errors name ``max``). Also
     ``Tensor.max``. NumPy's ``axis``/``keepdims`` are aliases of ``dim``/``keepdim``
     (:mod:`devtensor.structured.aliases`). Devices: those of the ops.
 
     Raises:
-        ArgumentTypeError (TypeError): ``keepdim`` without an int dim; as the ops (complex input, ``dim`` not an
-            int); an alias and its PyTorch name both passed.  IndexOutOfRangeError, ShapeError: as the ``max`` op.
+        ArgumentTypeError (TypeError): ``keepdim`` without an int dim; ``other=`` with ``dim`` or ``keepdim``; as
+            the ops (complex input, ``dim`` not an int); an alias and its PyTorch name both passed.
+        IndexOutOfRangeError, ShapeError: as the ``max`` op.
     """
     if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
         given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
-        return aliased("max", max, {"self": self, "dim": dim, "keepdim": keepdim, "out": out}, given)
+        arguments = {"self": self, "dim": dim, "keepdim": keepdim, "other": other, "out": out}
+        return aliased("max", max, arguments, given)
     # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)
     if dim is NO_ALIAS:
         dim = None
     if keepdim is NO_ALIAS:
         keepdim = False
-    return _extreme("max", _max_dim, "amax", "maximum", self, dim, keepdim, out)
+    return _extreme("max", _max_dim, "amax", "maximum", self, dim, keepdim, out, other)
 
 
 @overload
@@ -146,19 +172,22 @@ def min(
 def min(self: Tensor, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Tensor] | None = None) -> MinResult: ...
 @overload
 def min(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
+@overload
+def min(self: Tensor, *, other: Tensor, out: Tensor | None = None) -> Tensor: ...
 def min(
     self: Tensor,
     dim: Any = NO_ALIAS,
     keepdim: Any = NO_ALIAS,
     *,
+    other: Any = None,
     out: Any = None,
     axis: Any = NO_ALIAS,
     keepdims: Any = NO_ALIAS,
 ) -> Any:
     """PyTorch's ``torch.min``: ``min(t)`` the smallest element (:func:`devtensor.amin`); ``min(t, dim,
     keepdim=False, *, out=None)`` a named tuple ``(values, indices)`` (the multi-output op ``min``);
-    ``min(t, other)`` the elementwise :func:`devtensor.minimum`. Also ``Tensor.min``. As :func:`max` (with
-    NumPy's ``axis``/``keepdims`` aliases).
+    ``min(t, other)`` or ``min(t, other=other)`` the elementwise :func:`devtensor.minimum`. Also ``Tensor.min``.
+    As :func:`max` (with NumPy's ``axis``/``keepdims`` aliases).
 
     Raises:
         ArgumentTypeError (TypeError): ``keepdim`` without an int dim; as the ops.  IndexOutOfRangeError,
@@ -166,13 +195,14 @@ def min(
     """
     if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
         given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
-        return aliased("min", min, {"self": self, "dim": dim, "keepdim": keepdim, "out": out}, given)
+        arguments = {"self": self, "dim": dim, "keepdim": keepdim, "other": other, "out": out}
+        return aliased("min", min, arguments, given)
     # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)
     if dim is NO_ALIAS:
         dim = None
     if keepdim is NO_ALIAS:
         keepdim = False
-    return _extreme("min", _min_dim, "amin", "minimum", self, dim, keepdim, out)
+    return _extreme("min", _min_dim, "amin", "minimum", self, dim, keepdim, out, other)
 
 
 def _repeat_method(self: Tensor, *sizes: Any, out: Tensor | None = None) -> Tensor:

@@ -1,5 +1,5 @@
-"""Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``.size``, ``ravel``, ``astype``,
-``to_device``, ``format()``, ``round()`` and ``divmod()``.
+"""Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``.size``, ``.real``, ``.imag``,
+``in``, ``ravel``, ``astype``, ``to_device``, ``format()``, ``round()`` and ``divmod()``.
 
 :class:`TensorProtocols` is a mixin of :class:`devtensor.tensor.Tensor` (kept apart from ``tensor.py`` by concern).
 Their semantics follow the Python array API standard (2024.12) where it defines them (``.T``, ``.mT``, ``astype``,
@@ -12,9 +12,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Self, cast, overload
 
+import numpy as np
+
 from devtensor.device import Device, DeviceLike
 from devtensor.dtypes import as_bool, to_dtype
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
+from devtensor.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    DevtensorError,
+    IndexOutOfRangeError,
+    ShapeError,
+    as_called,
+    short_repr,
+)
 
 if TYPE_CHECKING:
     from devtensor.tensor import Tensor
@@ -99,6 +109,56 @@ class TensorProtocols:
         size._shape = t._shape
         return size
 
+    @property
+    def real(self) -> Tensor:
+        """The real part (PyTorch's and NumPy's ``t.real`` attribute): ``self`` itself for a real or integer
+        tensor (as PyTorch's and NumPy's); for a complex tensor its real part as new memory of the component dtype
+        (float32 for complex64, float64 for complex128), the op ``real`` (``dt.real(t)``). Unlike PyTorch's, the
+        complex case is not a view (devtensor's views keep their base's dtype), so writes to it do not reach
+        ``self``."""
+        t = cast("Tensor", self)
+        if t.dtype.kind != "c":
+            return t
+        from devtensor.kernels.complex_parts import real as real_op  # (the kernels import tensor)
+
+        return real_op.functional(t)
+
+    @property
+    def imag(self) -> Tensor:
+        """The imaginary part of a complex tensor (PyTorch's and NumPy's ``t.imag`` attribute): new memory of the
+        component dtype (the op ``imag``, ``dt.imag(t)``; not a view, as for :attr:`real`).
+
+        Raises:
+            ArgumentTypeError (TypeError): the tensor is not complex (as PyTorch, which raises for real dtypes;
+                ``dt.imag(t)`` gives zeros there, the Array API standard's rule).
+        """
+        t = cast("Tensor", self)
+        if t.dtype.kind != "c":
+            raise ArgumentTypeError(
+                f"imag: the attribute is defined for complex tensors only, got dtype {t.dtype} (dt.imag(t) gives "
+                "zeros for real dtypes)"
+            )
+        from devtensor.kernels.complex_parts import imag as imag_op
+
+        return imag_op.functional(t)
+
+    def __contains__(self, element: object) -> bool:
+        """``element in t``: whether any element of ``t`` equals ``element`` (a Python or NumPy number, or a
+        tensor broadcast against ``t``), ``(t == element).any()`` as PyTorch's and NumPy's ``__contains__``.
+
+        Raises:
+            ArgumentTypeError (TypeError): ``element`` is neither a number nor a tensor (as PyTorch).
+            DeviceMismatchError, ShapeError: as ``eq`` for a tensor ``element``.
+        """
+        from devtensor.tensor import Tensor
+
+        t = cast("Tensor", self)
+        if not isinstance(element, (Tensor, int, float, complex, np.number, np.bool_)):
+            raise ArgumentTypeError(
+                f"__contains__: 'in' takes a tensor or a number, got {type(element).__name__} {short_repr(element)}"
+            )
+        return bool(t.eq(cast(Any, element)).any())  # (eq takes NumPy numbers too)
+
     def ravel(self) -> Tensor:
         """The elements as a 1-d tensor in C order: a view when the layout allows one, else a copy (PyTorch's
         and NumPy's ``ravel``, ``reshape(-1)``)."""
@@ -170,14 +230,23 @@ class TensorProtocols:
     def __divmod__(self, other: Any) -> tuple[Tensor, Tensor]:
         """``divmod(t, other)``: ``(t // other, t % other)`` (Python's and ``np.divmod``'s: floor division and
         the remainder with the divisor's sign), two new tensors (the ops ``div(rounding_mode="floor")`` and
-        ``remainder``; ``other`` a tensor or a number, broadcast). Raises as those ops."""
+        ``remainder``; ``other`` a tensor or a number, broadcast). Raises as those ops, the error naming
+        ``divmod``. Where exactly one float operand is infinite the quotient is the Array API standard's
+        ``floor(t / other)`` (the ``div`` op's choice): ``divmod(1.0, -inf)`` gives -0.0, not Python's and NumPy's
+        -1.0."""
         t = cast("Tensor", self)
-        return t // other, t % other
+        try:
+            return t // other, t % other
+        except DevtensorError as error:
+            raise as_called(error, None, "divmod") from None
 
     def __rdivmod__(self, other: Any) -> tuple[Tensor, Tensor]:
         """``divmod(number, t)``: ``(number // t, number % t)``, as :meth:`__divmod__`."""
         t = cast("Tensor", self)
-        return other // t, other % t
+        try:
+            return other // t, other % t
+        except DevtensorError as error:
+            raise as_called(error, None, "divmod") from None
 
     def __round__(self, ndigits: int | None = None) -> Tensor:
         """``round(t)`` and ``round(t, n)``: a new tensor rounded halves to even, of ``t``'s dtype (as

@@ -237,3 +237,25 @@ def test_sets_repeat_and_eye_run_through_ops(device: str, fake_cupy: object) -> 
         e = xp.eye(rows, cols, k=k, dtype=xp.float32, device=t.device)
         assert e.device == t.device and e.dtype == dt.float32
         np.testing.assert_array_equal(e.cpu().numpy(), np.eye(rows, cols, k=k, dtype=np.float32))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda x: xp.sort(x, stable=1), ArgumentTypeError, r"^sort: argument 'stable' must be a bool"),  # type: ignore[arg-type]
+        (lambda x: xp.count_nonzero(x, keepdims=1), ArgumentTypeError, r"^count_nonzero: argument 'keepdims'"),  # type: ignore[arg-type]
+        (lambda x: xp.max(xp.asarray([1j])), ArgumentTypeError, r"^max: not supported for complex"),
+        (lambda x: xp.sum(x, axis=5), IndexError, r"^sum: dimension out of range: argument 'axis' is 5"),
+        (lambda x: xp.concat([x, x], axis=5), IndexError, r"^concat: .*argument 'axis' is 5"),
+        (lambda x: xp.expand_dims(x, axis=9), IndexError, r"^expand_dims: .*argument 'axis' is 9"),
+        (lambda x: xp.roll(x, 1, axis=7), IndexError, r"^roll: .*argument 'axis' is 7"),
+        (lambda x: xp.linalg.vector_norm(x, axis=5), IndexError, r"^linalg.vector_norm: .*argument 'axis' is 5"),
+        (lambda x: xp.fft.fft(x, axis=5), IndexError, r"^fft.fft: .*argument 'axis' is 5"),
+    ],
+)
+def test_errors_name_the_standards_function_and_arguments(call: Any, error: type, message: str) -> None:
+    """The namespace runs devtensor's ops under PyTorch's names (max runs amax with 'dim'); its errors name the
+    function and the arguments the caller wrote."""
+    with pytest.raises(error, match=message):
+        call(xp.ones((2, 3)))
+    assert xp.sum.__name__ == "sum" and "axis" in (xp.sum.__doc__ or "")  # (the wrapper keeps name and docstring)

@@ -7,6 +7,7 @@ registry with operands holding zeros, infinities, NaNs and huge values, on the C
 from __future__ import annotations
 
 import contextlib
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
@@ -226,3 +227,26 @@ def test_a_deferred_condition_is_still_reported_once_as_numpy_does() -> None:
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("error")
         dt.sigmoid(dt.tensor([-1e308, 1e308]), out=dt.zeros(2))  # ignored: nothing reported
+
+
+def test_a_deferred_condition_warns_at_the_callers_line() -> None:
+    """devtensor reports a multi-step kernel's conditions itself (deferred_conditions): the RuntimeWarning is
+    attributed to the caller's line, not to a line inside devtensor (README, "floating-point conditions")."""
+    t = dt.tensor([3.0, 1.0, 2.0])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        dt.round(t, decimals=400)
+        line = sys._getframe().f_lineno - 1
+        t.div(0, rounding_mode="trunc")
+    assert [str(w.message) for w in seen] == [
+        "invalid value encountered",
+        "divide by zero encountered",
+        "invalid value encountered",
+    ]
+    assert {w.filename for w in seen} == {__file__}
+    assert [w.lineno for w in seen] == [line, line + 2, line + 2]
+    # Other np.errstate modes still go through NumPy (raise here), after the write.
+    out = dt.zeros(3)
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+        dt.round(t, decimals=400, out=out)
+    assert out.version == 1

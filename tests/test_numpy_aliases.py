@@ -277,3 +277,19 @@ def test_numpy_index_arrays_on_cuda_tensors_are_copied_to_the_device() -> None:
     r = t[np.array([1, 0]), :, np.array([3, 2])]
     assert r.device.type == "cuda"
     np.testing.assert_array_equal(host(r), A[[1, 0], :, [3, 2]])
+
+
+def test_errors_name_the_alias_passed() -> None:
+    t = dt.ones(2, 3)
+    with pytest.raises(IndexOutOfRangeError, match=r"^sum: .*argument 'axis' is 5"):
+        t.sum(axis=5)
+    with pytest.raises(ArgumentTypeError, match=r"^std: argument 'ddof' must be an int or a float, got bool"):
+        t.std(ddof=True)
+    with pytest.raises(ArgumentTypeError, match=r"^sum: argument 'keepdims' must be a bool"):
+        t.sum(axis=0, keepdims=1)  # type: ignore[arg-type]
+    with pytest.raises(IndexOutOfRangeError, match=r"^sort: .*argument 'axis' is 4"):
+        dt.sort(t, axis=4)
+    with pytest.raises(IndexOutOfRangeError, match=r"^max: .*argument 'axis' is 7"):
+        t.max(axis=7)
+    with pytest.raises(IndexOutOfRangeError, match=r"^sum: .*argument 'dim' is 5"):
+        t.sum(5)  # the PyTorch name keeps its name

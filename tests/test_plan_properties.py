@@ -30,9 +30,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _usable(name: str) -> bool:
+    # (data-dependent ops, such as nonzero, are refused by a static plan: tests/test_plan.py covers that)
     op = BUILTIN.get(name)
     entry = OPS[name]
-    # (data-dependent ops, unique and nonzero, are refused by a plan: tests/test_plan.py)
     return (
         op is not None
         and not getattr(op, "nondeterministic", False)

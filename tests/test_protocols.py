@@ -274,3 +274,55 @@ def test_to_device_between_cpu_and_cuda(fake_cupy: ModuleType) -> None:
     assert g.to_device("cpu").tolist() == [1.0, 2.0]
     with pytest.raises(ValueError, match="stream"):
         g.to_device("cpu", stream=stream)
+
+
+# --- .real / .imag / in -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [dt.complex64, dt.complex128])
+def test_real_and_imag_are_attributes_as_in_pytorch(dtype: Any) -> None:
+    values = np.array([[1 + 2j, -3.5 - 0.25j]], dtype=dtype)
+    t = dt.tensor(values)
+    before = snapshot(t)
+    np.testing.assert_array_equal((t.real + 1).numpy(), values.real + 1, strict=True)
+    np.testing.assert_array_equal(t.imag.numpy(), values.imag, strict=True)
+    assert_unchanged(before)
+    # The functions stay (the Array API's real/imag, which give zeros for the imaginary part of a real tensor).
+    np.testing.assert_array_equal(dt.imag(dt.ones(2)).numpy(), np.zeros(2), strict=True)
+
+
+@pytest.mark.parametrize("dtype", [dt.float32, dt.int64, dt.bool])
+def test_real_of_a_real_tensor_is_itself_and_imag_raises(dtype: Any) -> None:
+    t = dt.ones(3, dtype=dtype)
+    assert t.real is t
+    with pytest.raises(dt.errors.ArgumentTypeError, match=r"imag: .*complex tensors only, got dtype"):
+        _ = t.imag
+
+
+def test_real_and_imag_on_cuda(fake_cupy: ModuleType) -> None:
+    t = dt.tensor([1 + 2j, 3 - 4j], device="cuda")
+    assert t.real.device.type == "cuda"
+    np.testing.assert_array_equal(t.real.cpu().numpy(), np.array([1.0, 3.0]), strict=True)
+    np.testing.assert_array_equal(t.imag.cpu().numpy(), np.array([2.0, -4.0]), strict=True)
+
+
+def test_in_is_any_equal_as_numpy_and_pytorch() -> None:
+    t = dt.tensor([[1.0, 2.0], [3.0, np.nan]])
+    values = t.numpy()
+    for element in (1.0, 3, 5.0, np.float32(2.0), np.nan, True):
+        assert (element in t) == (element in values)
+    assert dt.tensor(2.0) in t
+    assert dt.tensor([9.0, 2.0]) in t  # broadcast against each row, as PyTorch's (t == element).any()
+    assert 0 not in dt.empty(0)
+    with pytest.raises(dt.errors.ArgumentTypeError, match=r"__contains__: .*got str 'a'"):
+        _ = "a" in t
+
+
+def test_divmod_errors_name_divmod_and_its_infinite_divisor_value() -> None:
+    with pytest.raises(OverflowError, match=r"^divmod: Python integer 300 \(argument 'other'\)"):
+        divmod(dt.tensor([1], dtype=dt.int8), 300)
+    with pytest.raises(OverflowError, match=r"^divmod: "):
+        divmod(300, dt.tensor([1], dtype=dt.int8))
+    # README: the Array API standard's floor(1 / -inf), -0.0, where Python and NumPy give -1.0.
+    q, r = divmod(dt.tensor([1.0]), -np.inf)
+    assert q.item() == 0.0 and np.signbit(q.item()) and r.item() == -np.inf

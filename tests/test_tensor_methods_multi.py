@@ -77,6 +77,58 @@ def test_max_and_min_forms() -> None:
         dt.empty((2, 0)).max(1)
 
 
+def test_max_and_min_take_other_by_keyword_and_numpy_arrays() -> None:
+    a = np.array([[1.0, 5.0, 2.0], [4.0, 0.0, 4.0]])
+    b = np.array([3.0, 1.0, 2.0])
+    t = dt.tensor(a)
+    for fn, reference in ((dt.max, np.maximum), (dt.min, np.minimum)):
+        same(fn(t, other=dt.tensor(b)), reference(a, b))
+        # An array is an 'other' (as fn(b, t) is), not a dim; arrays are not in the typed signatures.
+        same(fn(t, b), reference(a, b))  # type: ignore[call-overload]
+        same(fn(b, t), reference(b, a))  # type: ignore[call-overload]
+    same(t.max(other=dt.tensor(b)), np.maximum(a, b))
+    same(t.min(b), np.minimum(a, b))  # type: ignore[call-overload]
+    with pytest.raises(dt.errors.ArgumentTypeError, match="max: got 'other' with 'dim'"):
+        dt.max(t, 0, other=t)  # type: ignore[call-overload]
+    with pytest.raises(dt.errors.ArgumentTypeError, match="min: argument 'keepdim' does not apply"):
+        dt.min(t, b, True)  # type: ignore[call-overload]
+
+
+def test_max_and_min_errors_name_the_function_called() -> None:
+    with pytest.raises(ValueError, match=r"^max: cannot reduce over dimension 0 of size 0"):
+        dt.empty(0).max()
+    with pytest.raises(ValueError, match=r"^min: cannot reduce"):
+        dt.min(dt.empty(0))
+    with pytest.raises(TypeError, match=r"^max: not supported for complex"):
+        dt.tensor([1j]).max()
+    with pytest.raises(dt.errors.DeviceMismatchError, match=r"^min: "):
+        dt.min(dt.ones(2), dt.ones(2, device="meta"))
+
+
+@pytest.mark.parametrize(
+    ("call", "outs", "bad"),
+    [
+        (lambda t, out: t.max(0, out=out), (dt.empty(3), dt.empty(3)), 1),  # float indices
+        (lambda t, out: t.min(0, out=out), (dt.empty(3), dt.empty(3, dtype=dt.int32)), 1),
+        (lambda t, out: dt.sort(t, out=out), (dt.empty((2, 3)), dt.empty((2, 3))), 1),
+        (
+            lambda t, out: dt.topk(t, 1, out=out),
+            (dt.empty((2, 1), dtype=dt.float32), dt.empty((2, 1), dtype=dt.int64)),
+            0,
+        ),
+        (lambda t, out: dt.aminmax(t, out=out), (dt.empty(()), dt.empty((), dtype=dt.int64)), 0),
+    ],
+)
+def test_multi_output_outs_need_their_outputs_dtype(call: Any, outs: Any, bad: int) -> None:
+    """PyTorch's structured kernels (max.dim, sort, topk, aminmax) require each out's exact dtype: int64
+    indices, values of the input's dtype (int64 input for aminmax here, float64 otherwise)."""
+    t = dt.tensor([[1, 5, 2], [4, 0, 4]]) if bad == 0 and outs[0].ndim == 0 else dt.tensor([[1.0, 5, 2], [4, 0, 4]])
+    versions = [o.version for o in outs]
+    with pytest.raises(dt.errors.ArgumentTypeError, match=rf"argument 'out\[{bad}\]' must have dtype"):
+        call(t, outs)
+    assert [o.version for o in outs] == versions  # nothing written
+
+
 def test_repeat_tiles_as_pytorch() -> None:
     a = np.arange(6.0).reshape(2, 3)
     t = dt.tensor(a)

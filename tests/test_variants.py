@@ -66,7 +66,7 @@ def noncontiguous_or_not(data: st.DataObject, array: Array) -> Array:
         view[...] = array
         return view
     if layout == "reversed":
-        return np.ascontiguousarray(array[..., ::-1])[..., ::-1]
+        return np.array(array[..., ::-1], copy=True)[..., ::-1]  # (copy=True: a 1-element view would be kept)
     return array.copy()
 
 

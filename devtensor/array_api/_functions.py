@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import devtensor as _dt
+from devtensor.array_api._naming import name_errors
 from devtensor.dtypes import as_bool, check_choice
 from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.meta import normalize_dim
@@ -343,3 +344,7 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
         raise ShapeError(f"vecdot: shapes {x1.shape} and {x2.shape} differ along axis {a}")
     # (devtensor.linalg.vecdot: the product's dtype, as the standard asks; a sum would widen small integers)
     return _dt.linalg.vecdot(x1, x2, dim=a)
+
+
+# Errors name the standard's function and arguments (xp.max's, not amax's 'dim').
+name_errors(globals(), __all__)

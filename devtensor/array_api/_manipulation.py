@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import devtensor as _dt
+from devtensor.array_api._naming import name_errors
 from devtensor.dtypes import as_bool
 from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.meta import normalize_dim
@@ -180,3 +181,7 @@ def unstack(x: Tensor, /, *, axis: int = 0) -> tuple[Tensor, ...]:
     """
     a = normalize_dim("unstack", axis, x.ndim)
     return tuple(x[(slice(None),) * a + (i,)] for i in range(x.shape[a]))
+
+
+# Errors name the standard's function and arguments (xp.concat's 'axis', not cat's 'dim').
+name_errors(globals(), __all__)

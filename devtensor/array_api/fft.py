@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from devtensor import fft as _fft
+from devtensor.array_api._naming import name_errors
 from devtensor.device import DeviceLike
 from devtensor.tensor import Tensor
 
@@ -128,3 +129,7 @@ def fftshift(x: Tensor, /, *, axes: int | Sequence[int] | None = None) -> Tensor
 def ifftshift(x: Tensor, /, *, axes: int | Sequence[int] | None = None) -> Tensor:
     """The inverse of :func:`fftshift`: :func:`devtensor.fft.ifftshift`."""
     return _fft.ifftshift(x, _axes(axes))
+
+
+# Errors name the standard's function and arguments (xp.fft...., 'axis'), not devtensor's op.
+name_errors(globals(), __all__, "fft.")

@@ -19,6 +19,7 @@ import numpy as np
 import devtensor as _dt
 from devtensor import linalg as _la
 from devtensor.array_api._functions import matmul, matrix_transpose, tensordot, vecdot
+from devtensor.array_api._naming import name_errors
 from devtensor.dtypes import check_choice
 from devtensor.linalg import EighResult, QRResult, SlogdetResult, SVDResult
 from devtensor.tensor import Tensor
@@ -188,3 +189,7 @@ def vector_norm(
     """The vector ``ord``-norm over ``axis`` (all axes when None): :func:`devtensor.linalg.vector_norm`."""
     dims: int | Sequence[int] | None = axis
     return _la.vector_norm(x, ord, dims, keepdims)
+
+
+# Errors name the standard's function and arguments (xp.linalg...., 'axis'), not devtensor's op.
+name_errors(globals(), __all__, "linalg.")

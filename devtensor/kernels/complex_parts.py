@@ -2,7 +2,9 @@
 
 Unlike PyTorch's ``real``/``imag`` (views into a complex tensor) these are structured ops that write new memory,
 with functional and out variants (as NumPy's ``np.real``/``np.imag`` copied): devtensor's views share dtype and
-element size with their base, which a float view of complex memory would not.
+element size with their base, which a float view of complex memory would not. They are functions only: the
+Tensor attributes ``t.real``/``t.imag`` (properties, as PyTorch's and NumPy's) are in
+:mod:`devtensor.tensor_protocols`.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def _component(dtype: np.dtype[np.generic]) -> np.dtype[np.generic]:
     return np.empty(0, dtype).real.dtype
 
 
-@structured_op(inplace=False)
+@structured_op(inplace=False, method=False)
 def real(self: TensorMeta) -> TensorSpec:
     """The real part of each element (``torch.real``, ``np.real``): ``self``'s shape; float32 for complex64,
     float64 for complex128, ``self``'s dtype for real and integer inputs (a copy). New memory (not a view, unlike
@@ -47,7 +49,7 @@ def _real(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     xp.copyto(out.array, xp.real(self._array), casting="same_kind")
 
 
-@structured_op(inplace=False)
+@structured_op(inplace=False, method=False)
 def imag(self: TensorMeta) -> TensorSpec:
     """The imaginary part of each element (``torch.imag``, ``np.imag``): ``self``'s shape; float32 for
     complex64, float64 for complex128; zeros of ``self``'s dtype for real and integer inputs (the Array API

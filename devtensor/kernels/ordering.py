@@ -82,7 +82,7 @@ def order_indices(xp: ModuleType, a: Any, axis: int, descending: bool, stable: b
 # --- sort -------------------------------------------------------------------------------------------------------
 
 
-@multi_output_op(result=SortResult)
+@multi_output_op(result=SortResult, exact_out_dtypes=True)
 def sort(
     self: TensorMeta, dim: int = -1, descending: bool = False, *, stable: bool = False
 ) -> tuple[TensorSpec, TensorSpec]:
@@ -130,7 +130,7 @@ def _sort(
 # --- topk -------------------------------------------------------------------------------------------------------
 
 
-@multi_output_op(result=TopkResult)
+@multi_output_op(result=TopkResult, exact_out_dtypes=True)
 def topk(
     self: TensorMeta, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 ) -> tuple[TensorSpec, TensorSpec]:
@@ -185,7 +185,7 @@ def _topk(
 # --- aminmax ----------------------------------------------------------------------------------------------------
 
 
-@multi_output_op(result=AminmaxResult)
+@multi_output_op(result=AminmaxResult, exact_out_dtypes=True)
 def aminmax(self: TensorMeta, *, dim: int | None = None, keepdim: bool = False) -> tuple[TensorSpec, TensorSpec]:
     """The minimum and maximum of ``self`` (``torch.aminmax``; values as ``np.min``/``np.max``, NaN
     propagating): over every element (``dim=None``) or along ``dim``, the reduced dim kept as size 1 with
@@ -271,7 +271,7 @@ def _extreme(xp: ModuleType, op: str, largest: bool, self: D, dim: int, keepdim:
     out[1].array[...] = indices
 
 
-@multi_output_op("max", result=MaxResult)
+@multi_output_op("max", result=MaxResult, exact_out_dtypes=True)
 def max_dim(self: TensorMeta, dim: int, keepdim: bool = False) -> tuple[TensorSpec, TensorSpec]:
     """The largest elements of ``self`` along ``dim`` and their int64 indices (``torch.max(input, dim,
     keepdim)``; values as ``np.max``, indices as ``np.argmax``: the first largest, or the first NaN, as NaN
@@ -292,7 +292,7 @@ def _max_dim(xp: ModuleType, self: D, dim: int, keepdim: bool, *, out: tuple[Con
     _extreme(xp, "max", True, self, dim, keepdim, out)
 
 
-@multi_output_op("min", result=MinResult)
+@multi_output_op("min", result=MinResult, exact_out_dtypes=True)
 def min_dim(self: TensorMeta, dim: int, keepdim: bool = False) -> tuple[TensorSpec, TensorSpec]:
     """The smallest elements of ``self`` along ``dim`` and their int64 indices (``torch.min(input, dim,
     keepdim)``; values as ``np.min``, indices as ``np.argmin``: the first smallest, or the first NaN):

@@ -17,7 +17,10 @@ structured ops with one xp kernel each, registered for both devices by ``kernel_
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import threading
+import warnings
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Final, TypeVar
@@ -131,11 +134,12 @@ class quiet:
 
 # One NumPy call that raises each floating-point condition, so that replaying it goes through the caller's own
 # np.errstate settings (warn, raise, call, print, log or ignore), in NumPy's order of checks.
-_CONDITIONS: Final = (
-    ("divide by zero", lambda: np.divide(np.ones(()), np.zeros(()))),
-    ("overflow", lambda: np.multiply(np.full((), 1e308), np.full((), 10.0))),
-    ("underflow", lambda: np.multiply(np.full((), 1e-308), np.full((), 1e-308))),
-    ("invalid value", lambda: np.subtract(np.full((), np.inf), np.full((), np.inf))),
+# (Each with its np.errstate key.)
+_CONDITIONS: Final[tuple[tuple[str, str, Callable[[], object]], ...]] = (
+    ("divide by zero", "divide", lambda: np.divide(np.ones(()), np.zeros(()))),
+    ("overflow", "over", lambda: np.multiply(np.full((), 1e308), np.full((), 10.0))),
+    ("underflow", "under", lambda: np.multiply(np.full((), 1e-308), np.full((), 1e-308))),
+    ("invalid value", "invalid", lambda: np.subtract(np.full((), np.inf), np.full((), np.inf))),
 )
 
 
@@ -202,9 +206,31 @@ class deferred_conditions:
         else:
             _EXTOBJ.reset(self._token)
         if kind is None and self._seen:
-            for condition, trigger in _CONDITIONS:
-                if condition in self._seen:
-                    trigger()
+            _report(self._seen)
+
+
+#: The files of devtensor's own frames: the package, and the fronts and plan replays it compiles at run time.
+_OWN_FILES: Final = (os.path.dirname(os.path.abspath(__file__)).rsplit(os.sep, 1)[0] + os.sep, "<devtensor.", "<plan ")
+
+
+def _report(seen: set[str]) -> None:
+    """Report each recorded condition once, in NumPy's order, as the caller's ``np.errstate`` says: a
+    RuntimeWarning (mode "warn") attributed to the first frame outside devtensor, the user's line (NumPy's own
+    warning would name the kernel's line; ``warnings.warn``'s ``skip_file_prefixes`` is Python 3.12+, so the
+    level is counted here); any other mode through NumPy itself (raise, call, print, log, ignore)."""
+    modes: Any = np.geterr()  # (a TypedDict: indexed by the keys above)
+    for condition, key, trigger in _CONDITIONS:
+        if condition not in seen:
+            continue
+        if modes[key] != "warn":
+            trigger()
+            continue
+        frame = sys._getframe()
+        level = 1
+        while frame is not None and frame.f_code.co_filename.startswith(_OWN_FILES):
+            frame = frame.f_back  # type: ignore[assignment]
+            level += 1
+        warnings.warn(f"{condition} encountered", RuntimeWarning, stacklevel=level)
 
 
 def write_with_special(xp: Any, ufunc: np.ufunc, operands: tuple[Any, ...], out: Any, special: Any, fixed: Any) -> None:

@@ -14,6 +14,7 @@ and one identity test per alias (about 40 ns for two; docs/design.md).
 Only the name is an alias, never NumPy's semantics: ``t.var(axis=0)`` is PyTorch's ``var`` (``correction=1``),
 not NumPy's (``ddof=0``).
 
+An error of the call names the argument as the caller spelled it (``t.sum(axis=5)``: "argument 'axis'").
 Passing both names (``t.sum(dim=0, axis=1)``, ``t.sum(None, axis=0)``, ``t.var(ddof=0, correction=1)``) is an
 ArgumentTypeError (TypeError) naming the op and both arguments, as PyTorch's "got multiple values", whatever the
 PyTorch name's value: so that the front can tell a PyTorch name passed at its default from one not passed, a
@@ -29,7 +30,7 @@ import typing
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from devtensor.errors import ArgumentTypeError
+from devtensor.errors import ArgumentTypeError, DevtensorError, as_called
 from devtensor.structured.schema import signature_text
 
 if TYPE_CHECKING:
@@ -114,7 +115,9 @@ def aliased(
     Raises:
         ArgumentTypeError (TypeError): an alias and its PyTorch name both passed (at any value), naming ``op`` and
             both arguments; nothing ran.
+        DevtensorError: as ``front``, an ``argument '<PyTorch name>'`` in its message renamed to the alias passed.
     """
+    passed = []
     for name, alias, value, _default in given:
         if value is NO_ALIAS:
             continue
@@ -123,7 +126,11 @@ def aliased(
                 f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them"
             )
         arguments[name] = value
-    return front(**arguments)
+        passed.append((name, alias))
+    try:
+        return front(**arguments)
+    except DevtensorError as error:
+        raise as_called(error, (op,), op, tuple(passed)) from None
 
 
 # --- the closure fronts (multi-output and data-dependent ops) -------------------------------------------------
@@ -160,6 +167,7 @@ def aliased_call(
     # Only the arguments passed are bound (no defaults applied), so the call front gets is the one with
     # PyTorch's names: positional where they were, keywords where the aliases were.
     arguments = bound.arguments
+    passed = []
     for name, alias in pairs:
         value = arguments.pop(alias, NO_ALIAS)
         if value is NO_ALIAS:
@@ -169,7 +177,11 @@ def aliased_call(
                 f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them"
             )
         arguments[name] = value
-    return front(*bound.args, **bound.kwargs)
+        passed.append((name, alias))
+    try:
+        return front(*bound.args, **bound.kwargs)
+    except DevtensorError as error:
+        raise as_called(error, (op,), op, tuple(passed)) from None
 
 
 # --- the fronts' source (devtensor.structured.fronts) -------------------------------------------------------

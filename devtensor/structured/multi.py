@@ -76,11 +76,23 @@ class MultiOutputOp:
 
     Attributes: ``name``, ``meta``, ``schema`` (the parameters, as a single-output op's), ``table`` (kernels and
     overrides per key), ``outputs`` (how many), ``result`` (the tuple class the functional front returns),
-    ``functional`` (the front ``name(..., out=None)``), ``doc``, ``module``. ``inplace`` is always None and
-    ``out_may_be_input`` False (several outputs are never one input).
+    ``functional`` (the front ``name(..., out=None)``), ``doc``, ``module``, ``exact_out_dtypes`` (whether each
+    ``out=`` tensor must have exactly its output's dtype). ``inplace`` is always None and ``out_may_be_input``
+    False (several outputs are never one input).
     """
 
-    __slots__ = ("doc", "functional", "meta", "module", "name", "outputs", "result", "schema", "table")
+    __slots__ = (
+        "doc",
+        "exact_out_dtypes",
+        "functional",
+        "meta",
+        "module",
+        "name",
+        "outputs",
+        "result",
+        "schema",
+        "table",
+    )
 
     inplace: Final = None
     out_may_be_input: Final = False
@@ -96,6 +108,7 @@ class MultiOutputOp:
         result: Callable[..., tuple[Tensor, ...]] | None = None,
         outputs: int | None = None,
         doc: str | None = None,
+        exact_out_dtypes: bool = False,
     ) -> None:
         check_op_name("multi_output_op", name)
         if name in multi_ops_by_name:
@@ -105,6 +118,7 @@ class MultiOutputOp:
         self.module: str = getattr(meta, "__module__", None) or "__main__"
         self.schema = schema_from_meta(name, meta)
         self.outputs = _count_outputs(name, meta, outputs)
+        self.exact_out_dtypes = exact_out_dtypes
         fields = getattr(result, "_fields", None)
         if fields is not None and len(fields) != self.outputs:
             raise ArgumentValueError(f"{name}: the result class has {len(fields)} fields for {self.outputs} outputs")
@@ -162,6 +176,7 @@ def multi_output_op(
     *,
     result: Callable[..., tuple[Tensor, ...]] | None = None,
     outputs: int | None = None,
+    exact_out_dtypes: bool = False,
 ) -> Callable[[Callable[..., tuple[TensorSpec, ...]]], MultiOutputOp]:
     """Decorator: define a multi-output op from its meta function (see the module docstring).
 
@@ -170,12 +185,17 @@ def multi_output_op(
         result: the class of the functional front's result, called with the outputs (a NamedTuple such as
             ``QRResult(Q, R)``); a plain tuple when None.
         outputs: the number of outputs, for a meta annotated ``-> MultiSpec``.
+        exact_out_dtypes: each ``out=`` tensor must have exactly its output's dtype (ArgumentTypeError
+            otherwise), as PyTorch's structured kernels require (``max.dim``, ``sort``, ``topk``, ``aminmax``:
+            int64 indices, values of the input's dtype); when False each out takes a same_kind cast.
     Raises:
         ValueError: a bad or duplicate name.  TypeError: an unsupported meta signature or return annotation.
     """
 
     def define(meta: Callable[..., tuple[TensorSpec, ...]]) -> MultiOutputOp:
-        return MultiOutputOp(name or meta.__name__, meta, result=result, outputs=outputs)
+        return MultiOutputOp(
+            name or meta.__name__, meta, result=result, outputs=outputs, exact_out_dtypes=exact_out_dtypes
+        )
 
     return define
 
@@ -221,6 +241,7 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
     checks = rules.value_checks(params)
     meta = op.meta
     table = op.table
+    exact = op.exact_out_dtypes
 
     def raw(*args: Any, **kwargs: Any) -> tuple[Tensor, ...]:
         try:
@@ -287,6 +308,8 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
             _run(handler, call_args, call_kwargs, arrays, guard)
             return op.result(*(_wrap(backend, device, a, tuple(s[0])) for a, s in zip(arrays, specs, strict=True)))
         _check_outs_apart(name, out)
+        if exact:
+            _check_out_dtypes(name, out, specs)
         targets = [rules.prepare_out(name, o, s, inputs, False) for o, s in zip(out, specs, strict=True)]
         _run(handler, call_args, call_kwargs, targets, guard)
         for o, a in zip(out, targets, strict=True):
@@ -337,6 +360,16 @@ def _run(handler: Any, args: tuple[Any, ...], kwargs: dict[str, Any], arrays: Se
     else:
         with guard():
             handler(*args, **kwargs, out=tuple(const_outs))
+
+
+def _check_out_dtypes(name: str, out: Sequence[Tensor], specs: Sequence[TensorSpec]) -> None:
+    """PyTorch's structured-kernel out rule: each ``out[i]`` has exactly the dtype of output ``i``."""
+    for i, (o, spec) in enumerate(zip(out, specs, strict=True)):
+        if o._dtype != spec[1]:
+            raise ArgumentTypeError(
+                f"{name}: argument 'out[{i}]' must have dtype {spec[1]} (the output's; no cast for this op), got "
+                f"{o._dtype}"
+            )
 
 
 def _check_outs_apart(name: str, out: Sequence[Tensor]) -> None:
