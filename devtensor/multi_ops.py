@@ -91,10 +91,28 @@ _repeat = _get_op("repeat").functional
 
 
 def _extreme(
-    name: str, dim_op: Any, reduce: str, pair: str, self: Tensor, dim: Any, keepdim: Any, out: Any, other: Any
+    name: str,
+    front: Any,
+    dim_op: Any,
+    reduce: str,
+    pair: str,
+    arguments: dict[str, Any],
+    axis: Any,
+    keepdims: Any,
 ) -> Any:
-    """``max``/``min``: PyTorch's three forms by the second argument (none, an int dim, a tensor or array, or
-    ``other=``); an error of the op behind a form names ``name``, the function the user called."""
+    """``max``/``min`` (``front``, called again with NumPy's names put under PyTorch's): PyTorch's three forms by
+    the second argument (none, an int dim, a tensor or array, or ``other=``); an error of the op behind a form
+    names ``name``, the function the user called. ``arguments``: self, dim, keepdim, other, out as passed."""
+    if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
+        given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
+        return aliased(name, front, arguments, given)
+    self, dim, keepdim = arguments["self"], arguments["dim"], arguments["keepdim"]
+    other, out = arguments["other"], arguments["out"]
+    # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)
+    if dim is NO_ALIAS:
+        dim = None
+    if keepdim is NO_ALIAS:
+        keepdim = False
     if other is not None:
         if dim is not None or keepdim is not False:
             raise ArgumentTypeError(f"{name}: got 'other' with 'dim'/'keepdim'; {name}(input, other) takes neither")
@@ -150,16 +168,8 @@ def max(
             the ops (complex input, ``dim`` not an int); an alias and its PyTorch name both passed.
         IndexOutOfRangeError, ShapeError: as the ``max`` op.
     """
-    if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
-        given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
-        arguments = {"self": self, "dim": dim, "keepdim": keepdim, "other": other, "out": out}
-        return aliased("max", max, arguments, given)
-    # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)
-    if dim is NO_ALIAS:
-        dim = None
-    if keepdim is NO_ALIAS:
-        keepdim = False
-    return _extreme("max", _max_dim, "amax", "maximum", self, dim, keepdim, out, other)
+    arguments = {"self": self, "dim": dim, "keepdim": keepdim, "other": other, "out": out}
+    return _extreme("max", max, _max_dim, "amax", "maximum", arguments, axis, keepdims)
 
 
 @overload
@@ -193,16 +203,8 @@ def min(
         ArgumentTypeError (TypeError): ``keepdim`` without an int dim; as the ops.  IndexOutOfRangeError,
             ShapeError: as the ``min`` op.
     """
-    if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
-        given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
-        arguments = {"self": self, "dim": dim, "keepdim": keepdim, "other": other, "out": out}
-        return aliased("min", min, arguments, given)
-    # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)
-    if dim is NO_ALIAS:
-        dim = None
-    if keepdim is NO_ALIAS:
-        keepdim = False
-    return _extreme("min", _min_dim, "amin", "minimum", self, dim, keepdim, out, other)
+    arguments = {"self": self, "dim": dim, "keepdim": keepdim, "other": other, "out": out}
+    return _extreme("min", min, _min_dim, "amin", "minimum", arguments, axis, keepdims)
 
 
 def _repeat_method(self: Tensor, *sizes: Any, out: Tensor | None = None) -> Tensor:

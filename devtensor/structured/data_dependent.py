@@ -31,11 +31,12 @@ from typing import Any, Final
 import numpy as np
 
 from devtensor import modes
-from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key, registry_lock
+from devtensor.dispatcher import META_ONLY, KernelTable, registry_lock
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoDataError
 from devtensor.structured import rules
 from devtensor.structured.aliases import alias_pairs, alias_parameters, aliased_call
 from devtensor.structured.annotations import TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
+from devtensor.structured.kernel_registration import KernelRegistration
 from devtensor.structured.schema import check_op_name, schema_from_meta
 from devtensor.tensor import Tensor
 
@@ -50,13 +51,16 @@ def all_data_dependent_ops() -> list[DataDependentOp]:
     return list(data_dependent_ops_by_name.values())
 
 
-class DataDependentOp:
+class DataDependentOp(KernelRegistration):
     """An op whose result shapes depend on its input's values (see the module docstring).
 
     Attributes: ``name``, ``meta``, ``schema`` (the parameters, as a structured op's), ``table`` (kernels and
     overrides per key), ``functional`` (the front ``name(...)``, no ``out``), ``doc``, ``module``,
     ``public_functional`` (whether the main namespace exports the front; False for an op behind another API).
     ``data_dependent`` is True, ``inplace`` None.
+
+    An impl (``impl``, ``register_kernel``: :class:`KernelRegistration`) takes the op's parameters (an impl whose
+    first parameter is ``xp`` serves several keys) and returns a tuple of arrays, one per output.
     """
 
     __slots__ = ("doc", "functional", "meta", "module", "name", "public_functional", "schema", "table")
@@ -88,40 +92,6 @@ class DataDependentOp:
         self.functional: Callable[..., Any] = _make_front(self)
         with registry_lock:
             data_dependent_ops_by_name[name] = self
-
-    def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator registering the impl for each of ``keys``: it takes the op's parameters (an impl whose
-        first parameter is ``xp`` serves several keys) and returns a tuple of arrays, one per output.
-
-        Raises:
-            TypeError: the impl's parameters do not match the schema.  ValueError: no key given.
-        """
-        from devtensor.structured.registry import bind_array_module
-
-        if not keys:
-            raise ArgumentValueError(f"{self.name}.impl: give at least one dispatch key or device type")
-        resolved = [dispatch_key(key, op=f"{self.name}.impl") for key in keys]
-
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            takes_xp = self._check(fn, xp_allowed=True)
-            for key in resolved:
-                self.table.register(key, bind_array_module(key, fn) if takes_xp else fn)
-            return fn
-
-        return register
-
-    def register_kernel(self, key: DispatchKey | str, fn: Callable[..., Any]) -> None:
-        """Register ``fn`` as the impl for ``key`` (replacing any); see :meth:`impl`."""
-        self.impl(key)(fn)
-
-    def unregister_kernel(self, key: DispatchKey | str) -> None:
-        """Remove the impl for ``key`` (overrides stay)."""
-        self.table.unregister(dispatch_key(key, op=f"{self.name}.unregister_kernel"))
-
-    def check_handler(self, fn: Callable[..., Any]) -> None:
-        """Check that ``fn`` can be this op's kernel or override for one key (the op's parameters, no ``out``).
-        Raises TypeError otherwise."""
-        self._check(fn)
 
     def _check(self, fn: Callable[..., Any], xp_allowed: bool = False) -> bool:
         try:

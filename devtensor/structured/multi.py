@@ -30,12 +30,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeAlias
 
 from devtensor import modes
-from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key, registry_lock
+from devtensor.dispatcher import META_ONLY, KernelTable, registry_lock
 from devtensor.dtypes import SCALAR_TYPES
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, MemoryOverlapError
 from devtensor.structured import rules
 from devtensor.structured.aliases import alias_pairs, alias_parameters, aliased_call
 from devtensor.structured.annotations import TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
+from devtensor.structured.kernel_registration import KernelRegistration
 from devtensor.structured.schema import check_op_name, schema_from_meta
 from devtensor.tensor import Storage, Tensor, TensorSpec
 from devtensor.typed.const_out import new_const_out, set_array
@@ -71,7 +72,7 @@ def _count_outputs(name: str, meta: Callable[..., Any], outputs: int | None) -> 
     return len(args)
 
 
-class MultiOutputOp:
+class MultiOutputOp(KernelRegistration):
     """An op with several outputs (see the module docstring).
 
     Attributes: ``name``, ``meta``, ``schema`` (the parameters, as a single-output op's), ``table`` (kernels and
@@ -79,6 +80,9 @@ class MultiOutputOp:
     ``functional`` (the front ``name(..., out=None)``), ``doc``, ``module``, ``exact_out_dtypes`` (whether each
     ``out=`` tensor must have exactly its output's dtype). ``inplace`` is always None and ``out_may_be_input``
     False (several outputs are never one input).
+
+    An impl (``impl``, ``register_kernel``: :class:`KernelRegistration`) is as :meth:`StructuredOp.impl`'s, with
+    ``out`` a tuple of ConstOuts; an impl whose first parameter is ``xp`` serves several keys.
     """
 
     __slots__ = (
@@ -128,39 +132,6 @@ class MultiOutputOp:
         self.functional: Callable[..., tuple[Tensor, ...]] = _make_front(self)
         with registry_lock:
             multi_ops_by_name[name] = self
-
-    def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-        """Decorator registering the impl for each of ``keys`` (as :meth:`StructuredOp.impl`; ``out`` is a
-        tuple of ConstOuts). An impl whose first parameter is ``xp`` serves several keys.
-
-        Raises:
-            TypeError: the impl's parameters do not match the schema.  ValueError: no key given.
-        """
-        from devtensor.structured.registry import bind_array_module
-
-        if not keys:
-            raise ArgumentValueError(f"{self.name}.impl: give at least one dispatch key or device type")
-        resolved = [dispatch_key(key, op=f"{self.name}.impl") for key in keys]
-
-        def register(fn: Callable[..., None]) -> Callable[..., None]:
-            takes_xp = self._check(fn, xp_allowed=True)
-            for key in resolved:
-                self.table.register(key, bind_array_module(key, fn) if takes_xp else fn)
-            return fn
-
-        return register
-
-    def register_kernel(self, key: DispatchKey | str, fn: Callable[..., None]) -> None:
-        """Register ``fn`` as the impl for ``key`` (replacing any); see :meth:`impl`."""
-        self.impl(key)(fn)
-
-    def unregister_kernel(self, key: DispatchKey | str) -> None:
-        """Remove the impl for ``key`` (overrides stay)."""
-        self.table.unregister(dispatch_key(key, op=f"{self.name}.unregister_kernel"))
-
-    def check_handler(self, fn: Callable[..., None]) -> None:
-        """Check that ``fn`` can be this op's kernel or override for one key. Raises TypeError otherwise."""
-        self._check(fn)
 
     def _check(self, fn: Callable[..., None], xp_allowed: bool = False) -> bool:
         from devtensor.structured.registry import check_impl_signature
