@@ -15,7 +15,7 @@ from devtensor.views import VIEW_COMMON
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
 COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_int', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
-VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_one', '_run_modes')
+VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_one', '_rare', '_run_modes', '_too_large')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
 _aliased = COMMON.get('_aliased')
@@ -52,6 +52,7 @@ _one = VIEW_COMMON.get('_one')
 _PlannedSpec = COMMON.get('_PlannedSpec')
 _prepare_inplace = COMMON.get('_prepare_inplace')
 _prepare_out = COMMON.get('_prepare_out')
+_rare = VIEW_COMMON.get('_rare')
 _run_modes = COMMON.get('_run_modes')
 _SCALARS = COMMON.get('_SCALARS')
 _set_out_array = COMMON.get('_set_out_array')
@@ -61,6 +62,7 @@ _Storage = COMMON.get('_Storage')
 _swap_storage = COMMON.get('_swap_storage')
 _temporary = COMMON.get('_temporary')
 _Tensor = COMMON.get('_Tensor')
+_too_large = VIEW_COMMON.get('_too_large')
 _written_then_raised = COMMON.get('_written_then_raised')
 
 #: Each op's schema as data, keyed by its meta function's fingerprint (devtensor.structured.schema.
@@ -239,17 +241,17 @@ SCHEMAS = {
 #: since is compiled at import instead.
 FINGERPRINTS = {
     'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers|()',
-    'make_view_method_reshape': 'reshape|view|1|self:00;shape:00|0|shape|_name,_op,_functional',
+    'make_view_method_reshape': 'reshape|view|1|self:00;shape:00|0|shape|_name,_op,_meta,_handlers,_functional',
     'make_view_view': 'view|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers|()',
-    'make_view_method_view': 'view|view|1|self:00;shape:00|0|shape|_name,_op,_functional',
+    'make_view_method_view': 'view|view|1|self:00;shape:00|0|shape|_name,_op,_meta,_handlers,_functional',
     'make_view_flatten': 'flatten|view|0|self:00;start_dim:01;end_dim:01|0|None|_name,_op,_meta,_handlers,_default_start_dim,_default_end_dim|()',
     'make_view_transpose': 'transpose|view|0|self:00;dim0:00;dim1:00|0|None|_name,_op,_meta,_handlers|()',
     'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims|_name,_op,_meta,_handlers|()',
-    'make_view_method_permute': 'permute|view|1|self:00;dims:00|0|dims|_name,_op,_functional',
+    'make_view_method_permute': 'permute|view|1|self:00;dims:00|0|dims|_name,_op,_meta,_handlers,_functional',
     'make_view_squeeze': "squeeze|view|0|self:00;dim:01|0|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
     'make_view_unsqueeze': "unsqueeze|view|0|self:00;dim:00|0|None|_name,_op,_meta,_handlers|(('dim', 'axis'),)",
     'make_view_expand': 'expand|view|0|self:00;size:00|0|size|_name,_op,_meta,_handlers|()',
-    'make_view_method_expand': 'expand|view|1|self:00;size:00|0|size|_name,_op,_functional',
+    'make_view_method_expand': 'expand|view|1|self:00;size:00|0|size|_name,_op,_meta,_handlers,_functional',
     'make_view_broadcast_to': 'broadcast_to|view|0|self:00;shape:00|0|None|_name,_op,_meta,_handlers|()',
     'make_view_contiguous': 'contiguous|view|0|self:00|0|None|_name,_op,_meta,_handlers|()',
     'make_view_split': "split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
@@ -494,24 +496,35 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_reshape(self, shape):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = reshape, _raw_reshape
     return _public, _raw
 
 
-def make_view_method_reshape(*, _name, _op, _functional):
+def make_view_method_reshape(*, _name, _op, _meta, _handlers, _functional):
     def reshape(self, *shape):
         if len(shape) == 1 and type(shape[0]) is not int and _is_sequence(shape[0]): shape = shape[0]
-        return _functional(self, shape)
+        if _modes[0]: return _functional(self, shape)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
+        _spec = _meta(self, shape)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     return reshape, None
 
@@ -522,24 +535,35 @@ def make_view_view(*, _name, _op, _meta, _handlers):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_view(self, shape):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = view, _raw_view
     return _public, _raw
 
 
-def make_view_method_view(*, _name, _op, _functional):
+def make_view_method_view(*, _name, _op, _meta, _handlers, _functional):
     def view(self, *shape):
         if len(shape) == 1 and type(shape[0]) is not int and _is_sequence(shape[0]): shape = shape[0]
-        return _functional(self, shape)
+        if _modes[0]: return _functional(self, shape)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
+        _spec = _meta(self, shape)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     return view, None
 
@@ -550,15 +574,19 @@ def make_view_flatten(*, _name, _op, _meta, _handlers, _default_start_dim, _defa
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, start_dim, end_dim)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_flatten(self, start_dim=_default_start_dim, end_dim=_default_end_dim):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, start_dim, end_dim)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = flatten, _raw_flatten
     return _public, _raw
@@ -570,15 +598,19 @@ def make_view_transpose(*, _name, _op, _meta, _handlers):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim0, dim1)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_transpose(self, dim0, dim1):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim0, dim1)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = transpose, _raw_transpose
     return _public, _raw
@@ -590,24 +622,35 @@ def make_view_permute(*, _name, _op, _meta, _handlers):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dims)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_permute(self, dims):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dims)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = permute, _raw_permute
     return _public, _raw
 
 
-def make_view_method_permute(*, _name, _op, _functional):
+def make_view_method_permute(*, _name, _op, _meta, _handlers, _functional):
     def permute(self, *dims):
         if len(dims) == 1 and type(dims[0]) is not int and _is_sequence(dims[0]): dims = dims[0]
-        return _functional(self, dims)
+        if _modes[0]: return _functional(self, dims)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
+        _spec = _meta(self, dims)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     return permute, None
 
@@ -620,8 +663,10 @@ def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_squeeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
@@ -629,8 +674,10 @@ def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = squeeze, _raw_squeeze
     return _public, _raw
@@ -644,8 +691,10 @@ def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_unsqueeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim}, (('dim', 'axis', axis, None), ))
@@ -653,8 +702,10 @@ def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, dim)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = unsqueeze, _raw_unsqueeze
     return _public, _raw
@@ -666,24 +717,35 @@ def make_view_expand(*, _name, _op, _meta, _handlers):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, size)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_expand(self, size):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, size)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = expand, _raw_expand
     return _public, _raw
 
 
-def make_view_method_expand(*, _name, _op, _functional):
+def make_view_method_expand(*, _name, _op, _meta, _handlers, _functional):
     def expand(self, *size):
         if len(size) == 1 and type(size[0]) is not int and _is_sequence(size[0]): size = size[0]
-        return _functional(self, size)
+        if _modes[0]: return _functional(self, size)
+        if not isinstance(self, _Tensor): self = _bad_self(_name, self)
+        _spec = _meta(self, size)
+        _kernel = _handlers.get(self._device.key)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     return expand, None
 
@@ -694,15 +756,19 @@ def make_view_broadcast_to(*, _name, _op, _meta, _handlers):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_broadcast_to(self, shape):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = broadcast_to, _raw_broadcast_to
     return _public, _raw
@@ -714,15 +780,19 @@ def make_view_contiguous(*, _name, _op, _meta, _handlers):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_contiguous(self):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = contiguous, _raw_contiguous
     return _public, _raw
@@ -782,15 +852,19 @@ def make_view_movedim(*, _name, _op, _meta, _handlers):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, source, destination)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     def _raw_movedim(self, source, destination):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
         _spec = _meta(self, source, destination)
         _kernel = _handlers.get(self._device.key)
-        if _kernel is None: return _miss(_op, self, _spec)
-        return _one(self, _kernel, _spec, _name)
+        if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        _backend = self._backend
+        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
 
     _public, _raw = movedim, _raw_movedim
     return _public, _raw

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import Any, Final
-from weakref import ref as _ref
 
 import numpy as np
 
@@ -50,11 +49,9 @@ class Backend:
     has_data: bool = True
     #: ``alloc(shape, dtype)``: an uninitialised array on the current device (call it under the device guard).
     alloc: Any = staticmethod(np.empty)
-
-    @property
-    def xp(self) -> ModuleType:
-        """The NumPy-compatible array module of this backend."""
-        return np
+    #: The NumPy-compatible array module of this backend (a plain attribute, read by every view front's call; a
+    #: subclass whose module is imported lazily may make it a property, as CUDA's).
+    xp: ModuleType = np
 
     def guard(self, device: Device) -> AbstractContextManager[Any] | None:
         """The device guard to hold around work on ``device`` (None: no guard needed)."""
@@ -108,7 +105,7 @@ class Backend:
 
     def is_contiguous(self, array: Any) -> bool:
         """Whether ``array`` is C-contiguous."""
-        return bool(array.flags.c_contiguous)
+        return array.flags.c_contiguous  # type: ignore[no-any-return]  # (a bool in NumPy and CuPy: no bool())
 
     def storage_root(self, array: Any) -> object:
         """The object owning ``array``'s memory: the end of its ``base`` chain, looking through memoryviews
@@ -155,15 +152,8 @@ class Backend:
         t = _new(self.tensor_class)
         t._array = array
         t._device = base._device
-        storage = t._storage = base._storage
-        # Track the views while they are alive (Storage.views), inline: this runs for every view made.
-        views = storage.views
-        if views is None:
-            storage.views = [_ref(base), _ref(t)]
-        else:
-            views.append(_ref(t))
-            if len(views) >= storage.view_limit:
-                storage.prune_views()
+        # (the shared record's reference count is what tells an out= resize that views are alive: no tracking)
+        t._storage = base._storage
         t._shape = array.shape
         t._dtype = array.dtype
         t._write_checked = False
@@ -298,7 +288,8 @@ class CUDABackend(Backend):
     alloc = staticmethod(_cuda_alloc)
 
     @property
-    def xp(self) -> ModuleType:
+    def xp(self) -> ModuleType:  # type: ignore[override]  # (a property: CuPy is imported on first use)
+        """CuPy (imported on first use)."""
         return cupy_module()
 
     def guard(self, device: Device) -> AbstractContextManager[Any] | None:

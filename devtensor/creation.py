@@ -311,7 +311,7 @@ def _dlpack_import(x: Any, source: Device) -> Tensor:
         # the same memory are compared as one storage (partial-overlap errors, no resize of an input).
         if isinstance(x, Tensor):
             result._storage.root = x._storage.root
-            x._storage.add_view(x, result)  # x is never resized away from the memory result shares
+            result._storage.shared = x._storage  # x is never resized away from the memory result shares
         elif isinstance(x, np.ndarray):
             result._storage.root = backend_for(source).storage_root(x)
         return result
@@ -333,7 +333,7 @@ def _dlpack_import(x: Any, source: Device) -> Tensor:
     cuda_type = _cupy_ndarray_type()
     if isinstance(x, Tensor):
         cuda_result._storage.root = x._storage.root
-        x._storage.add_view(x, cuda_result)  # as for CPU data
+        cuda_result._storage.shared = x._storage  # as for CPU data
     elif cuda_type is not None and isinstance(x, cuda_type):
         cuda_result._storage.root = cuda_backend.storage_root(x)
     return cuda_result

@@ -1,20 +1,27 @@
 """The storage record every view of one piece of memory shares (:class:`Storage`): the version counter, the
-owner of the memory for the overlap checks, whether devtensor owns the memory, and the views alive on it.
+owner of the memory for the overlap checks, and whether devtensor owns the memory. Whether other tensors are alive
+on the memory is read from the record's reference count (:func:`others_alive`): views cost nothing to track.
 Re-exported by :mod:`devtensor.tensor`."""
 
 from __future__ import annotations
 
-import weakref
+import gc
+from sys import getrefcount
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from devtensor.tensor import Tensor
 
-__all__ = ["Storage"]
+__all__ = ["Storage", "others_alive"]
 
 
 class Storage:
     """The record every view of one piece of memory shares.
+
+    Every tensor on the memory holds this one object (``Tensor._storage``): the base and each view (views are
+    made by ``Backend.wrap_view``, which hands the base's record on). Nothing else keeps a reference beyond a
+    call (plans key their stand-ins' storages by ``id``), so the reference count tells whether any other tensor
+    is alive on the memory (:func:`others_alive`), at no cost per view made.
 
     Attributes:
         version: the version counter (PyTorch's): every mutation through any view bumps it by one.
@@ -22,46 +29,52 @@ class Storage:
         owned: whether devtensor allocated the memory (False for tensors wrapping the caller's memory:
             ``from_numpy``, ``asarray`` without a copy, ``from_dlpack``); memory devtensor does not own is
             never reallocated by an out= resize, since the caller's array would silently stop seeing the tensor.
-        views: weak references to the tensors sharing this storage, recorded once a view is taken (the base and
-            each view; None while there is none), so that an out= resize can tell whether any other tensor is
-            still alive on the memory (an out with live views is never resized: they would stop seeing it).
-            Dead references are pruned as the list grows (see :meth:`add_view`), so it stays bounded by about
-            twice the live views.
+        shared: the storage of another tensor whose memory this one wraps (``from_dlpack`` of a devtensor
+            tensor: a separate record with its own version), held so that the producer counts this tensor as
+            alive on its memory and is never resized away from it; None otherwise.
     """
 
-    __slots__ = ("owned", "root", "version", "view_limit", "views")
+    __slots__ = ("owned", "root", "shared", "version")
 
     def __init__(self, root: object, version: int = 0, owned: bool = True) -> None:
         self.version = version
         self.root = root
         self.owned = owned
-        self.views: list[weakref.ref[Tensor]] | None = None
-        self.view_limit = 64
-
-    def add_view(self, base: Tensor, view: Tensor) -> None:
-        """Record that ``view`` shares this storage with ``base`` (``Backend.wrap_view`` does the same inline)."""
-        views = self.views
-        if views is None:
-            self.views = [weakref.ref(base), weakref.ref(view)]
-            return
-        views.append(weakref.ref(view))
-        if len(views) >= self.view_limit:
-            self.prune_views()
-
-    def prune_views(self) -> None:
-        """Drop the references to collected tensors; the next pruning happens at twice the live count (at least
-        64 entries), so pruning costs O(1) per view made."""
-        if self.views is not None:
-            self.views = [r for r in self.views if r() is not None]
-            self.view_limit = max(64, 2 * len(self.views))
-
-    def others_alive(self, tensor: Tensor) -> bool:
-        """Whether any tensor other than ``tensor`` is alive on this storage (as a view or as the base of one)."""
-        if self.views is None:
-            return False
-        self.prune_views()
-        return any(r() is not tensor for r in self.views or ())
+        self.shared: Storage | None = None
 
     def __repr__(self) -> str:
-        alive = 0 if self.views is None else sum(r() is not None for r in self.views)
-        return f"Storage(version={self.version}, owned={self.owned}, views_alive={alive})"
+        # The tensors holding this record, found by a scan of the collector's objects: slow, but only a repr
+        # pays it (the hot paths read the reference count instead).
+        from devtensor.tensor import Tensor
+
+        tensors = sum(isinstance(r, Tensor) and r._storage is self for r in gc.get_referrers(self))
+        return f"Storage(version={self.version}, owned={self.owned}, tensors={tensors})"
+
+
+def _references(tensor: Tensor) -> int:
+    return getrefcount(tensor._storage)
+
+
+def others_alive(tensor: Tensor) -> bool:
+    """Whether any tensor other than ``tensor`` is alive on its memory: a view of it, the base it views, another
+    view of that base, or a tensor that wraps its memory through ``from_dlpack``. Read from the reference count
+    of the storage record (the only references are the tensors' ``_storage`` slots and ``Storage.shared``), so
+    the caller must not hold the record in a variable of its own while asking. A tensor kept alive only by a
+    reference cycle counts until the cycle is collected."""
+    return _references(tensor) > _ALONE
+
+
+def _alone() -> int:
+    """The reference count :func:`_references` reads for a tensor alone on its storage (calibrated once: the
+    interpreter's own references to an argument differ between versions)."""
+
+    class _Probe:
+        __slots__ = ("_storage",)
+        _storage: Storage
+
+    probe = _Probe()
+    probe._storage = Storage(None)
+    return _references(probe)  # type: ignore[arg-type]
+
+
+_ALONE = _alone()

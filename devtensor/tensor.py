@@ -62,6 +62,8 @@ __all__ = [
     "TensorSpec",
 ]
 
+_ndarray = np.ndarray
+
 
 class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
     """An n-dimensional array on a device, with a version counter shared by its views.
@@ -248,11 +250,14 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             ValueError: the tensor does not have exactly one element.
             NoDataError: meta tensor.
         """
-        if self.numel() != 1:
+        array = self._array
+        if array.size != 1:
             raise ArgumentValueError(
-                f"item: a Tensor with {self.numel()} elements cannot be converted to a Python scalar"
+                f"item: a Tensor with {array.size} elements cannot be converted to a Python scalar"
             )
-        return self._backend.to_numpy(self._array).item()  # type: ignore[no-any-return]
+        if type(array) is _ndarray and self._backend.has_data:
+            return array.item()  # type: ignore[no-any-return]  # (host memory: no conversion to make)
+        return self._backend.to_numpy(array).item()  # type: ignore[no-any-return]
 
     def tolist(self) -> Any:
         """The data as (nested) Python lists of Python numbers; a 0-d tensor gives a number."""
@@ -292,18 +297,28 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         """
         if _modes.ACTIVE[0] and (hooked := _modes.run_indexing("getitem", self, (index,))) is not _modes.NOT_HANDLED:
             return hooked  # type: ignore[no-any-return]  # (a static plan's tracer records it)
-        key, is_view = _convert_index("__getitem__", index, self._device)
+        if type(index) is int:  # (t[i], the commonest index: a view; the trailing ... keeps a 0-d result an array)
+            key: Any = (index, Ellipsis)
+            is_view = True
+        else:
+            key, is_view = _convert_index("__getitem__", index, self._device)
+        device = self._device
         try:
-            with _device_guard(self._device):  # a tensor index gathers: a kernel on the tensor's device
+            if device._guard is None:
                 result = self._array[key]
+            else:
+                with device._guard():  # a tensor index gathers: a kernel on the tensor's device
+                    result = self._array[key]
         except IndexError as e:
             raise IndexOutOfRangeError(f"__getitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
         except ValueError as e:  # e.g. a zero slice step
             raise ArgumentValueError(f"__getitem__: {e} (index {index!r})") from None
+        if is_view:
+            return self._backend.wrap_view(result, self)
         if isinstance(result, np.generic):
             # NumPy gives a scalar for a 0-d integer array index; a tensor holds an array.
             result = np.array(result)
-        return self._backend.wrap_view(result, self) if is_view else self._backend.wrap(result, self._device)
+        return self._backend.wrap(result, device)
 
     def __setitem__(self, index: Any, value: Tensor | Scalar | np.ndarray[Any, Any] | np.generic) -> None:
         """Write ``value`` (a Python number, or a tensor on the same device broadcasting to the indexed
@@ -416,28 +431,6 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._array.shape[0]))
 
-    def __bool__(self) -> bool:
-        """The truth of the single element. Raises ValueError when there is not exactly one element."""
-        if self.numel() != 1:
-            raise ArgumentValueError(
-                f"The truth value of a Tensor with {self.numel()} elements is ambiguous; use .any() or .all()"
-            )
-        return bool(self.item())
-
-    def __float__(self) -> float:
-        return float(self.item())
-
-    def __int__(self) -> int:
-        return int(self.item())
-
-    def __complex__(self) -> complex:
-        return complex(self.item())
-
-    def __index__(self) -> int:
-        if self.numel() != 1 or self.dtype.kind not in "iub":
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
-
     # Tensors compare elementwise (``==`` is the ``eq`` op), so hashing is by identity, as in PyTorch.
     __hash__ = object.__hash__
 
@@ -526,6 +519,9 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
     out: list[Any] = []
     is_view = True
     for part in parts:
+        if type(part) is int:  # (the common parts first: ints, slices and None take no other check)
+            out.append(part)
+            continue
         if type(part) is np.ndarray and part.dtype.kind in "iub":
             # As PyTorch: a NumPy index array indexes as a tensor would, copied to the indexed tensor's device.
             from devtensor.creation import asarray  # (creation imports tensor)

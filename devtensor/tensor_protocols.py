@@ -1,5 +1,6 @@
 """Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``.size``, ``.real``, ``.imag``,
-``in``, ``ravel``, ``astype``, ``to_device``, ``format()``, ``round()`` and ``divmod()``.
+``bool()``, ``float()``, ``int()``, ``complex()``, ``operator.index()``, ``in``, ``ravel``, ``astype``,
+``to_device``, ``format()``, ``round()`` and ``divmod()``.
 
 :class:`TensorProtocols` is a mixin of :class:`devtensor.tensor.Tensor` (kept apart from ``tensor.py`` by concern).
 Their semantics follow the Python array API standard (2024.12) where it defines them (``.T``, ``.mT``, ``astype``,
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from devtensor.tensor import Tensor
 
 __all__ = ["SizeInt", "TensorProtocols"]
+
+_ndarray = np.ndarray
 
 
 class SizeInt(int):
@@ -80,7 +83,7 @@ class TensorProtocols:
             ShapeError (ValueError): the tensor is not 2-d (use ``.mT`` or ``permute`` for other ranks).
         """
         t = cast("Tensor", self)
-        if t.ndim != 2:
+        if len(t._shape) != 2:
             raise ShapeError(
                 f"T: the tensor must have 2 dims, got {t.ndim} (shape {list(t.shape)}); use .mT or permute"
             )
@@ -141,6 +144,34 @@ class TensorProtocols:
         from devtensor.kernels.complex_parts import imag as imag_op
 
         return imag_op.functional(t)
+
+    def __bool__(self) -> bool:
+        """The truth of the single element. Raises ValueError when there is not exactly one element."""
+        t = cast("Tensor", self)
+        if t.numel() != 1:
+            raise ArgumentValueError(
+                f"The truth value of a Tensor with {t.numel()} elements is ambiguous; use .any() or .all()"
+            )
+        return bool(t.item())
+
+    def __float__(self) -> float:
+        t = cast("Tensor", self)
+        array = t._array
+        if array.size == 1 and type(array) is _ndarray and t._backend.has_data:
+            return float(array.item())  # (item's common case inline: the scalar exit of every training step)
+        return float(t.item())
+
+    def __int__(self) -> int:
+        return int(cast("Tensor", self).item())
+
+    def __complex__(self) -> complex:
+        return complex(cast("Tensor", self).item())
+
+    def __index__(self) -> int:
+        t = cast("Tensor", self)
+        if t.numel() != 1 or t.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(t.item())
 
     def __contains__(self, element: object) -> bool:
         """``element in t``: whether any element of ``t`` equals ``element`` (a Python or NumPy number, or a

@@ -331,7 +331,21 @@ def _one(self: Tensor, kernel: ViewKernel, spec: ViewSpec, op: str = "view") -> 
             return backend.wrap_view(kernel(backend.xp, self._array, spec.plan), self)
         return _run_kernel(self, kernel, spec)
     except (ValueError, OverflowError) as e:  # sizes NumPy cannot represent (expand/reshape to 10**20 elements)
-        raise ArgumentValueError(f"{op}: cannot make the result of shape {tuple(spec.shape)}: {e}") from None
+        _too_large(op, spec, e)
+
+
+def _too_large(op: str, spec: ViewSpec, error: Exception) -> typing.NoReturn:
+    """A kernel's ValueError or OverflowError: a size NumPy cannot represent (expand/reshape to 10**20
+    elements), as ArgumentValueError naming the op and the shape."""
+    raise ArgumentValueError(f"{op}: cannot make the result of shape {tuple(spec.shape)}: {error}") from None
+
+
+def _rare(op: ViewOp, self: Tensor, kernel: ViewKernel | None, spec: ViewSpec) -> Tensor:
+    """A single-result front's path off the common case: no cached handler (:func:`_miss`), or a spec asking
+    for a copy (:func:`_one`)."""
+    if kernel is None:
+        return _miss(op, self, spec)  # type: ignore[no-any-return]
+    return _one(self, kernel, spec, op.name)
 
 
 def _run_kernel(self: Tensor, kernel: ViewKernel, spec: ViewSpec) -> Tensor:
@@ -364,6 +378,8 @@ VIEW_COMMON: Final[dict[str, Any]] = {
     "_bad_self": _bad_self,
     "_miss": _miss,
     "_one": _one,
+    "_rare": _rare,
+    "_too_large": _too_large,
     "_many": _many,
     "_is_sequence": _is_sequence,
     "_modes": modes.ACTIVE,
@@ -391,8 +407,34 @@ def view_fingerprint(op: ViewOp, method: bool = False) -> str:
 
 
 def _value_names(op: ViewOp, method: bool) -> list[str]:
-    names = ["_name", "_op", "_functional"] if method else ["_name", "_op", "_meta", "_handlers"]
+    names = ["_name", "_op", "_meta", "_handlers"] + (["_functional"] if method else [])
     return names + [f"_default_{p.name}" for p in op.schema.params if p.has_default]
+
+
+def _body_lines(op: ViewOp, call: str) -> list[str]:
+    """The front's work after the modes hook: ``self`` checked, the meta, the cached handler, the kernel and the
+    view's wrapper. A single-result view is made inline (no frame but the meta's, the kernel's and
+    ``wrap_view``'s); a copy, a cache miss and multi-result ops take a helper."""
+    self_name = op.schema.params[0].name
+    lines = [
+        f"    if not isinstance({self_name}, _Tensor): {self_name} = _bad_self(_name, {self_name})",
+        f"    _spec = _meta({call})",
+        f"    _kernel = _handlers.get({self_name}._device.key)",
+    ]
+    if op.multi:
+        lines += [
+            f"    if _kernel is None: return _miss(_op, {self_name}, _spec)",
+            f"    return _many({self_name}, _kernel, _spec, _name)",
+        ]
+        return lines
+    lines += [
+        # (_spec[2]: ViewSpec.copy, _spec[1]: its plan, read by index: a tuple's item is the cheapest read)
+        f"    if _kernel is None or _spec[2]: return _rare(_op, {self_name}, _kernel, _spec)",
+        f"    _backend = {self_name}._backend",
+        f"    try: return _backend.wrap_view(_kernel(_backend.xp, {self_name}._array, _spec[1]), {self_name})",
+        "    except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)",
+    ]
+    return lines
 
 
 def view_factory_source(op: ViewOp, method: bool = False) -> str:
@@ -406,23 +448,18 @@ def view_factory_source(op: ViewOp, method: bool = False) -> str:
         parts = [params[0].name, f"*{v}"]
         parts += [f"{p.name}=_default_{p.name}" if p.has_default else p.name for p in rest]
         call = ", ".join([params[0].name, v, *(f"{p.name}={p.name}" for p in rest)])
+        # The functional's body inline (one frame less per call); under an active mode, the functional itself,
+        # whose hook the modes see.
         body = [
             f"def {op.name}({', '.join(parts)}):",
             f"    if len({v}) == 1 and type({v}[0]) is not int and _is_sequence({v}[0]): {v} = {v}[0]",
-            f"    return _functional({call})",
+            f"    if _modes[0]: return _functional({call})",
+            *_body_lines(op, _call_text(op)),
             "",
             f"return {op.name}, None",
         ]
     else:
-        self_name = params[0].name
-        finish = "_many" if op.multi else "_one"
-        checks = [
-            f"    if not isinstance({self_name}, _Tensor): {self_name} = _bad_self(_name, {self_name})",
-            f"    _spec = _meta({_call_text(op)})",
-            f"    _kernel = _handlers.get({self_name}._device.key)",
-            f"    if _kernel is None: return _miss(_op, {self_name}, _spec)",
-            f"    return {finish}({self_name}, _kernel, _spec, _name)",
-        ]
+        checks = _body_lines(op, _call_text(op))
         # The dispatch-mode hook (as the structured fronts have): active modes see view-op calls too (variant
         # "view"); ``_raw`` is the front without the hook.
         args_text = "(" + "".join(p.name + ", " for p in params if not p.kw_only) + ")"
@@ -449,11 +486,9 @@ def view_factory_source(op: ViewOp, method: bool = False) -> str:
 
 
 def _values(op: ViewOp, method: bool) -> dict[str, Any]:
-    values: dict[str, Any] = {"_name": op.name, "_op": op}
+    values: dict[str, Any] = {"_name": op.name, "_op": op, "_meta": op.meta, "_handlers": op.table.handlers}
     if method:
         values["_functional"] = op.functional
-    else:
-        values.update(_meta=op.meta, _handlers=op.table.handlers)
     for p in op.schema.params:
         if p.has_default:
             values[f"_default_{p.name}"] = p.default

@@ -29,10 +29,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from devtensor.errors import ArgumentValueError, ShapeError, ViewError
 from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
+from devtensor.strides import view_strides
 from devtensor.tensor import Tensor
 from devtensor.views import ViewSpec, view_op
 
@@ -110,53 +111,6 @@ def _infer_size_uncached(op: str, arg: str, sizes: tuple[int, ...], tensor_shape
     )
 
 
-def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
-    """The C-contiguous strides, in elements, of ``shape`` (size-0 and size-1 dims count as 1)."""
-    strides: list[int] = []
-    acc = 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(strides))
-
-
-def view_strides(
-    old_shape: tuple[int, ...], old_strides: tuple[int, ...], new_shape: tuple[int, ...]
-) -> tuple[int, ...] | None:
-    """The strides (in elements) of a view of shape ``new_shape`` on memory laid out as ``old_shape`` with
-    ``old_strides``, or None when no such view exists (PyTorch's rule for ``view``).
-
-    The old dims are grouped into chunks that are contiguous with each other (``stride[d] == stride[d + 1] *
-    size[d + 1]``); a view exists when every chunk is exactly covered by consecutive new dims. Tensors without
-    elements can take any shape.
-    """
-    if math.prod(old_shape) == 0:
-        return old_strides if old_shape == new_shape else contiguous_strides(new_shape)
-    if not old_shape:
-        return (1,) * len(new_shape)
-    new_strides = [0] * len(new_shape)
-    view_d = len(new_shape) - 1
-    chunk_base = old_strides[-1]
-    tensor_numel = 1
-    view_numel = 1
-    for d in range(len(old_shape) - 1, -1, -1):
-        tensor_numel *= old_shape[d]
-        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * chunk_base):
-            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
-                new_strides[view_d] = view_numel * chunk_base
-                view_numel *= new_shape[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return None
-            if d > 0:
-                chunk_base = old_strides[d - 1]
-                tensor_numel = 1
-                view_numel = 1
-    if view_d != -1:
-        return None
-    return tuple(new_strides)
-
-
 def _as_strided(xp: ModuleType, array: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
     item = array.dtype.itemsize
     return xp.lib.stride_tricks.as_strided(array, shape=shape, strides=tuple(s * item for s in strides))
@@ -164,8 +118,13 @@ def _as_strided(xp: ModuleType, array: Any, shape: tuple[int, ...], strides: tup
 
 # --- reshape, view, flatten -----------------------------------------------------------------------------------
 
-# plan: (shape, mode, strides); mode "reshape" (C-contiguous base: the array's own reshape is a view),
-# "strided" (a view with the strides PyTorch's rule computed) or "copy".
+# plan: the shape itself for a C-contiguous base (the array's own reshape is a view: the common case, known by
+# the plan's exact type), else a _Layout: the strides PyTorch's rule computed for a view, or None for a copy.
+
+
+class _Layout(NamedTuple):
+    shape: tuple[int, ...]
+    strides: tuple[int, ...] | None
 
 
 _contiguous_specs: dict[tuple[int, ...], ViewSpec] = {}
@@ -177,21 +136,29 @@ def _reshape_spec(self: Tensor, shape: tuple[int, ...]) -> ViewSpec:
         if spec is None:
             if len(_contiguous_specs) >= _MAX_CACHE:
                 _contiguous_specs.clear()
-            spec = _contiguous_specs[shape] = ViewSpec(shape, (shape, "reshape", None))
+            spec = _contiguous_specs[shape] = ViewSpec(shape, shape)
         return spec
     strides = view_strides(self.shape, self.strides, shape)
-    if strides is None:
-        return ViewSpec(shape, (shape, "copy", None), copy=True)
-    return ViewSpec(shape, (shape, "strided", strides))
+    return ViewSpec(shape, _Layout(shape, strides), copy=strides is None)
 
 
-def _reshape_kernel(xp: ModuleType, array: Any, plan: tuple[tuple[int, ...], str, Any]) -> Any:
-    shape, mode, strides = plan
-    if mode == "reshape":
-        return array.reshape(shape)
-    if mode == "strided":
+def _reshape_kernel(xp: ModuleType, array: Any, plan: Any) -> Any:  # (a shape or a _Layout)
+    if type(plan) is tuple:
+        return array.reshape(plan)
+    shape, strides = plan
+    if strides is not None:
         return _as_strided(xp, array, shape, strides)
     return array.copy(order="C").reshape(shape)
+
+
+def _remember(sizes: tuple[int, ...], self: Tensor, spec: ViewSpec) -> ViewSpec:
+    """``spec`` (of ``self`` reshaped to ``sizes`` as asked), kept for the inline lookup of reshape and view
+    when it is a contiguous tensor's."""
+    if type(spec.plan) is tuple:
+        if len(_contiguous_reshapes) >= _MAX_CACHE:
+            _contiguous_reshapes.clear()
+        _contiguous_reshapes[sizes, self._shape] = spec
+    return spec
 
 
 @view_op(varargs="shape")
@@ -206,17 +173,17 @@ def reshape(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             negative size.
         ArgumentTypeError: ``shape`` is not a sequence of ints.
     """
+    if type(shape) is tuple:
+        # (the common case, a contiguous tensor's spec by one lookup on the int sizes and the shape, inline)
+        for size in shape:
+            if type(size) is not int:
+                break
+        else:
+            spec = _contiguous_reshapes.get((shape, self._shape))
+            if spec is not None and self._backend.is_contiguous(self._array):
+                return spec
     sizes = ints_arg("reshape", "shape", shape)
-    # (a contiguous tensor's spec by one lookup on the checked sizes and the shape: the common case)
-    spec = _contiguous_reshapes.get((sizes, self._shape))
-    if spec is not None and self._backend.is_contiguous(self._array):
-        return spec
-    spec = _reshape_spec(self, _infer_size("reshape", "shape", sizes, self._shape))
-    if spec.plan[1] == "reshape":
-        if len(_contiguous_reshapes) >= _MAX_CACHE:
-            _contiguous_reshapes.clear()
-        _contiguous_reshapes[sizes, self._shape] = spec
-    return spec
+    return _remember(sizes, self, _reshape_spec(self, _infer_size("reshape", "shape", sizes, self._shape)))
 
 
 # (sizes as asked, tensor shape) -> the spec of a C-contiguous tensor's reshape, for calls that succeeded.
@@ -234,7 +201,16 @@ def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             (at least one dimension spans across two contiguous subspaces); ``reshape`` copies instead.
         ShapeError, ArgumentTypeError: as ``reshape``.
     """
-    new = _infer_size("view", "shape", shape, self.shape)
+    if type(shape) is tuple:
+        for size in shape:  # (reshape's inline lookup: the spec of a contiguous tensor is the same for both)
+            if type(size) is not int:
+                break
+        else:
+            spec = _contiguous_reshapes.get((shape, self._shape))
+            if spec is not None and self._backend.is_contiguous(self._array):
+                return spec
+    sizes = ints_arg("view", "shape", shape)
+    new = _infer_size("view", "shape", sizes, self._shape)
     spec = _reshape_spec(self, new)
     if spec.copy:
         raise ViewError(
@@ -242,7 +218,7 @@ def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             f"across two contiguous subspaces): a tensor of shape {_fmt(self.shape)} and strides "
             f"{_fmt(self.strides)} cannot be viewed as shape {_fmt(new)}; use .reshape(...) instead"
         )
-    return spec
+    return _remember(sizes, self, spec)
 
 
 @view_op()
@@ -291,7 +267,12 @@ for _op in (reshape, view, flatten):
 
 
 def _transpose_kernel(xp: ModuleType, array: Any, plan: tuple[int, ...]) -> Any:
+    if plan is _SWAP_2D:
+        return array.T  # (the same view as transpose((1, 0)), for a third of the time)
     return array.transpose(plan)
+
+
+_SWAP_2D = (1, 0)  # the plan of every 2-d transpose (the meta hands this one object: known by identity)
 
 
 @view_op()
@@ -314,7 +295,8 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> ViewSpec:
     order = list(range(ndim))
     if ndim:
         order[d0], order[d1] = order[d1], order[d0]
-    spec = ViewSpec(tuple(shape[d] for d in order), tuple(order))
+    plan = tuple(order)
+    spec = ViewSpec(tuple(shape[d] for d in order), _SWAP_2D if plan == _SWAP_2D else plan)
     if key is not None:
         if len(_transpose_specs) >= _MAX_CACHE:
             _transpose_specs.clear()
@@ -383,9 +365,22 @@ def unsqueeze(self: Tensor, dim: int) -> ViewSpec:
     Raises:
         IndexError: ``dim`` out of range.  ArgumentTypeError: ``dim`` is not an int.
     """
-    shape = self.shape
-    d = normalize_dim("unsqueeze", dim, len(shape) + 1, "dim")
-    return ViewSpec((*shape[:d], 1, *shape[d:]), d)
+    shape = self._shape
+    key = (shape, dim) if type(dim) is int else None
+    spec = _unsqueeze_specs.get(key)
+    if spec is None:
+        d = normalize_dim("unsqueeze", dim, len(shape) + 1, "dim")
+        spec = ViewSpec((*shape[:d], 1, *shape[d:]), d)
+        if key is not None:
+            if len(_unsqueeze_specs) >= _MAX_CACHE:
+                _unsqueeze_specs.clear()
+            _unsqueeze_specs[key] = spec
+    return spec
+
+
+_unsqueeze_specs: dict[tuple[tuple[int, ...], int] | None, ViewSpec] = {}
+#: Per dim d, the index inserting a new axis before dim d (NumPy arrays have at most 64 dims).
+_UNSQUEEZE_INDEX = [(slice(None),) * d + (None, Ellipsis) for d in range(65)]
 
 
 squeeze.impl("cpu", "cuda")(_squeeze_kernel)
@@ -393,7 +388,7 @@ squeeze.impl("cpu", "cuda")(_squeeze_kernel)
 
 @unsqueeze.impl("cpu", "cuda")
 def _unsqueeze(xp: ModuleType, array: Any, plan: int) -> Any:
-    return array[(slice(None),) * plan + (None, Ellipsis)]
+    return array[_UNSQUEEZE_INDEX[plan]]
 
 
 # --- expand, broadcast_to ------------------------------------------------------------------------------------

@@ -373,9 +373,9 @@ class Plan:
         self.records = tracer.records
         self._nslots = len(slots)
         self._output = tracer.encode(_check_output(meta_result), "the step's return value")
-        #: Per slot, its meta stand-in and that stand-in's storage (views share their base's).
+        #: Per slot, its meta stand-in and its storage's id (views share it; ids: see storage.others_alive).
         self._slot_meta: list[Any] = keep
-        self._slot_storage: list[Any] = [tensor._storage for tensor in keep]
+        self._slot_storage: list[int] = [id(tensor._storage) for tensor in keep]
         device = self.device if self.device is not None else Device("cpu")
         memory = plan_memory(*self._liveness(tracer.buffers))
         self.buffers, self.memory_bytes = make_buffers(memory, tracer.buffers, device)
@@ -399,7 +399,7 @@ class Plan:
             self._replay = replay
 
     def _filled_once(self) -> set[Any]:
-        """The storages of the tensors created in the step that it never writes nor returns: filled at planning
+        """The storage keys of the tensors created in the step that it never writes nor returns: filled at planning
         only (they stay live through the whole replay)."""
         storage = self._slot_storage
         written = set()

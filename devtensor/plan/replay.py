@@ -269,7 +269,7 @@ class _Compiler:
             )
         inputs = [v for v in _slots(list(bound.values())) if not (first and v == target.index)]
         storages = self.plan._slot_storage
-        if not fresh and any(storages[v] is storages[target.index] for v in inputs):
+        if not fresh and any(storages[v] == storages[target.index] for v in inputs):
             return False  # memory shared with an input: the front's overlap handling
         spec: Any
         try:

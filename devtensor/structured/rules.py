@@ -9,8 +9,9 @@ The rules, in full (PyTorch's where it has one):
   never resized); its memory is not devtensor's (``from_numpy``, ``asarray`` without a copy, ``from_dlpack``:
   ShapeError, as PyTorch's storage from NumPy is not resizable; the caller's array would silently stop seeing the
   tensor); or another tensor is alive on its memory (a view of it, or the base it views: ShapeError, the others
-  would stop seeing it; views are tracked while alive, :class:`~devtensor.tensor.Storage`). Read-only memory is
-  a ReadOnlyError first. A refused resize changes nothing.
+  would stop seeing it; read from the reference count of the record they share,
+  :func:`~devtensor.storage.others_alive`). Read-only memory is a ReadOnlyError first. A refused resize changes
+  nothing.
 - **out an input.** ``out`` exactly one of the inputs (the same elements) is fine for every op: ops whose kernel
   may write over its input (``out_may_be_input``: elementwise ops, ``addmm``, ``clone``) write directly; every
   other op (matmul family, softmax, flip, reductions, cat, …) writes a temporary that is then copied into
@@ -46,6 +47,7 @@ from devtensor.errors import (
     ShapeError,
     short_repr,
 )
+from devtensor.storage import others_alive
 from devtensor.tensor import (
     PlannedSpec,
     Storage,
@@ -307,8 +309,7 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
                     f"to {list(shape)}; an out that is also an input is never resized"
                 )
         check_writable(op, "out", out)  # (read-only memory is the first reason: it is never written at all)
-        storage = out._storage
-        if not storage.owned:
+        if not out._storage.owned:
             # The caller's memory (from_numpy, asarray, from_dlpack): new memory for out would silently leave
             # the caller's array behind (PyTorch: such storage is not resizable). Nothing has changed yet.
             raise ShapeError(
@@ -316,7 +317,7 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
                 f"from_numpy, asarray or from_dlpack) and cannot be resized to {list(shape)}; pass an out of that "
                 "shape"
             )
-        if storage.views is not None and storage.others_alive(out):
+        if others_alive(out):
             # A view, or a tensor with live views: resizing would give out new memory that the others do not
             # see (PyTorch resizes the shared storage in place instead). Refused; nothing has changed yet.
             raise ShapeError(
