@@ -15,7 +15,7 @@ from devtensor.views import VIEW_COMMON
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
 COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_int', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
-VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_one', '_rare', '_run_modes', '_too_large')
+VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_new', '_one', '_rare', '_run_modes', '_too_large')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
 _aliased = COMMON.get('_aliased')
@@ -42,6 +42,7 @@ _mismatch = COMMON.get('_mismatch')
 _miss = VIEW_COMMON.get('_miss')
 _missing_alias = VIEW_COMMON.get('_missing_alias')
 _modes = COMMON.get('_modes')
+_new = VIEW_COMMON.get('_new')
 _new_const_out = COMMON.get('_new_const_out')
 _new_object = COMMON.get('_new_object')
 _NO_ALIAS = COMMON.get('_NO_ALIAS')
@@ -498,8 +499,16 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_reshape(self, shape):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
@@ -507,8 +516,16 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = reshape, _raw_reshape
     return _public, _raw
@@ -523,8 +540,16 @@ def make_view_method_reshape(*, _name, _op, _meta, _handlers, _functional):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     return reshape, None
 
@@ -537,8 +562,16 @@ def make_view_view(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_view(self, shape):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
@@ -546,8 +579,16 @@ def make_view_view(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = view, _raw_view
     return _public, _raw
@@ -562,8 +603,16 @@ def make_view_method_view(*, _name, _op, _meta, _handlers, _functional):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     return view, None
 
@@ -576,8 +625,16 @@ def make_view_flatten(*, _name, _op, _meta, _handlers, _default_start_dim, _defa
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_flatten(self, start_dim=_default_start_dim, end_dim=_default_end_dim):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
@@ -585,8 +642,16 @@ def make_view_flatten(*, _name, _op, _meta, _handlers, _default_start_dim, _defa
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = flatten, _raw_flatten
     return _public, _raw
@@ -600,8 +665,16 @@ def make_view_transpose(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_transpose(self, dim0, dim1):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
@@ -609,8 +682,16 @@ def make_view_transpose(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = transpose, _raw_transpose
     return _public, _raw
@@ -624,8 +705,16 @@ def make_view_permute(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_permute(self, dims):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
@@ -633,8 +722,16 @@ def make_view_permute(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = permute, _raw_permute
     return _public, _raw
@@ -649,8 +746,16 @@ def make_view_method_permute(*, _name, _op, _meta, _handlers, _functional):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     return permute, None
 
@@ -665,8 +770,16 @@ def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_squeeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim}, (('dim', 'axis', axis, _default_dim), ))
@@ -676,8 +789,16 @@ def make_view_squeeze(*, _name, _op, _meta, _handlers, _default_dim):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = squeeze, _raw_squeeze
     return _public, _raw
@@ -693,8 +814,16 @@ def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_unsqueeze(self, dim=_NO_ALIAS, *, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'dim': dim}, (('dim', 'axis', axis, None), ))
@@ -704,8 +833,16 @@ def make_view_unsqueeze(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = unsqueeze, _raw_unsqueeze
     return _public, _raw
@@ -719,8 +856,16 @@ def make_view_expand(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_expand(self, size):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
@@ -728,8 +873,16 @@ def make_view_expand(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = expand, _raw_expand
     return _public, _raw
@@ -744,8 +897,16 @@ def make_view_method_expand(*, _name, _op, _meta, _handlers, _functional):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     return expand, None
 
@@ -758,8 +919,16 @@ def make_view_broadcast_to(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_broadcast_to(self, shape):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
@@ -767,8 +936,16 @@ def make_view_broadcast_to(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = broadcast_to, _raw_broadcast_to
     return _public, _raw
@@ -782,8 +959,16 @@ def make_view_contiguous(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_contiguous(self):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
@@ -791,8 +976,16 @@ def make_view_contiguous(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = contiguous, _raw_contiguous
     return _public, _raw
@@ -854,8 +1047,16 @@ def make_view_movedim(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     def _raw_movedim(self, source, destination):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
@@ -863,8 +1064,16 @@ def make_view_movedim(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: return _backend.wrap_view(_kernel(_backend.xp, self._array, _spec[1]), self)
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+        _view = _new(_backend.tensor_class)
+        _view._array = _array
+        _view._device = self._device
+        _view._storage = self._storage
+        _view._shape = _array.shape
+        _view._dtype = _array.dtype
+        _view._write_checked = False
+        return _view
 
     _public, _raw = movedim, _raw_movedim
     return _public, _raw

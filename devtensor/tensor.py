@@ -297,8 +297,12 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         """
         if _modes.ACTIVE[0] and (hooked := _modes.run_indexing("getitem", self, (index,))) is not _modes.NOT_HANDLED:
             return hooked  # type: ignore[no-any-return]  # (a static plan's tracer records it)
-        if type(index) is int:  # (t[i], the commonest index: a view; the trailing ... keeps a 0-d result an array)
+        # The commonest indexes inline, t[i] and t[i, j] (a view; the trailing ... keeps a 0-d result an array).
+        if type(index) is int:
             key: Any = (index, Ellipsis)
+            is_view = True
+        elif type(index) is tuple and len(index) == 2 and type(index[0]) is int and type(index[1]) is int:
+            key = (*index, Ellipsis)
             is_view = True
         else:
             key, is_view = _convert_index("__getitem__", index, self._device)

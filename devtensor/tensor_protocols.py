@@ -82,7 +82,7 @@ class TensorProtocols:
         Raises:
             ShapeError (ValueError): the tensor is not 2-d (use ``.mT`` or ``permute`` for other ranks).
         """
-        t = cast("Tensor", self)
+        t: Tensor = self  # type: ignore[assignment]  # (a Tensor: this is its mixin; no cast() call per use)
         if len(t._shape) != 2:
             raise ShapeError(
                 f"T: the tensor must have 2 dims, got {t.ndim} (shape {list(t.shape)}); use .mT or permute"
@@ -155,7 +155,7 @@ class TensorProtocols:
         return bool(t.item())
 
     def __float__(self) -> float:
-        t = cast("Tensor", self)
+        t: Tensor = self  # type: ignore[assignment]  # (as in T)
         array = t._array
         if array.size == 1 and type(array) is _ndarray and t._backend.has_data:
             return float(array.item())  # (item's common case inline: the scalar exit of every training step)

@@ -24,7 +24,7 @@ From that, :class:`ViewOp` generates (as Python source compiled once per op, wit
 Around the kernel, the front checks ``self`` is a Tensor, runs the meta function (the meta validates every other
 argument), looks the kernel up in the op's per-key table (one dict lookup; registering or unregistering a
 kernel edits that same dict, so no handler is ever stale), calls it with the backend's array module, the base
-array and the meta's ``plan``, and wraps the result with ``backend.wrap_view(array, base)``: the view shares
+array and the meta's ``plan``, and wraps the result as ``backend.wrap_view(array, base)`` does: the view shares
 the base's storage record, so a write through either bumps the one version counter they share.
 
 A meta function returns a :class:`ViewSpec` (one result) or a tuple of them (several views, as ``split``); its
@@ -377,6 +377,7 @@ VIEW_COMMON: Final[dict[str, Any]] = {
     "_Tensor": Tensor,
     "_bad_self": _bad_self,
     "_miss": _miss,
+    "_new": object.__new__,
     "_one": _one,
     "_rare": _rare,
     "_too_large": _too_large,
@@ -413,8 +414,8 @@ def _value_names(op: ViewOp, method: bool) -> list[str]:
 
 def _body_lines(op: ViewOp, call: str) -> list[str]:
     """The front's work after the modes hook: ``self`` checked, the meta, the cached handler, the kernel and the
-    view's wrapper. A single-result view is made inline (no frame but the meta's, the kernel's and
-    ``wrap_view``'s); a copy, a cache miss and multi-result ops take a helper."""
+    view's wrapper. A single-result view is made inline, wrapped as ``Backend.wrap_view`` wraps (no frame but the
+    meta's and the kernel's); a copy, a cache miss and multi-result ops take a helper."""
     self_name = op.schema.params[0].name
     lines = [
         f"    if not isinstance({self_name}, _Tensor): {self_name} = _bad_self(_name, {self_name})",
@@ -427,12 +428,22 @@ def _body_lines(op: ViewOp, call: str) -> list[str]:
             f"    return _many({self_name}, _kernel, _spec, _name)",
         ]
         return lines
+    s = self_name
     lines += [
         # (_spec[2]: ViewSpec.copy, _spec[1]: its plan, read by index: a tuple's item is the cheapest read)
-        f"    if _kernel is None or _spec[2]: return _rare(_op, {self_name}, _kernel, _spec)",
-        f"    _backend = {self_name}._backend",
-        f"    try: return _backend.wrap_view(_kernel(_backend.xp, {self_name}._array, _spec[1]), {self_name})",
+        f"    if _kernel is None or _spec[2]: return _rare(_op, {s}, _kernel, _spec)",
+        f"    _backend = {s}._backend",
+        f"    try: _array = _kernel(_backend.xp, {s}._array, _spec[1])",
         "    except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)",
+        # Backend.wrap_view inline (a frame less): the view shares the base's device and storage.
+        "    _view = _new(_backend.tensor_class)",
+        "    _view._array = _array",
+        f"    _view._device = {s}._device",
+        f"    _view._storage = {s}._storage",
+        "    _view._shape = _array.shape",
+        "    _view._dtype = _array.dtype",
+        "    _view._write_checked = False",
+        "    return _view",
     ]
     return lines
 

@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from devtensor.errors import ArgumentValueError, ShapeError, ViewError
 from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
 from devtensor.strides import view_strides
@@ -128,6 +130,7 @@ class _Layout(NamedTuple):
 
 
 _contiguous_specs: dict[tuple[int, ...], ViewSpec] = {}
+_ndarray = np.ndarray
 
 
 def _reshape_spec(self: Tensor, shape: tuple[int, ...]) -> ViewSpec:
@@ -180,7 +183,9 @@ def reshape(self: Tensor, shape: Sequence[int]) -> ViewSpec:
                 break
         else:
             spec = _contiguous_reshapes.get((shape, self._shape))
-            if spec is not None and self._backend.is_contiguous(self._array):
+            # (C-contiguity: a NumPy array's own flag, read inline; other arrays ask their backend)
+            a = self._array
+            if spec is not None and ((type(a) is _ndarray and a.flags.c_contiguous) or self._backend.is_contiguous(a)):
                 return spec
     sizes = ints_arg("reshape", "shape", shape)
     return _remember(sizes, self, _reshape_spec(self, _infer_size("reshape", "shape", sizes, self._shape)))
@@ -207,7 +212,9 @@ def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
                 break
         else:
             spec = _contiguous_reshapes.get((shape, self._shape))
-            if spec is not None and self._backend.is_contiguous(self._array):
+            # (C-contiguity: a NumPy array's own flag, read inline; other arrays ask their backend)
+            a = self._array
+            if spec is not None and ((type(a) is _ndarray and a.flags.c_contiguous) or self._backend.is_contiguous(a)):
                 return spec
     sizes = ints_arg("view", "shape", shape)
     new = _infer_size("view", "shape", sizes, self._shape)
