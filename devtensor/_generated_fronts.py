@@ -255,10 +255,10 @@ FINGERPRINTS = {
     'make_view_split': "split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
     'make_view_chunk': "chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
     'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers|()',
-    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
-    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
-    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
-    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
+    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
+    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
+    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
+    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
     'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_default_rounding_mode|()',
@@ -478,7 +478,7 @@ FINGERPRINTS = {
     'make_diff': "diff|functional|None|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim|(('dim', 'axis'),)",
     'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_cat': "cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_dim|(('dim', 'axis'),)",
+    'make_cat': "cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_memo,_default_dim|(('dim', 'axis'),)",
     'make_stack': "stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_tile': 'tile|functional|None|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_repeat': 'repeat|functional|None|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
@@ -796,7 +796,7 @@ def make_view_movedim(*, _name, _op, _meta, _handlers):
     return _public, _raw
 
 
-def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
+def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
     def add(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -825,7 +825,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
             _spec = (self._shape, _last[2])
         else:
             _spec = _meta(self, other, alpha=alpha)
@@ -833,9 +833,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and alpha is _ONE and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -846,6 +846,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and alpha is _ONE:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is _direct[0]:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -858,6 +860,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                             _alloc_failed(_name, _spec, _error, _device)
                         if _handler is _direct[0] and alpha is _ONE:
                             _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is _direct[0]:
+                            _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
@@ -887,6 +891,15 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (Warning, FloatingPointError):
                     _written_then_raised(out, _out_array)
                     raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
             elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
@@ -903,6 +916,15 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
@@ -951,7 +973,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
             _spec = (self._shape, _last[2])
         else:
             _spec = _meta(self, other, alpha=alpha)
@@ -959,9 +981,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and alpha is _ONE and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -972,6 +994,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and alpha is _ONE:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is _direct[0]:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -984,6 +1008,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                             _alloc_failed(_name, _spec, _error, _device)
                         if _handler is _direct[0] and alpha is _ONE:
                             _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is _direct[0]:
+                            _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
@@ -1013,6 +1039,15 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (Warning, FloatingPointError):
                     _written_then_raised(out, _out_array)
                     raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
             elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
@@ -1029,6 +1064,15 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
@@ -1054,7 +1098,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
+def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
@@ -1067,7 +1111,7 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
             _spec = (self._shape, _last[2])
         else:
             _spec = _meta(self, other, alpha=alpha)
@@ -1082,6 +1126,15 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _handler is _direct[0] and alpha is _ONE:
                 try:
                     _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                 except ValueError:
                     _check_writable(_name, 'self', self)
                     raise
@@ -1104,6 +1157,15 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                     except ValueError:
                         _check_writable(_name, 'self', self)
                         raise
@@ -1135,7 +1197,7 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
             _spec = (self._shape, _last[2])
         else:
             _spec = _meta(self, other, alpha=alpha)
@@ -1150,6 +1212,15 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _handler is _direct[0] and alpha is _ONE:
                 try:
                     _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                 except ValueError:
                     _check_writable(_name, 'self', self)
                     raise
@@ -1178,6 +1249,15 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     except (Warning, FloatingPointError):
                         _written_then_raised(self, self._array)
                         raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
                 elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
@@ -1196,7 +1276,7 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
+def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
     def sub(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -1225,7 +1305,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
             _spec = (self._shape, _last[2])
         else:
             _spec = _meta(self, other, alpha=alpha)
@@ -1233,9 +1313,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and alpha is _ONE and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1246,6 +1326,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and alpha is _ONE:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is _direct[0]:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1258,6 +1340,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                             _alloc_failed(_name, _spec, _error, _device)
                         if _handler is _direct[0] and alpha is _ONE:
                             _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is _direct[0]:
+                            _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
@@ -1287,6 +1371,15 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (Warning, FloatingPointError):
                     _written_then_raised(out, _out_array)
                     raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
             elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
@@ -1303,6 +1396,15 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
@@ -1351,7 +1453,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
+        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
             _spec = (self._shape, _last[2])
         else:
             _spec = _meta(self, other, alpha=alpha)
@@ -1359,9 +1461,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and alpha is _ONE and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1372,6 +1474,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and alpha is _ONE:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is _direct[0]:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1384,6 +1488,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                             _alloc_failed(_name, _spec, _error, _device)
                         if _handler is _direct[0] and alpha is _ONE:
                             _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is _direct[0]:
+                            _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
@@ -1413,6 +1519,15 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (Warning, FloatingPointError):
                     _written_then_raised(out, _out_array)
                     raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
             elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
@@ -1429,6 +1544,15 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
@@ -1454,7 +1578,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
+def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
@@ -1467,7 +1591,7 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
             _spec = (self._shape, _last[2])
         else:
             _spec = _meta(self, other, alpha=alpha)
@@ -1482,6 +1606,15 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _handler is _direct[0] and alpha is _ONE:
                 try:
                     _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                 except ValueError:
                     _check_writable(_name, 'self', self)
                     raise
@@ -1504,6 +1637,15 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                     except ValueError:
                         _check_writable(_name, 'self', self)
                         raise
@@ -1535,7 +1677,7 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
         _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
+        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
             _spec = (self._shape, _last[2])
         else:
             _spec = _meta(self, other, alpha=alpha)
@@ -1550,6 +1692,15 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _handler is _direct[0] and alpha is _ONE:
                 try:
                     _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                 except ValueError:
                     _check_writable(_name, 'self', self)
                     raise
@@ -1572,6 +1723,15 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                     except ValueError:
                         _check_writable(_name, 'self', self)
                         raise
@@ -37864,7 +38024,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_dim):
+def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _memo, _default_dim):
     def cat(tensors, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -37888,7 +38048,8 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(tensors, dim)
+        _spec = _memo.get((dim, *[(_t._shape, _t._dtype, _t._device) for _t in tensors])) if type(tensors) is list and type(dim) is _int else None
+        if _spec is None: _spec = _meta(tensors, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -37999,7 +38160,8 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(tensors, dim)
+        _spec = _memo.get((dim, *[(_t._shape, _t._dtype, _t._device) for _t in tensors])) if type(tensors) is list and type(dim) is _int else None
+        if _spec is None: _spec = _meta(tensors, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
