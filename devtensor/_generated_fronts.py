@@ -38048,35 +38048,46 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _memo.get((dim, *[(_t._shape, _t._dtype, _t._device) for _t in tensors])) if type(tensors) is list and type(dim) is _int else None
+        if type(tensors) is list and type(dim) is _int:
+            if len(tensors) == 2:
+                _t0, _t1 = tensors
+                _spec = _memo.get((dim, (_t0._shape, _t0._dtype, _t0._device), (_t1._shape, _t1._dtype, _t1._device)))
+            else: _spec = _memo.get((dim, *[(_t._shape, _t._dtype, _t._device) for _t in tensors]))
+        else: _spec = None
         if _spec is None: _spec = _meta(tensors, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and type(dim) is _int and len(_spec[0]) == 1 and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is _direct[0] and type(dim) is _int:
-                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
-                elif _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(tensors, dim, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and type(dim) is _int:
-                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                        _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(tensors, dim, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0] and type(dim) is _int:
+                            _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(tensors, dim, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -38094,7 +38105,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _device._guard is None:
             if _handler is _direct[0] and type(dim) is _int:
                 try:
-                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                    _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
@@ -38116,7 +38127,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             with _device._guard():
                 if _handler is _direct[0] and type(dim) is _int:
                     try:
-                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                        _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
@@ -38160,35 +38171,46 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _memo.get((dim, *[(_t._shape, _t._dtype, _t._device) for _t in tensors])) if type(tensors) is list and type(dim) is _int else None
+        if type(tensors) is list and type(dim) is _int:
+            if len(tensors) == 2:
+                _t0, _t1 = tensors
+                _spec = _memo.get((dim, (_t0._shape, _t0._dtype, _t0._device), (_t1._shape, _t1._dtype, _t1._device)))
+            else: _spec = _memo.get((dim, *[(_t._shape, _t._dtype, _t._device) for _t in tensors]))
+        else: _spec = None
         if _spec is None: _spec = _meta(tensors, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and type(dim) is _int and len(_spec[0]) == 1 and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is _direct[0] and type(dim) is _int:
-                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
-                elif _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(tensors, dim, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and type(dim) is _int:
-                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                        _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(tensors, dim, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0] and type(dim) is _int:
+                            _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(tensors, dim, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -38206,7 +38228,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _device._guard is None:
             if _handler is _direct[0] and type(dim) is _int:
                 try:
-                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                    _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
@@ -38228,7 +38250,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             with _device._guard():
                 if _handler is _direct[0] and type(dim) is _int:
                     try:
-                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                        _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise

@@ -425,6 +425,10 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         return bool(self.item())
 
     def __float__(self) -> float:
+        # (a training loop's loss, once a step) A CPU tensor's element read inline; anything else through item().
+        array = self._array
+        if self._device.type == "cpu" and type(array) is np.ndarray and array.size == 1:
+            return float(array.item())
         return float(self.item())
 
     def __int__(self) -> int:

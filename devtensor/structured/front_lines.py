@@ -98,6 +98,11 @@ def _call_direct(op: StructuredOp) -> str | None:
     return None
 
 
+def _list_arrays(items: str) -> str:
+    """The expression of the arrays of the tensor list ``items`` (two tensors without a comprehension's frame)."""
+    return f"([{items}[0]._array, {items}[1]._array] if len({items}) == 2 else [_t._array for _t in {items}])"
+
+
 def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, Any]]:
     """The lines computing ``_spec``: the call of the meta function, or, when it offers one (meta.INLINE), its
     common case inline with the call for the rest: one Python call less per op call (a tenth of an elementwise
@@ -139,10 +144,16 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
     memo = getattr(op.meta, MEMO, None)
     if kind == "list" and memo is not None and not checks:
         # The meta's memo looked up inline (meta.MEMO), keyed as meta.memoized keys a list and an int.
+        # Two tensors (the common case) keyed without a comprehension's frame.
         items, dim = params[0].name, params[1].name
+        each = "(_t._shape, _t._dtype, _t._device)"
         return [
-            f"    _spec = _memo.get(({dim}, *[(_t._shape, _t._dtype, _t._device) for _t in {items}]))"
-            f" if type({items}) is list and type({dim}) is _int else None",
+            f"    if type({items}) is list and type({dim}) is _int:",
+            f"        if len({items}) == 2:",
+            f"            _t0, _t1 = {items}",
+            f"            _spec = _memo.get(({dim}, {each.replace('_t.', '_t0.')}, {each.replace('_t.', '_t1.')}))",
+            f"        else: _spec = _memo.get(({dim}, *[{each} for _t in {items}]))",
+            "    else: _spec = None",
             f"    if _spec is None: {call.strip()}",
         ], {**values, "_memo": memo}
     return [*checks, call], values
@@ -166,7 +177,7 @@ def _direct_impl_call(
             direct = "_direct[1](" + "".join(f"{p.name}._array, " for p in params) + f"out={array})"
         else:  # (an int dim only: other index types take the kernel's conversion)
             test = f" and type({params[1].name}) is _int"
-            direct = f"_direct[1]([_t._array for _t in {params[0].name}], {params[1].name}, {array})"
+            direct = f"_direct[1]({_list_arrays(params[0].name)}, {params[1].name}, {array})"
         body = _protected(direct, target, f"_written_then_raised({target}, {array})")
         return [f"if _handler is _direct[0]{test}:", *body, "el" + lines[0], *lines[1:]]
     scaled = len(op.schema.params) == 3  # (alpha: the ufunc for alpha 1, else the two steps of _direct[2])
@@ -203,8 +214,18 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return []
     kind = _call_direct(op)
-    if kind == "list":  # (the kernel's out= call only: NumPy's own result dtype is not always the meta's)
-        return []
+    if kind == "list":
+        # NumPy lays a fresh result out by its inputs: it allocates where that is the allocating path's array, a
+        # 1-d result (C-contiguous), whose dtype NumPy's promotion gives as the meta function's (result_type).
+        items, dim = (p.name for p in op.schema.params)
+        return [
+            f"if _handler is _direct[0] and type({dim}) is _int and len(_spec[0]) == 1 and _device._guard is None:",
+            "    try:",
+            f"        _out_array = _direct[1]({_list_arrays(items)}, {dim})",
+            "    except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)",
+            "        _alloc_failed(_name, _spec, _error, _device)",
+            "else:",
+        ]
     if kind == "arrays":
         names = [p.name for p in op.schema.params]
         operands = ", ".join(f"{n}._array" for n in names)
