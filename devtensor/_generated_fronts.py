@@ -824,9 +824,18 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
@@ -972,9 +981,18 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
@@ -1110,11 +1128,18 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -1196,11 +1221,18 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -1304,9 +1336,18 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
@@ -1452,9 +1493,18 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
@@ -1590,11 +1640,18 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -1676,11 +1733,18 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -1783,9 +1847,18 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -1908,9 +1981,18 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -2023,11 +2105,18 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -2090,11 +2179,18 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -2471,9 +2567,18 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -2596,9 +2701,18 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -2711,11 +2825,18 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -2778,11 +2899,18 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -6045,9 +6173,18 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -6170,9 +6307,18 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -6285,11 +6431,18 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -6352,11 +6505,18 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -6441,9 +6601,18 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -6566,9 +6735,18 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -6681,11 +6859,18 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -6748,11 +6933,18 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -7311,9 +7503,18 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -7408,9 +7609,18 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -7495,11 +7705,18 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -7544,11 +7761,18 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -7615,9 +7839,18 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -7712,9 +7945,18 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -7799,11 +8041,18 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -7848,11 +8097,18 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -7919,9 +8175,18 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8016,9 +8281,18 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8103,11 +8377,18 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8152,11 +8433,18 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8223,9 +8511,18 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8320,9 +8617,18 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8407,11 +8713,18 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8456,11 +8769,18 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8527,9 +8847,18 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8624,9 +8953,18 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8711,11 +9049,18 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8760,11 +9105,18 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8831,9 +9183,18 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8928,9 +9289,18 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9015,11 +9385,18 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9064,11 +9441,18 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9135,9 +9519,18 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9260,9 +9653,18 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9375,11 +9777,18 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9442,11 +9851,18 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9531,9 +9947,18 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9656,9 +10081,18 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9771,11 +10205,18 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9838,11 +10279,18 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9927,9 +10375,18 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -10052,9 +10509,18 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -10167,11 +10633,18 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -10234,11 +10707,18 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -10665,9 +11145,18 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -10790,9 +11279,18 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -10905,11 +11403,18 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -10972,11 +11477,18 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -11061,9 +11573,18 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -11186,9 +11707,18 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -11301,11 +11831,18 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -11368,11 +11905,18 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -11457,9 +12001,18 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -11582,9 +12135,18 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -11697,11 +12259,18 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -11764,11 +12333,18 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -12195,9 +12771,18 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -12320,9 +12905,18 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -12435,11 +13029,18 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -12502,11 +13103,18 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -12591,9 +13199,18 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -12716,9 +13333,18 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -12831,11 +13457,18 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -12898,11 +13531,18 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -31329,9 +31969,18 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -31454,9 +32103,18 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -31569,11 +32227,18 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -31636,11 +32301,18 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -31725,9 +32397,18 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -31850,9 +32531,18 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -31965,11 +32655,18 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -32032,11 +32729,18 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -32121,9 +32825,18 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -32246,9 +32959,18 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -32361,11 +33083,18 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -32428,11 +33157,18 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -32517,9 +33253,18 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -32642,9 +33387,18 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -32773,9 +33527,18 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -32898,9 +33661,18 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33013,11 +33785,18 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -33080,11 +33859,18 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -33169,9 +33955,18 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33294,9 +34089,18 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33409,11 +34213,18 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -33476,11 +34287,18 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -33565,9 +34383,18 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33690,9 +34517,18 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33805,11 +34641,18 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -33872,11 +34715,18 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:

@@ -122,21 +122,31 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
         # Both tensors (the flags of the argument checks; an inplace self is one), dtypes those of the entry
         # used last, one shape, alpha at its default (the meta function checks nothing then).
         # A float alpha for a floating-point result needs no check either (the meta function's own test).
-        tensors = "_other_is_tensor" if variant == "inplace" else "_self_is_tensor and _other_is_tensor"
+        # A tensor and a Python number: the meta's other entry, when it has no int to range-check.
+        inplace = variant == "inplace"
+        tensors = "_other_is_tensor" if inplace else "_self_is_tensor and _other_is_tensor"
         alpha_test = (
             " and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc')" if len(params) == 3 else ""
         )
         values = {"_meta_last": state, "_ONE": ONE, **extra}
         if len(params) == 3:
             values["_float"] = float
-        return [
-            "    _last = _meta_last[0]",
-            f"    if {tensors} and self._dtype is _last[0] and other._dtype is _last[1]"
+        lines = [
+            f"    if {tensors}:",
+            "        _last = _meta_last[0]",
+            "        if self._dtype is _last[0] and other._dtype is _last[1]"
             f" and self._shape == other._shape{alpha_test}:",
-            "        _spec = (self._shape, _last[2])",
-            "    else:",
-            "    " + call,
-        ], values
+            "            _spec = (self._shape, _last[2])",
+            "        else:",
+            "        " + call,
+            "    else:" if inplace else "    elif _self_is_tensor:",
+            "        _last = _meta_last[1]",
+            f"        if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]{alpha_test}:",
+            "            _spec = (self._shape, _last[2])",
+            "        else:",
+            "        " + call,
+        ]
+        return lines if inplace else [*lines, "    else:", "    " + call], values
     checks, values = rules.value_check_lines(params)
     kind = _call_direct(op)
     if kind is not None:
