@@ -71,7 +71,8 @@ INLINE: Final = "_devtensor_inline"
 #: generated functional fronts the direct path: a list ``[kernel, ufunc]`` (the ufunc family sets ``kernel`` to
 #: the op's registered CPU kernel). While that kernel is the handler (no override, no other kernel registered),
 #: the front calls ``ufunc(*arrays, out=result)`` itself: the same call the kernel makes, without its frame and
-#: ConstOut.
+#: ConstOut. Ops with ``alpha`` (add, sub) add a third item: the function of the two NumPy steps for an alpha
+#: other than 1 (``kernels.ufunc_family``), which the fronts call likewise.
 DIRECT: Final = "_devtensor_direct"
 
 #: The attribute through which a meta function of a tensor list and an int dim (``cat``) offers the generated
