@@ -8,7 +8,9 @@ the machine hits all three alike); the best round is kept. Times are the process
 core is not counted; ``--wall`` times wall-clock time instead.
 
 Run: ``python benchmarks/compare_trees.py BASE_TREE HEAD_TREE [--rounds 9]``, for example with a git worktree of
-main as ``BASE_TREE`` and this checkout as ``HEAD_TREE``. Prints µs per call and the ratios to NumPy.
+main as ``BASE_TREE`` and this checkout as ``HEAD_TREE``. Prints µs per call and the ratios to NumPy. The cases:
+calls at 100 elements (10 x 10 matrices), the ops with a one-call NumPy equivalent at 1e6 elements (the names
+ending in ``1e6``; 1000 x 1000 for the reductions) and the main job's epoch.
 """
 
 from __future__ import annotations
@@ -85,6 +87,11 @@ class Data:
         self.logits = rng.standard_normal((32, 10)).astype(np.float32)
         self.target = rng.integers(0, 10, 32)
         self.bias = rng.standard_normal(10).astype(np.float32)
+        # The 1e6-element cases: a vector pair, and a 1000 x 1000 matrix for the reductions.
+        self.big_a = rng.standard_normal(10**6).astype(np.float32)
+        self.big_b = rng.standard_normal(10**6).astype(np.float32)
+        self.big_c = np.empty(10**6, np.float32)
+        self.big_m = rng.standard_normal((1000, 1000)).astype(np.float32)
 
 
 def numpy_cases(d: Data) -> dict[str, Call]:
@@ -109,10 +116,19 @@ def numpy_cases(d: Data) -> dict[str, Call]:
         "relu_": lambda: np.maximum(c2, 0, out=c2),
         "gt(h, 0, out=)": lambda: np.greater(a, 0, out=mask),
         "mul_(bool mask)": lambda: np.multiply(c2, mask, out=c2),
+        "mul_(0.5)": lambda: np.multiply(c2, 0.5, out=c2),
+        "sub(out=)": lambda: np.subtract(a, b, out=c),
         "sum(dim=0, out=)": lambda: np.sum(m, axis=0, out=row),
         "cat": lambda: np.concatenate([a, b]),
         "reshape": lambda: m.reshape(100),
         "transpose": lambda: m.transpose(1, 0),
+        "add 1e6": lambda: np.add(d.big_a, d.big_b),
+        "add out= 1e6": lambda: np.add(d.big_a, d.big_b, out=d.big_c),
+        "mul(a, 2.5) 1e6": lambda: np.multiply(d.big_a, 2.5),
+        "exp 1e6": lambda: np.exp(d.big_a),
+        "sum(dim=0) 1e6": lambda: np.sum(d.big_m, axis=0),
+        "amax(dim=1) 1e6": lambda: np.amax(d.big_m, axis=1),
+        "cat 1e6": lambda: np.concatenate([d.big_a, d.big_b]),
     }
 
 
@@ -123,6 +139,8 @@ def devtensor_cases(dt: Any, d: Data) -> dict[str, Call]:
     tl, tt, tbias = dt.from_numpy(d.logits), dt.from_numpy(d.target), dt.from_numpy(d.bias)
     to = dt.empty(10, 10, dtype=dt.float32)
     mask, row = dt.empty(100, dtype=dt.bool), dt.empty(10, dtype=dt.float32)
+    big_a, big_b, big_c = dt.from_numpy(d.big_a), dt.from_numpy(d.big_b), dt.from_numpy(d.big_c)
+    big_m = dt.from_numpy(d.big_m)
     return {
         "add": lambda: dt.add(ta, tb),
         "add out=": lambda: dt.add(ta, tb, out=tc),
@@ -139,10 +157,19 @@ def devtensor_cases(dt: Any, d: Data) -> dict[str, Call]:
         "relu_": lambda: tc2.relu_(),
         "gt(h, 0, out=)": lambda: dt.gt(ta, 0, out=mask),
         "mul_(bool mask)": lambda: tc2.mul_(mask),
+        "mul_(0.5)": lambda: tc2.mul_(0.5),
+        "sub(out=)": lambda: dt.sub(ta, tb, out=tc),
         "sum(dim=0, out=)": lambda: dt.sum(tm, 0, out=row),
         "cat": lambda: dt.cat([ta, tb]),
         "reshape": lambda: tm.reshape(100),
         "transpose": lambda: tm.transpose(0, 1),
+        "add 1e6": lambda: dt.add(big_a, big_b),
+        "add out= 1e6": lambda: dt.add(big_a, big_b, out=big_c),
+        "mul(a, 2.5) 1e6": lambda: dt.mul(big_a, 2.5),
+        "exp 1e6": lambda: dt.exp(big_a),
+        "sum(dim=0) 1e6": lambda: dt.sum(big_m, 0),
+        "amax(dim=1) 1e6": lambda: dt.amax(big_m, 1),
+        "cat 1e6": lambda: dt.cat([big_a, big_b]),
     }
 
 

@@ -258,10 +258,10 @@ FINGERPRINTS = {
     'make_view_split': "split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
     'make_view_chunk': "chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
     'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers|()',
-    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
-    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
-    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
-    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
+    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
+    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
+    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
+    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
     'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_default_rounding_mode|()',
@@ -481,7 +481,7 @@ FINGERPRINTS = {
     'make_diff': "diff|functional|None|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim|(('dim', 'axis'),)",
     'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_cat': "cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_dim|(('dim', 'axis'),)",
+    'make_cat': "cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_memo,_default_dim|(('dim', 'axis'),)",
     'make_stack': "stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_tile': 'tile|functional|None|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_repeat': 'repeat|functional|None|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
@@ -1079,7 +1079,7 @@ def make_view_movedim(*, _name, _op, _meta, _handlers):
     return _public, _raw
 
 
-def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
+def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
     def add(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -1107,18 +1107,27 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and alpha is _ONE and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1129,6 +1138,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and alpha is _ONE:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is _direct[0]:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1141,6 +1152,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                             _alloc_failed(_name, _spec, _error, _device)
                         if _handler is _direct[0] and alpha is _ONE:
                             _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is _direct[0]:
+                            _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
@@ -1170,6 +1183,15 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (Warning, FloatingPointError):
                     _written_then_raised(out, _out_array)
                     raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
             elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
@@ -1186,6 +1208,15 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
@@ -1233,18 +1264,27 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and alpha is _ONE and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1255,6 +1295,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and alpha is _ONE:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is _direct[0]:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1267,6 +1309,8 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                             _alloc_failed(_name, _spec, _error, _device)
                         if _handler is _direct[0] and alpha is _ONE:
                             _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is _direct[0]:
+                            _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
@@ -1296,6 +1340,15 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (Warning, FloatingPointError):
                     _written_then_raised(out, _out_array)
                     raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
             elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
@@ -1312,6 +1365,15 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
@@ -1337,7 +1399,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
+def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
@@ -1349,11 +1411,18 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -1365,6 +1434,15 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _handler is _direct[0] and alpha is _ONE:
                 try:
                     _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                 except ValueError:
                     _check_writable(_name, 'self', self)
                     raise
@@ -1387,6 +1465,15 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                     except ValueError:
                         _check_writable(_name, 'self', self)
                         raise
@@ -1417,11 +1504,18 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -1433,6 +1527,15 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _handler is _direct[0] and alpha is _ONE:
                 try:
                     _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                 except ValueError:
                     _check_writable(_name, 'self', self)
                     raise
@@ -1461,6 +1564,15 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     except (Warning, FloatingPointError):
                         _written_then_raised(self, self._array)
                         raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
                 elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
@@ -1479,7 +1591,7 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
+def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
     def sub(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -1507,18 +1619,27 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and alpha is _ONE and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1529,6 +1650,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and alpha is _ONE:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is _direct[0]:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1541,6 +1664,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                             _alloc_failed(_name, _spec, _error, _device)
                         if _handler is _direct[0] and alpha is _ONE:
                             _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is _direct[0]:
+                            _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
@@ -1570,6 +1695,15 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (Warning, FloatingPointError):
                     _written_then_raised(out, _out_array)
                     raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
             elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
@@ -1586,6 +1720,15 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
@@ -1633,18 +1776,27 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
             _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and alpha is _ONE and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1655,6 +1807,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and alpha is _ONE:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is _direct[0]:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
@@ -1667,6 +1821,8 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                             _alloc_failed(_name, _spec, _error, _device)
                         if _handler is _direct[0] and alpha is _ONE:
                             _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is _direct[0]:
+                            _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
@@ -1696,6 +1852,15 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (Warning, FloatingPointError):
                     _written_then_raised(out, _out_array)
                     raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
             elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
@@ -1712,6 +1877,15 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, alpha, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
@@ -1737,7 +1911,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
+def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
@@ -1749,11 +1923,18 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -1765,6 +1946,15 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _handler is _direct[0] and alpha is _ONE:
                 try:
                     _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                 except ValueError:
                     _check_writable(_name, 'self', self)
                     raise
@@ -1787,6 +1977,15 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                     except ValueError:
                         _check_writable(_name, 'self', self)
                         raise
@@ -1817,11 +2016,18 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'other')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'alpha')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and alpha is _ONE:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -1833,6 +2039,15 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             if _handler is _direct[0] and alpha is _ONE:
                 try:
                     _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is _direct[0]:
+                try:
+                    _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                 except ValueError:
                     _check_writable(_name, 'self', self)
                     raise
@@ -1855,6 +2070,15 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _handler is _direct[0] and alpha is _ONE:
                     try:
                         _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is _direct[0]:
+                    try:
+                        _direct[2](self._array, other._array if _other_is_tensor else other, alpha, self._array)
                     except ValueError:
                         _check_writable(_name, 'self', self)
                         raise
@@ -1906,9 +2130,18 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -2031,9 +2264,18 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -2146,11 +2388,18 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -2213,11 +2462,18 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -2594,9 +2850,18 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -2719,9 +2984,18 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -2834,11 +3108,18 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -2901,11 +3182,18 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -6168,9 +6456,18 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -6293,9 +6590,18 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -6408,11 +6714,18 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -6475,11 +6788,18 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -6564,9 +6884,18 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -6689,9 +7018,18 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -6804,11 +7142,18 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -6871,11 +7216,18 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -7434,9 +7786,18 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -7531,9 +7892,18 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -7618,11 +7988,18 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -7667,11 +8044,18 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -7738,9 +8122,18 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -7835,9 +8228,18 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -7922,11 +8324,18 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -7971,11 +8380,18 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8042,9 +8458,18 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8139,9 +8564,18 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8226,11 +8660,18 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8275,11 +8716,18 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8346,9 +8794,18 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8443,9 +8900,18 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8530,11 +8996,18 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8579,11 +9052,18 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8650,9 +9130,18 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8747,9 +9236,18 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -8834,11 +9332,18 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8883,11 +9388,18 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -8954,9 +9466,18 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9051,9 +9572,18 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9138,11 +9668,18 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9187,11 +9724,18 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9258,9 +9802,18 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9383,9 +9936,18 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9498,11 +10060,18 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9565,11 +10134,18 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9654,9 +10230,18 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9779,9 +10364,18 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -9894,11 +10488,18 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -9961,11 +10562,18 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -10050,9 +10658,18 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -10175,9 +10792,18 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -10290,11 +10916,18 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -10357,11 +10990,18 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -10788,9 +11428,18 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -10913,9 +11562,18 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -11028,11 +11686,18 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -11095,11 +11760,18 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -11184,9 +11856,18 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -11309,9 +11990,18 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -11424,11 +12114,18 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -11491,11 +12188,18 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -11580,9 +12284,18 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -11705,9 +12418,18 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -11820,11 +12542,18 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -11887,11 +12616,18 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -12318,9 +13054,18 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -12443,9 +13188,18 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -12558,11 +13312,18 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -12625,11 +13386,18 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -12714,9 +13482,18 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -12839,9 +13616,18 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -12954,11 +13740,18 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -13021,11 +13814,18 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -31452,9 +32252,18 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -31577,9 +32386,18 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -31692,11 +32510,18 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -31759,11 +32584,18 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -31848,9 +32680,18 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -31973,9 +32814,18 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -32088,11 +32938,18 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -32155,11 +33012,18 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -32244,9 +33108,18 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -32369,9 +33242,18 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -32484,11 +33366,18 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -32551,11 +33440,18 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -32640,9 +33536,18 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -32765,9 +33670,18 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -32896,9 +33810,18 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33021,9 +33944,18 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33136,11 +34068,18 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -33203,11 +34142,18 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -33292,9 +34238,18 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33417,9 +34372,18 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33532,11 +34496,18 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -33599,11 +34570,18 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -33688,9 +34666,18 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33813,9 +34800,18 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _last = _meta_last[0]
-        if _self_is_tensor and _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _self_is_tensor and _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
+        elif _self_is_tensor:
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
             _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
@@ -33928,11 +34924,18 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -33995,11 +34998,18 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         else:
             _other_is_tensor = False
             if type(other) not in _SCALARS: return _coerce(_op, _raw, (self, other, ), {}, 'other')
-        _last = _meta_last[0]
-        if _other_is_tensor and self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
-            _spec = (self._shape, _last[2])
+        if _other_is_tensor:
+            _last = _meta_last[0]
+            if self._dtype is _last[0] and other._dtype is _last[1] and self._shape == other._shape:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[1]
+            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+                _spec = (self._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -38147,7 +39157,7 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_dim):
+def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _memo, _default_dim):
     def cat(tensors, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
         if axis is not _NO_ALIAS: return _aliased(_name, _public, {'tensors': tensors, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -38171,34 +39181,46 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(tensors, dim)
+        if type(tensors) is list and type(dim) is _int:
+            if len(tensors) == 2:
+                _t0, _t1 = tensors
+                _spec = _memo.get((dim, (_t0._shape, _t0._dtype, _t0._device), (_t1._shape, _t1._dtype, _t1._device)))
+            else: _spec = _memo.get((dim, *[(_t._shape, _t._dtype, _t._device) for _t in tensors]))
+        else: _spec = None
+        if _spec is None: _spec = _meta(tensors, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and type(dim) is _int and len(_spec[0]) == 1 and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is _direct[0] and type(dim) is _int:
-                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
-                elif _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(tensors, dim, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and type(dim) is _int:
-                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                        _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(tensors, dim, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0] and type(dim) is _int:
+                            _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(tensors, dim, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -38216,7 +39238,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _device._guard is None:
             if _handler is _direct[0] and type(dim) is _int:
                 try:
-                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                    _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
@@ -38238,7 +39260,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             with _device._guard():
                 if _handler is _direct[0] and type(dim) is _int:
                     try:
-                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                        _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
@@ -38282,34 +39304,46 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('tensors', tensors), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(tensors, dim)
+        if type(tensors) is list and type(dim) is _int:
+            if len(tensors) == 2:
+                _t0, _t1 = tensors
+                _spec = _memo.get((dim, (_t0._shape, _t0._dtype, _t0._device), (_t1._shape, _t1._dtype, _t1._device)))
+            else: _spec = _memo.get((dim, *[(_t._shape, _t._dtype, _t._device) for _t in tensors]))
+        else: _spec = None
+        if _spec is None: _spec = _meta(tensors, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and type(dim) is _int and len(_spec[0]) == 1 and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is _direct[0] and type(dim) is _int:
-                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
-                elif _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(tensors, dim, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
                     if _handler is _direct[0] and type(dim) is _int:
-                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                        _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(tensors, dim, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0] and type(dim) is _int:
+                            _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(tensors, dim, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -38327,7 +39361,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _device._guard is None:
             if _handler is _direct[0] and type(dim) is _int:
                 try:
-                    _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                    _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
@@ -38349,7 +39383,7 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             with _device._guard():
                 if _handler is _direct[0] and type(dim) is _int:
                     try:
-                        _direct[1]([_t._array for _t in tensors], dim, _out_array)
+                        _direct[1](([tensors[0]._array, tensors[1]._array] if len(tensors) == 2 else [_t._array for _t in tensors]), dim, _out_array)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise

@@ -62,17 +62,24 @@ __all__ = [
 #: The attribute through which the meta functions made here offer the generated fronts (devtensor.structured)
 #: to inline their common case, saving a Python call per op call: ``("unary", cache)`` for
 #: :func:`unary_ufunc_meta` (``cache`` maps ``self``'s dtype to the result's), ``("binary", last)`` for
-#: :func:`binary_ufunc_meta` (``last[0]`` is the entry used last: ``(self's dtype, other's dtype, result dtype,
-#: ...)``). What the fronts compute inline is exactly what the meta function would return; any other case
-#: calls it.
+#: :func:`binary_ufunc_meta` (``last[0]`` is the entry used last for two tensors, ``last[1]`` for a tensor and a
+#: Python number: ``(self's dtype, other's dtype or type, result dtype, ints to range-check, ...)``). What the
+#: fronts compute inline is exactly what the meta function would return; any other case calls it.
 INLINE: Final = "_devtensor_inline"
 
 #: The attribute through which a meta function whose op's built-in CPU kernel is one ufunc call offers the
 #: generated functional fronts the direct path: a list ``[kernel, ufunc]`` (the ufunc family sets ``kernel`` to
 #: the op's registered CPU kernel). While that kernel is the handler (no override, no other kernel registered),
 #: the front calls ``ufunc(*arrays, out=result)`` itself: the same call the kernel makes, without its frame and
-#: ConstOut.
+#: ConstOut. Ops with ``alpha`` (add, sub) add a third item: the function of the two NumPy steps for an alpha
+#: other than 1 (``kernels.ufunc_family``), which the fronts call likewise.
 DIRECT: Final = "_devtensor_direct"
+
+#: The attribute through which a meta function of a tensor list and an int dim (``cat``) offers the generated
+#: fronts its :func:`memoized` results (see :func:`offers_memo`): the memo dict, keyed as :func:`memoized` keys
+#: a list and an int, ``(dim, (shape, dtype, device) per tensor...)``. A hit is exactly the meta function's
+#: result; a miss calls it.
+MEMO: Final = "_devtensor_memo"
 
 _M = TypeVar("_M", bound=Callable[..., Any])
 
@@ -84,6 +91,18 @@ def offers_direct(direct: list[Any]) -> Callable[[_M], _M]:
 
     def mark(meta: _M) -> _M:
         meta.__dict__[DIRECT] = direct
+        return meta
+
+    return mark
+
+
+def offers_memo(spec: Callable[..., Any]) -> Callable[[_M], _M]:
+    """Mark a meta function ``meta(tensors, dim)`` that returns ``spec(tensors, dim)``, ``spec`` being
+    :func:`memoized`, as offering ``spec``'s memo to the fronts (:data:`MEMO`): they look a list of tensors and an
+    int dim up in it inline, two Python calls less per op call."""
+
+    def mark(meta: _M) -> _M:
+        meta.__dict__[MEMO] = spec.__dict__[MEMO]
         return meta
 
     return mark
@@ -229,10 +248,13 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
     """
     # (operand dtypes or types) -> (da, db, result dtype, int scalars to range-check, loop dtypes)
     cache: dict[Any, dict[Any, tuple[Any, Any, DType, tuple[int, ...], tuple[DType, ...]]]] = {}
-    # The entry used last (swapped whole, so threads always see a consistent one).
-    last: list[tuple[Any, Any, DType, tuple[int, ...], tuple[DType, ...]]] = [(None, None, _NO_DTYPE, (), ())]
+    # The entries used last (each swapped whole, so threads always see a consistent one): [0] for two tensors
+    # (or a Python number first), [1] for a tensor and a Python number (``x * 0.5`` beside ``x * mask``).
+    empty = (None, None, _NO_DTYPE, (), ())
+    last: list[tuple[Any, Any, DType, tuple[int, ...], tuple[DType, ...]]] = [empty, empty]
 
     def meta(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1) -> TensorSpec:
+        slot = 0
         if isinstance(self, Tensor):
             shape = self._shape
             da: Any = self._dtype
@@ -242,6 +264,7 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
                     shape = broadcast_shapes(op, shape, other._shape)
             else:
                 db = type(other)
+                slot = 1
         else:
             da = type(self)
             if isinstance(other, Tensor):
@@ -251,13 +274,13 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
                 shape = ()
                 db = type(other)
         # The last combination seen, by identity (a hit is two ``is`` tests, a dict lookup hashes two dtypes).
-        entry = last[0]
+        entry = last[slot]
         if entry[0] is not da or entry[1] is not db:
             try:
                 entry = cache[da][db]
             except KeyError:
                 entry = cache.setdefault(da, {})[db] = (da, db, *_resolve(op, ufunc, (da, db)))
-            last[0] = entry
+            last[slot] = entry
         if entry[3]:
             for i in entry[3]:
                 check_int_scalar(op, _BINARY_NAMES[i], (self, other)[i], entry[4][i])  # type: ignore[arg-type]
@@ -277,8 +300,9 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
         meta.__signature__ = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "alpha"])  # type: ignore[attr-defined]
         meta.__annotations__ = {k: v for k, v in meta.__annotations__.items() if k != "alpha"}
     meta.__name__ = meta.__qualname__ = op
-    # The generated fronts inline the common case (see INLINE): two tensors of one shape whose dtypes are those
-    # of ``last``'s entry, alpha left at 1 (when the op has it).
+    # The generated fronts inline the common cases (see INLINE): two tensors of one shape whose dtypes are those
+    # of ``last[0]``, or a tensor and a Python number (no int to range-check) those of ``last[1]``; alpha left at
+    # 1 or, for a floating-point result, a float.
     meta.__dict__[INLINE] = ("binary", last)
     return meta
 
@@ -561,4 +585,5 @@ def memoized(meta: _F) -> _F:
         memo[key] = result
         return result
 
+    cached.__dict__[MEMO] = memo
     return cast(_F, cached)

@@ -12,7 +12,7 @@ import pytest
 
 import devtensor as dt
 from devtensor import DispatchKey, library
-from devtensor.dtypes import DType
+from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.meta import DIRECT
 from devtensor.typed import ConstOut, CPUTensor
 
@@ -250,3 +250,61 @@ def test_cat_offers_it_and_keeps_its_rules() -> None:
     with library.override("cat", "cpu", cat_logged):
         assert dt.cat([ta, ta]).tolist() == np.concatenate([a, a]).tolist()
     assert calls == ["cat"]
+
+
+def test_alpha_takes_it_with_the_kernels_values_and_rules() -> None:
+    # add/sub with alpha != 1: the fronts call the two NumPy steps themselves (meta.DIRECT's third item); values,
+    # dtypes, versions and the floating-point rule are the kernel's (an override sees the call).
+    a = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    b = np.linspace(1, 3, 12, dtype=np.float32).reshape(3, 4)
+    want = np.subtract(a, np.multiply(b, 0.1, dtype=np.float32))
+    ta, tb = dt.from_numpy(a.copy()), dt.from_numpy(b)
+    assert dt.sub(ta, tb, alpha=0.1).numpy().tobytes() == want.tobytes()
+    out = dt.empty((3, 4), dtype=dt.float32)
+    assert dt.sub(ta, tb, alpha=0.1, out=out) is out and out.numpy().tobytes() == want.tobytes() and out.version == 1
+    assert ta.sub_(tb, alpha=0.1) is ta and ta.numpy().tobytes() == want.tobytes() and ta.version == 1
+    ints = dt.from_numpy(np.arange(4, dtype=np.int8))
+    assert ints.add_(ints, alpha=3).tolist() == [0, 4, 8, 12] and ints.dtype == dt.int8
+    assert dt.add(ints, 1.5, alpha=2).tolist() == [3.0, 7.0, 11.0, 15.0]  # (a Python product: weak)
+    with pytest.raises(dt.errors.ArgumentTypeError, match="alpha"):  # (bad input changes nothing)
+        ints.add_(ints, alpha=0.5)
+    assert ints.tolist() == [0, 4, 8, 12] and ints.version == 1
+    calls: list[str] = []
+
+    def sub_logged(
+        self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]
+    ) -> None:
+        calls.append("sub")
+        assert isinstance(self, CPUTensor) and isinstance(other, CPUTensor)
+        np.subtract(self.array, np.multiply(other.array, alpha), out=out.array)
+
+    with library.override("sub", "cpu", sub_logged):
+        ta.sub_(tb, alpha=0.5)
+        dt.sub(ta, tb, alpha=0.5)
+    assert calls == ["sub", "sub"]
+
+
+def test_alpha_conditions_come_after_the_write_at_the_callers_line() -> None:
+    big = np.array([3e38, 1.0], np.float32)
+    t = dt.from_numpy(big.copy())
+    with pytest.warns(RuntimeWarning, match="overflow encountered") as seen:
+        t.sub_(dt.from_numpy(big), alpha=-2.0)
+    assert [w.filename for w in seen] == [__file__] and t.tolist()[0] == np.inf and t.version == 1
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        t.sub_(dt.from_numpy(big), alpha=-2.0)
+    assert t.tolist()[1] == 5.0 and t.version == 2  # (written, then raised)
+    out = dt.empty(2, dtype=dt.float32)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        dt.add(dt.from_numpy(big), dt.from_numpy(big), alpha=2.0, out=out)
+    assert out.tolist() == [np.inf, 3.0] and out.version == 1
+
+
+def test_cat_lets_numpy_allocate_1d_results_of_the_metas_dtype() -> None:
+    kinds = [dt.bool, dt.int8, dt.uint8, dt.int64, dt.uint64, dt.float16, dt.float32, dt.complex64]
+    for x in kinds:
+        for y in kinds:
+            got = dt.cat([dt.ones(2, dtype=x), dt.zeros(3, dtype=y)])
+            assert got.dtype is result_type(x, y) and got.numpy().dtype == got.dtype, (x, y)
+            assert got._array.flags.c_contiguous and got._array.flags.owndata
+    three = [dt.arange(2.0), dt.arange(3.0), dt.arange(1.0)]
+    assert dt.cat(three).tolist() == [0.0, 1.0, 0.0, 1.0, 2.0, 0.0]

@@ -382,6 +382,14 @@ def test_number_conversions() -> None:
     assert [10, 20, 30][dt.tensor(1)] == 20
     with pytest.raises(TypeError, match="index"):
         operator.index(dt.tensor(1.0))
+    # float() reads a CPU tensor's element inline; other cases keep item()'s errors.
+    assert float(dt.tensor(1.5, dtype=dt.float32)) == 1.5 and type(float(dt.tensor(True))) is float
+    with pytest.raises(ValueError, match="2 elements"):
+        float(dt.tensor([1.0, 2.0]))
+    with pytest.raises(dt.errors.NoDataError):
+        float(dt.empty(1, device="meta"))
+    with pytest.raises(TypeError):
+        float(dt.tensor(1j))
 
 
 def test_repr() -> None:

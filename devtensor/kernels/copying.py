@@ -19,7 +19,7 @@ from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import result_type
 from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.kernels.ufunc_family import D
-from devtensor.meta import memoized, normalize_dim, normalize_dims, offers_direct
+from devtensor.meta import memoized, normalize_dim, normalize_dims, offers_direct, offers_memo
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -83,22 +83,6 @@ def _list_meta(op: str, tensors: Sequence[TensorMeta]) -> None:
 _CAT_DIRECT: Final[list[Any]] = [None, getattr(np.concatenate, "_implementation", np.concatenate)]
 
 
-@structured_op(inplace=False, method=False)
-@offers_direct(_CAT_DIRECT)
-def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
-    """The tensors joined along the existing dim ``dim`` (``torch.cat``, ``np.concatenate``): all must have
-    the same number of dims (at least 1) and equal sizes except in ``dim``. The result dtype promotes all the
-    dtypes (NumPy's ``result_type``); a new storage. Functional and out variants (an out overlapping an input
-    is a MemoryOverlapError). All tensors on one device.
-
-    Raises:
-        ShapeError: a 0-d tensor, different numbers of dims, or sizes that differ outside ``dim``; the message
-            names the shapes and the position.
-        ValueError: an empty list.  IndexError: ``dim`` out of range.
-    """
-    return _cat_spec(tensors, dim)
-
-
 @memoized
 def _cat_spec(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     _list_meta("cat", tensors)
@@ -125,6 +109,23 @@ def _cat_spec(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     if any(t.dtype is not dtype for t in tensors):
         dtype = result_type(*(t.dtype for t in tensors))
     return (*first[:d], total, *first[d + 1 :]), dtype
+
+
+@structured_op(inplace=False, method=False)
+@offers_direct(_CAT_DIRECT)
+@offers_memo(_cat_spec)
+def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
+    """The tensors joined along the existing dim ``dim`` (``torch.cat``, ``np.concatenate``): all must have
+    the same number of dims (at least 1) and equal sizes except in ``dim``. The result dtype promotes all the
+    dtypes (NumPy's ``result_type``); a new storage. Functional and out variants (an out overlapping an input
+    is a MemoryOverlapError). All tensors on one device.
+
+    Raises:
+        ShapeError: a 0-d tensor, different numbers of dims, or sizes that differ outside ``dim``; the message
+            names the shapes and the position.
+        ValueError: an empty list.  IndexError: ``dim`` out of range.
+    """
+    return _cat_spec(tensors, dim)
 
 
 @structured_op(inplace=False, method=False)

@@ -298,9 +298,10 @@ def _define(
     ufunc: np.ufunc | None = None,
     *,
     inplace: bool = True,
+    scaled: Callable[..., Any] | None = None,
 ) -> StructuredOp:
     meta.__doc__ = doc
-    direct: list[Any] = [None, ufunc]
+    direct: list[Any] = [None, ufunc] if scaled is None else [None, ufunc, scaled]
     if ufunc is not None:  # (the kernel is that one ufunc call for every functional call it gets: meta.DIRECT)
         meta.__dict__[DIRECT] = direct
     op = StructuredOp(name, meta, out_may_be_input=True, inplace=inplace)
@@ -369,22 +370,21 @@ def binary_ufunc(
     meta = binary_ufunc_meta(name, ufunc, alpha=alpha)
     summary = elementwise_doc(name, doc, f"np.{ufunc.__name__}", inplace=inplace, extra=_ALPHA_DOC if alpha else "")
     kernel: Callable[..., None]
+    scaled: Callable[..., Any] | None = None
     if alpha:
+        scaled = _scaled_call(ufunc)
 
         def kernel(xp: Any, self: Tensor | Scalar, other: Tensor | Scalar, *, alpha: Scalar, out: Any) -> None:
             o = out.array  # (a hot path: see unary_ufunc)
             a = o if type(out) is InplaceOut else self._array if isinstance(self, Tensor) else self
             b = other._array if isinstance(other, Tensor) else other
-            if alpha != 1 or type(alpha) is complex:
-                # Two steps: a condition of the product is reported after the write, not before it.
-                with deferred_conditions():
-                    if xp is _np and type(b) is _ndarray and type(a) is _ndarray and b.dtype == a.dtype:
-                        ufunc(a, _np.multiply(b, alpha, dtype=b.dtype), out=o)  # (_scaled's one-dtype case)
-                    else:
-                        b = _scaled(xp, a, b, alpha)
-                        (ufunc if xp is _np else getattr(xp, cp_name))(a, b, out=o)
-                return
-            (ufunc if xp is _np else getattr(xp, cp_name))(a, b, out=o)
+            if xp is _np:
+                scaled(a, b, alpha, o)
+            elif alpha != 1 or type(alpha) is complex:
+                with deferred_conditions():  # (for array modules that report conditions as NumPy does)
+                    getattr(xp, cp_name)(a, _scaled(xp, a, b, alpha), out=o)
+            else:
+                getattr(xp, cp_name)(a, b, out=o)
 
     elif ufunc in _COMPARISONS:
 
@@ -418,7 +418,53 @@ def binary_ufunc(
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
     # (comparisons treat out-of-range Python ints specially: no direct path for them)
-    return _define(name, meta, summary, kernel, None if ufunc in _COMPARISONS else ufunc, inplace=inplace)
+    return _define(
+        name, meta, summary, kernel, None if ufunc in _COMPARISONS else ufunc, inplace=inplace, scaled=scaled
+    )
+
+
+def _scaled_call(ufunc: np.ufunc) -> Callable[..., Any]:
+    """The NumPy computation of ``ufunc(self, alpha * other)`` (``add``/``sub`` with ``alpha``), shared by the
+    op's CPU kernel and the fronts' direct path (meta.DIRECT's third item): ``scaled(a, b, alpha, out)`` takes
+    the operands as the ufunc does (arrays or Python numbers; ``a`` may be ``out``'s own array, for NumPy's
+    in-place fast path) and writes ``out``, or returns a new array when ``out`` is None (then ``a`` and ``b``
+    must be arrays of one dtype: the result dtype is theirs). ``alpha`` is the meta-checked factor: 1 (not
+    complex) is one ufunc call; any other is two steps (the product, as :func:`_scaled` computes it, then the
+    ufunc), run with NumPy's floating-point conditions recorded and reported after the write, as
+    :class:`deferred_conditions` does (inline here: this is a hot path of the training loops' updates)."""
+
+    def scaled(a: Any, b: Any, alpha: Scalar, out: Any) -> Any:
+        if alpha == 1 and type(alpha) is not complex:
+            return ufunc(a, b, out=out)
+        local = _THREAD
+        state = local.states.get(_EXTOBJ.get()) if _EXTOBJ is not None else None
+        if state is None:  # (a state not seen yet: deferred_conditions derives and caches it)
+            with deferred_conditions():
+                return _scaled_steps(ufunc, a, b, alpha, out)
+        recorder = local.recorder
+        token = _EXTOBJ.set(state)
+        outer = recorder.seen
+        seen: set[str] = set()
+        recorder.seen = seen
+        try:
+            if type(b) is _ndarray and type(a) is _ndarray and b.dtype == a.dtype:
+                result = ufunc(a, _np.multiply(b, alpha, dtype=b.dtype), out=out)  # (_scaled's one-dtype case)
+            else:
+                result = ufunc(a, _scaled(_np, a, b, alpha), out=out)
+        finally:
+            recorder.seen = outer
+            _EXTOBJ.reset(token)
+        if seen:
+            _report(seen)
+        return result
+
+    return scaled
+
+
+def _scaled_steps(ufunc: np.ufunc, a: Any, b: Any, alpha: Scalar, out: Any) -> Any:
+    if type(b) is _ndarray and type(a) is _ndarray and b.dtype == a.dtype:
+        return ufunc(a, _np.multiply(b, alpha, dtype=b.dtype), out=out)  # (_scaled's one-dtype case)
+    return ufunc(a, _scaled(_np, a, b, alpha), out=out)
 
 
 def _exact_int_operands(array: Any, value: int) -> tuple[Any, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from devtensor.meta import DIRECT, INLINE, ONE
+from devtensor.meta import DIRECT, INLINE, MEMO, ONE
 from devtensor.structured import rules
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.schema import Param
@@ -98,6 +98,11 @@ def _call_direct(op: StructuredOp) -> str | None:
     return None
 
 
+def _list_arrays(items: str) -> str:
+    """The expression of the arrays of the tensor list ``items`` (two tensors without a comprehension's frame)."""
+    return f"([{items}[0]._array, {items}[1]._array] if len({items}) == 2 else [_t._array for _t in {items}])"
+
+
 def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, Any]]:
     """The lines computing ``_spec``: the call of the meta function, or, when it offers one (meta.INLINE), its
     common case inline with the call for the rest: one Python call less per op call (a tenth of an elementwise
@@ -116,19 +121,51 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
     if kind == "binary":
         # Both tensors (the flags of the argument checks; an inplace self is one), dtypes those of the entry
         # used last, one shape, alpha at its default (the meta function checks nothing then).
-        tensors = "_other_is_tensor" if variant == "inplace" else "_self_is_tensor and _other_is_tensor"
-        alpha_test = " and alpha is _ONE" if len(params) == 3 else ""
-        return [
-            "    _last = _meta_last[0]",
-            f"    if {tensors} and self._dtype is _last[0] and other._dtype is _last[1]"
+        # A float alpha for a floating-point result needs no check either (the meta function's own test).
+        # A tensor and a Python number: the meta's other entry, when it has no int to range-check.
+        inplace = variant == "inplace"
+        tensors = "_other_is_tensor" if inplace else "_self_is_tensor and _other_is_tensor"
+        alpha_test = (
+            " and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc')" if len(params) == 3 else ""
+        )
+        values = {"_meta_last": state, "_ONE": ONE, **extra}
+        if len(params) == 3:
+            values["_float"] = float
+        lines = [
+            f"    if {tensors}:",
+            "        _last = _meta_last[0]",
+            "        if self._dtype is _last[0] and other._dtype is _last[1]"
             f" and self._shape == other._shape{alpha_test}:",
-            "        _spec = (self._shape, _last[2])",
-            "    else:",
-            "    " + call,
-        ], {"_meta_last": state, "_ONE": ONE, **extra}
+            "            _spec = (self._shape, _last[2])",
+            "        else:",
+            "        " + call,
+            "    else:" if inplace else "    elif _self_is_tensor:",
+            "        _last = _meta_last[1]",
+            f"        if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]{alpha_test}:",
+            "            _spec = (self._shape, _last[2])",
+            "        else:",
+            "        " + call,
+        ]
+        return lines if inplace else [*lines, "    else:", "    " + call], values
     checks, values = rules.value_check_lines(params)
-    if _call_direct(op) is not None:
+    kind = _call_direct(op)
+    if kind is not None:
         values = {**values, "_direct": direct}
+    memo = getattr(op.meta, MEMO, None)
+    if kind == "list" and memo is not None and not checks:
+        # The meta's memo looked up inline (meta.MEMO), keyed as meta.memoized keys a list and an int.
+        # Two tensors (the common case) keyed without a comprehension's frame.
+        items, dim = params[0].name, params[1].name
+        each = "(_t._shape, _t._dtype, _t._device)"
+        return [
+            f"    if type({items}) is list and type({dim}) is _int:",
+            f"        if len({items}) == 2:",
+            f"            _t0, _t1 = {items}",
+            f"            _spec = _memo.get(({dim}, {each.replace('_t.', '_t0.')}, {each.replace('_t.', '_t1.')}))",
+            f"        else: _spec = _memo.get(({dim}, *[{each} for _t in {items}]))",
+            "    else: _spec = None",
+            f"    if _spec is None: {call.strip()}",
+        ], {**values, "_memo": memo}
     return [*checks, call], values
 
 
@@ -150,17 +187,30 @@ def _direct_impl_call(
             direct = "_direct[1](" + "".join(f"{p.name}._array, " for p in params) + f"out={array})"
         else:  # (an int dim only: other index types take the kernel's conversion)
             test = f" and type({params[1].name}) is _int"
-            direct = f"_direct[1]([_t._array for _t in {params[0].name}], {params[1].name}, {array})"
+            direct = f"_direct[1]({_list_arrays(params[0].name)}, {params[1].name}, {array})"
         body = _protected(direct, target, f"_written_then_raised({target}, {array})")
         return [f"if _handler is _direct[0]{test}:", *body, "el" + lines[0], *lines[1:]]
-    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""  # (alpha != 1: two steps)
+    scaled = len(op.schema.params) == 3  # (alpha: the ufunc for alpha 1, else the two steps of _direct[2])
     first = array if inplace else "self._array"
     if _inline_kind(op)[0] != "unary":
         first = (first if inplace else "self._array if _self_is_tensor else self") + ", other._array if"
         first += " _other_is_tensor else other, out="
     direct = f"_direct[1]({first}{', ' * (first[-1] != '=')}{array})"  # (one ufunc call writes all, then reports)
     body = _protected(direct, target, f"_written_then_raised({target}, {array})")
-    return [f"if _handler is _direct[0]{alpha}:", *body, "el" + lines[0], *lines[1:]]
+    if not scaled:
+        return ["if _handler is _direct[0]:", *body, "el" + lines[0], *lines[1:]]
+    # (the two steps write all, then report the conditions of both)
+    two = _protected(
+        f"_direct[2]({first[: -len(', out=')]}, alpha, {array})", target, f"_written_then_raised({target}, {array})"
+    )
+    return [
+        "if _handler is _direct[0] and alpha is _ONE:",
+        *body,
+        "elif _handler is _direct[0]:",
+        *two,
+        "el" + lines[0],
+        *lines[1:],
+    ]
 
 
 def _direct_result_lines(op: StructuredOp) -> list[str]:
@@ -174,8 +224,18 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return []
     kind = _call_direct(op)
-    if kind == "list":  # (the kernel's out= call only: NumPy's own result dtype is not always the meta's)
-        return []
+    if kind == "list":
+        # NumPy lays a fresh result out by its inputs: it allocates where that is the allocating path's array, a
+        # 1-d result (C-contiguous), whose dtype NumPy's promotion gives as the meta function's (result_type).
+        items, dim = (p.name for p in op.schema.params)
+        return [
+            f"if _handler is _direct[0] and type({dim}) is _int and len(_spec[0]) == 1 and _device._guard is None:",
+            "    try:",
+            f"        _out_array = _direct[1]({_list_arrays(items)}, {dim})",
+            "    except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)",
+            "        _alloc_failed(_name, _spec, _error, _device)",
+            "else:",
+        ]
     if kind == "arrays":
         names = [p.name for p in op.schema.params]
         operands = ", ".join(f"{n}._array" for n in names)
@@ -189,12 +249,17 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
             "(not _self_is_tensor or self._array.flags.c_contiguous)"
             " and (not _other_is_tensor or other._array.flags.c_contiguous)"
         )
-    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 and kind is None else ""
+    alpha = ""
+    call = f"_direct[1]({operands})"
+    if len(op.schema.params) == 3 and kind is None:
+        # (alpha != 1: the two steps allocate too, for two tensors of one dtype, the result's)
+        alpha = " and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype)"
+        call += " if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)"
     return [
         f"if _handler is _direct[0]{alpha} and _device._guard is None"
         f" and (len(_spec[0]) == 1 or (_spec[0] and {layout})):",
         "    try:",
-        f"        _out_array = _direct[1]({operands})",
+        f"        _out_array = {call}",
         "    except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)",
         "        _alloc_failed(_name, _spec, _error, _device)",
         "else:",
