@@ -307,6 +307,29 @@ def test_clamp_matches_numpy_clip(data: st.DataObject) -> None:
     check_against_numpy("clamp", lambda: dt.clamp(a, lo, hi), lambda: np.clip(a_np, lo_np, hi_np))
 
 
+@pytest.mark.parametrize(
+    ("a", "lo", "hi"),
+    [
+        # a Python int bound at self's own limit is dropped, as np.clip drops it, even where the result dtype
+        # (int16, from the tensor bound) could hold more: the min > max elements keep min
+        (np.array([0, 7], np.uint8), np.array([256, 3], np.int16), 255),
+        (np.array([0, 100], np.int8), np.array([300, 5], np.int16), 200),
+        (np.array([0, 100], np.int8), -128, np.array([-300, 50], np.int16)),
+        # complex bounds with a NaN imaginary part: np.clip's own loop keeps the value
+        (np.array([1 + 2j, 3 - 1j]), np.array([complex(0, np.nan)]), np.array([1 + 2j])),
+        (np.array([1 + 2j, 3 - 1j], np.complex64), complex(0, np.nan), 3 - 1j),
+    ],
+)
+def test_clamp_edge_bounds_match_numpy_clip(a: Any, lo: Any, hi: Any) -> None:
+    def t(v: Any) -> Any:
+        return dt.tensor(v) if isinstance(v, np.ndarray) else v
+
+    check_against_numpy("clamp", lambda: dt.clamp(t(a), t(lo), t(hi)), lambda: np.clip(a, lo, hi))
+    out = dt.empty(np.broadcast_shapes(*(np.shape(v) for v in (a, lo, hi))), dtype=np.clip(a, lo, hi).dtype)
+    dt.clamp(t(a), t(lo), t(hi), out=out)
+    np.testing.assert_array_equal(out.numpy(), np.clip(a, lo, hi))
+
+
 @given(data=st.data())
 def test_where_matches_numpy(data: st.DataObject) -> None:
     s_cond, s_self, s_other = data.draw(

@@ -10,7 +10,7 @@ rules (see :mod:`devtensor.structured`). The Python operators are bound in :mod:
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -285,9 +285,10 @@ def clamp(self: TensorMeta, min: TensorMetaOrScalar | None = None, max: TensorMe
     """``self`` limited to ``[min, max]``, elementwise (``torch.clamp``; values as ``np.clip``: where
     ``min > max`` the result is ``max``). ``min`` and ``max`` are tensors or Python numbers; at least one must
     be given (ValueError otherwise). The result dtype promotes ``self`` with both bounds (NumPy's ``clip``).
-    A Python int bound beyond an integer result dtype's range on its own side (``min`` below it, ``max`` above
-    it) clips nothing and leaves the dtype as it is (``clamp(uint8 tensor, 0, 4550)`` is ``self`` as uint8,
-    NumPy 2.1's ``np.clip``), on every device; a ``min`` above the range or a ``max`` below it is
+    A Python int bound at or beyond an integer ``self``'s range on its own side (``min`` at or below it, ``max``
+    at or above it) clips nothing and leaves the dtype as it is (``clamp(uint8 tensor, 0, 4550)`` is ``self`` as
+    uint8, NumPy 2.1's ``np.clip``; with a tensor ``min`` above such a ``max`` the value is that ``min``), on
+    every device; a ``min`` above the range or a ``max`` below it is
     ScalarOverflowError, as np.clip raises (so are, for a bool ``self``, ints out of the result dtype's range).
     """
     if min is None and max is None:
@@ -305,7 +306,7 @@ def clamp(self: TensorMeta, min: TensorMetaOrScalar | None = None, max: TensorMe
 
 def _check_int_bounds(dtype: DType, of_bool: bool, min: object, max: object) -> None:
     """clamp's rule for Python int bounds (NumPy 2.1's ``np.clip``), checked against the result ``dtype``: a bound
-    beyond the integer dtype's range on its own side clips nothing (:func:`_clamp` drops it); a ``min`` above
+    at or beyond an integer self's range on its own side clips nothing (:func:`_clamp` drops it); a ``min`` above
     the range or a ``max`` below it would put every value out of range, and raises, as np.clip does. Float and
     complex dtypes take any int a float holds. A bool ``self`` (``of_bool``) takes only ints that fit the
     result dtype, as np.clip (it converts them to that dtype)."""
@@ -325,35 +326,30 @@ def _check_int_bounds(dtype: DType, of_bool: bool, min: object, max: object) -> 
                 )
 
 
-def _in_range_bounds(a: object, lo: object, hi: object) -> tuple[object, object]:
-    """``(lo, hi)`` less a Python int bound beyond the result dtype's range on its own side, which clips nothing
-    (the meta function has refused one on the other side; a bool or float self meets no such bound)."""
-    dtype = np.result_type(weak(a), weak(lo) if lo is not None else False, weak(hi) if hi is not None else False)
-    if dtype.kind in "iu":
-        lo_limit, hi_limit = int_bounds(dtype)
-        if type(lo) is int and lo < lo_limit:
-            lo = None
-        if type(hi) is int and hi > hi_limit:
-            hi = None
-    return lo, hi
-
-
 @_ks.clamp.xp
 def _clamp(xp: ModuleType, self: D, min: D | Scalar | None, max: D | Scalar | None, *, out: ConstOut[D]) -> None:
     a, lo, hi, o = self._array, arr(min), arr(max), out.array
     if (type(lo) is int or type(hi) is int) and a.dtype.kind in "iu":
-        # Only an int bound beyond self's own range may be beyond the result dtype's (which holds self's).
+        # NumPy's clip drops a Python int bound at or beyond self's own range on its side (not the result
+        # dtype's): it clips nothing there, except where a tensor min exceeds it (min > max), and there the
+        # value is NumPy's.
         a_lo, a_hi = _IINFO.get(a.dtype) or int_bounds(a.dtype)
-        if (type(lo) is int and lo < a_lo) or (type(hi) is int and hi > a_hi):
-            lo, hi = _in_range_bounds(a, lo, hi)
-            if lo is None and hi is None:
-                xp.copyto(o, a, casting="unsafe")  # (the front has checked the result dtype casts to out's)
-                return
+        if type(lo) is int and lo <= a_lo:
+            lo = None
+        if type(hi) is int and hi >= a_hi:
+            hi = None
+        if lo is None and hi is None:
+            xp.copyto(o, a, casting="unsafe")  # (the front has checked the result dtype casts to out's)
+            return
     # maximum/minimum rather than clip: CuPy's clip has no loop for bool or complex, nor a None bound there.
     if lo is None:
         xp.minimum(a, hi, out=o)
     elif hi is None:
         xp.maximum(a, lo, out=o)
+    elif xp is np and o.dtype.kind == "c":
+        # np.clip's own complex loop: where a bound's imaginary part is NaN it keeps the value, where maximum and
+        # minimum would give the NaN (CuPy has no complex clip loop, so there the NaN propagates).
+        cast(Any, np.clip)(a, lo, hi, out=o)
     else:
         # The intermediate in the dtype of all three operands, as np.clip computes: maximum(a, lo) alone would
         # promote a with lo only, where a Python int bound may not fit a's dtype (int8 with 1000, though hi makes
