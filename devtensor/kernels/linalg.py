@@ -302,7 +302,28 @@ def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar 
         ShapeError (ValueError): ``mat1``/``mat2`` not 2-D, contracted dimensions that differ, or a ``self``
             that does not broadcast to ``[n, m]``; the message names the operand shapes.
     """
+    if beta is _ONE and alpha is _ONE:
+        # The common call (no coefficients) memoized on the operands' shapes and dtypes alone (the result
+        # depends on nothing else): one key build and one lookup, without memoized's general key.
+        a: Any = self
+        b: Any = mat1
+        c: Any = mat2
+        key = (a._shape, a._dtype, b._shape, b._dtype, c._shape, c._dtype)
+        spec = _ADDMM_SPECS.get(key)
+        if spec is None:
+            spec = _addmm_spec(self, mat1, mat2, beta, alpha)  # (raises for bad input: nothing is stored)
+            if len(_ADDMM_SPECS) >= _ADDMM_LIMIT:
+                _ADDMM_SPECS.clear()
+            _ADDMM_SPECS[key] = spec
+        return spec
     return _addmm_spec(self, mat1, mat2, beta, alpha)
+
+
+#: addmm's results for beta = alpha = 1 (the int 1: 1.0 and True take the general memo, as memoized keys by
+#: type), keyed on (shape, dtype) of self, mat1 and mat2; bounded as memoized's memo is.
+_ADDMM_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
+_ADDMM_LIMIT: Final = 1024
+_ONE: Final = 1
 
 
 @memoized
