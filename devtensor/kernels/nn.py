@@ -243,11 +243,11 @@ def relu(self: TensorMeta) -> TensorSpec:
 
 
 def _relu_arrays(a: Any, out: Any = None) -> Any:
-    """relu on arrays: ``np.maximum(a, 0)`` into ``out`` (a new array when None), which it returns. relu's
-    CPU kernel and its direct path (meta.DIRECT: while that kernel is the handler, the generated fronts call
-    this with the arrays, one ufunc call, no ConstOut); 0 is a weak Python int, so the result keeps ``a``'s
-    dtype, as the meta function says. (The generated fronts pass ``out`` positionally, the plan replays by
-    keyword.)"""
+    """relu on arrays: ``np.maximum(a, 0)`` into ``out`` (a new array when None), which it returns: relu's
+    direct path (meta.DIRECT: while the built-in CPU kernel, the same one ufunc call, is the handler, the
+    generated fronts and plan replays call this with the arrays, without a ConstOut); 0 is a weak Python int,
+    so the result keeps ``a``'s dtype, as the meta function says. (The fronts pass ``out`` positionally, the
+    plan replays by keyword.)"""
     return _np_maximum(a, 0, out=out)
 
 
