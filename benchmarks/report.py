@@ -9,6 +9,8 @@ Measures, interleaved (each round times every library once, in turn; the best ro
   max-subtract, exp, sum, divide; cross_entropy as max, exp, sum, log, fancy-indexed target logits, mean);
 * the main job (``examples/train_digits.py``, eager path with preallocated buffers) per epoch, beside its NumPy
   reference and (with torch) the same manual-gradient step in torch (needs scikit-learn for the data);
+* a functional-style step (``functional_step`` of ``examples/train_digits.py``: a new tensor per op, log_softmax
+  once) per epoch, beside ``numpy_functional_step``, the same model in NumPy expressions (equal weights);
 * a chain of 1,000 meta ops (``x * 1.0001``) against the same chain on a small real tensor (and torch meta);
 * a custom op (``library.custom_op``) against the built-in ``mul`` doing the same work;
 * import time (fresh interpreters, best of a few).
