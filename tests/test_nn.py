@@ -295,6 +295,34 @@ def test_cross_entropy_writes_out_before_a_condition_surfaces() -> None:
     assert math.isnan(empty.item()) and empty.version == 1
 
 
+@pytest.mark.parametrize("shape", [(32, 10), (7, 3), (1, 1), (33, 17)])
+@pytest.mark.parametrize("special", [None, np.inf, -np.inf, np.nan])
+def test_cross_entropy_after_softmax_of_the_same_logits_takes_its_statistics_bit_for_bit(
+    shape: tuple[int, int], special: float | None
+) -> None:
+    """A softmax over dim 1 keeps its row maxima and sums for a cross_entropy of the same logits (the main job's
+    step): the loss has the bytes of one computed from scratch, and a write to the logits in between (here
+    through the NumPy array the tensor shares) is seen, since the logits' contents are compared."""
+    rng = np.random.default_rng(9)
+    raw = (rng.standard_normal(shape) * 5).astype(np.float32)
+    if special is not None:
+        raw[0, 0] = special
+    x = dt.from_numpy(raw)
+    t = dt.from_numpy(rng.integers(0, shape[1], shape[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dt.softmax(dt.zeros(2, 2), 1)  # (another softmax's statistics: not these logits)
+        fresh = dt.cross_entropy(x, t).numpy().tobytes()
+        dt.softmax(x, 1)
+        assert dt.cross_entropy(x, t).numpy().tobytes() == fresh
+        dt.softmax(x, 1, out=dt.empty(*shape))
+        raw[-1, -1] += 1.0  # a write devtensor does not see
+        changed = dt.cross_entropy(x, t).numpy().tobytes()
+        dt.softmax(dt.zeros(2, 2), 1)
+        assert changed == dt.cross_entropy(x, t).numpy().tobytes()
+    assert changed != fresh or special is not None or shape[1] == 1  # (one class: the loss is 0)
+
+
 def test_cross_entropy_into_an_out_of_another_dtype_rounds_once_from_the_compute_dtype() -> None:
     rng = np.random.default_rng(5)
     x = rng.standard_normal((7, 4)).astype(np.float32)
