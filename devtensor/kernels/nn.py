@@ -170,7 +170,7 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
                 np.exp(o, out=o)
                 s = _np_sum(o, axis, None, None, keepdims=True)
                 np.divide(o, s, out=o)
-                if plan.shares and o.flags.c_contiguous and x.flags.c_contiguous:
+                if plan.shares and o.flags.c_contiguous:  # (the sums' order is o's layout's: cross_entropy's)
                     _ROW_STATS[0] = (x.tobytes(), x.dtype, x.shape, caller, m, s)
         finally:
             EXTOBJ.reset(token)
@@ -203,10 +203,11 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
 
 #: The row statistics of the last small 2-d softmax over dim 1 on the CPU, for a cross_entropy of the same logits
 #: that follows it (the main job's step: softmax for the gradient, then the loss): (the logits' bytes, dtype,
-#: shape, the caller's floating-point state, row maxima, row sums of exp(x - max)). cross_entropy computes
-#: exactly these (the same NumPy calls on arrays of the same layout) and takes them when its logits have the same
-#: bytes, dtype and shape under the same state: an exact comparison of contents, so a write to the logits in
-#: between, through devtensor or not, is seen. Written and read as one tuple (threads see a whole entry).
+#: shape, the caller's floating-point state, row maxima, row sums of exp(x - max) summed in a C-contiguous
+#: array). cross_entropy computes exactly these for C-contiguous logits (the same NumPy calls, its sums in a
+#: C-contiguous temporary) and takes them when its logits have the same bytes, dtype and shape under the same
+#: state: an exact comparison of contents, so a write to the logits in between, through devtensor or not, is
+#: seen. Written and read as one tuple (threads see a whole entry).
 _ROW_STATS: list[tuple[bytes, Any, tuple[int, ...], Any, Any, Any] | None] = [None]
 #: The most elements a softmax keeps its statistics for (the snapshot of the logits is a copy).
 _SHARED_ROWS_MAX: Final = 4096
