@@ -9,6 +9,8 @@ Measures, interleaved (each round times every library once, in turn; the best ro
   max-subtract, exp, sum, divide; cross_entropy as max, exp, sum, log, fancy-indexed target logits, mean);
 * the main job (``examples/train_digits.py``, eager path with preallocated buffers) per epoch, beside its NumPy
   reference and (with torch) the same manual-gradient step in torch (needs scikit-learn for the data);
+* a functional-style step (``functional_step`` of ``examples/train_digits.py``: a new tensor per op, log_softmax
+  once) per epoch, beside ``numpy_functional_step``, the same model in NumPy expressions (equal weights);
 * a chain of 1,000 meta ops (``x * 1.0001``) against the same chain on a small real tensor (and torch meta);
 * a custom op (``library.custom_op``) against the built-in ``mul`` doing the same work;
 * import time (fresh interpreters, best of a few).
@@ -178,7 +180,9 @@ def main_job(torch: Any, rounds: int) -> dict[str, float] | None:
 
 def functional_step(rounds: int) -> dict[str, float] | None:
     """Seconds per epoch of the digits MLP written functionally (a new tensor per op, no buffers, weights
-    rebound each step) in devtensor and in the same NumPy expressions; None without scikit-learn."""
+    rebound each step): ``functional_step`` of examples/train_digits.py beside its NumPy twin
+    ``numpy_functional_step`` (the same model in NumPy expressions; the weights agree bit for bit, which
+    tests/test_bit_identical_training.py checks); None without scikit-learn."""
     import importlib
 
     td: Any = importlib.import_module("train_digits")
@@ -192,44 +196,24 @@ def functional_step(rounds: int) -> dict[str, float] | None:
     n_full = (len(data.x_train) // b) * b
     x, y = data.x_train[:n_full], data.y_train[:n_full]
     y1h = np.eye(10, dtype=np.float32)[y]
-    np_batches = [(x[i : i + b], y[i : i + b], y1h[i : i + b]) for i in range(0, n_full, b)]
+    np_batches = [(x[i : i + b], y1h[i : i + b]) for i in range(0, n_full, b)]
     dt_batches = [tuple(dt.from_numpy(np.ascontiguousarray(v)) for v in batch) for batch in np_batches]
     order = td.batch_order(cfg, len(np_batches), 0)
     np_w = [weights[k].copy() for k in ("w1", "b1", "w2", "b2")]
     dt_w = [dt.tensor(weights[k]) for k in ("w1", "b1", "w2", "b2")]
+    np_step, dt_step = td.numpy_functional_step, td.functional_step
 
     def numpy_epoch() -> None:
         w1, b1, w2, b2 = np_w
         for i in order:
-            xb, yb, yb1h = np_batches[i]
-            h = np.maximum(xb @ w1 + b1, 0)
-            logits = h @ w2 + b2
-            m = logits.max(axis=1, keepdims=True)
-            e = np.exp(logits - m)
-            s = e.sum(axis=1, keepdims=True)
-            loss = np.mean(np.log(s[:, 0]) + m[:, 0] - logits[np.arange(b), yb])
-            dlogits = (e / s - yb1h) * inv_b
-            dh = (dlogits @ w2.T) * (h > 0)
-            w2 = w2 - lr * (h.T @ dlogits)
-            b2 = b2 - lr * dlogits.sum(axis=0)
-            w1 = w1 - lr * (xb.T @ dh)
-            b1 = b1 - lr * dh.sum(axis=0)
+            w1, b1, w2, b2, loss = np_step(w1, b1, w2, b2, *np_batches[i], lr, inv_b)
             float(loss)
         np_w[:] = [w1, b1, w2, b2]
 
     def devtensor_epoch() -> None:
         w1, b1, w2, b2 = dt_w
         for i in order:
-            xb, yb, yb1h = dt_batches[i]
-            h = dt.relu(dt.addmm(b1, xb, w1))
-            logits = dt.addmm(b2, h, w2)
-            loss = dt.cross_entropy(logits, yb)
-            dlogits = (dt.softmax(logits, 1) - yb1h) * inv_b
-            dh = dt.mm(dlogits, w2.transpose(0, 1)) * (h > 0)
-            w2 = w2 - dt.mm(h.transpose(0, 1), dlogits) * lr
-            b2 = b2 - dlogits.sum(0) * lr
-            w1 = w1 - dt.mm(xb.transpose(0, 1), dh) * lr
-            b1 = b1 - dh.sum(0) * lr
+            w1, b1, w2, b2, loss = dt_step(w1, b1, w2, b2, *dt_batches[i], lr, inv_b)
             float(loss)
         dt_w[:] = [w1, b1, w2, b2]
 

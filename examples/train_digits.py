@@ -188,6 +188,37 @@ def train_step(
     return loss
 
 
+def functional_step(
+    w1: Tensor, b1: Tensor, w2: Tensor, b2: Tensor, xb: Tensor, yb1h: Tensor, lr: float, inv_b: float
+) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    """One SGD step of the MLP in functional style: every op makes a new tensor, nothing is updated in place.
+    Returns the new weights ``(w1, b1, w2, b2)`` and the minibatch's mean cross-entropy (0-d). The same model
+    as :func:`train_step`; :func:`numpy_functional_step` is the same computation in NumPy expressions (the
+    weights agree bit for bit)."""
+    h = dt.relu(dt.addmm(b1, xb, w1))
+    logits = dt.addmm(b2, h, w2)
+    logp = dt.log_softmax(logits, 1)
+    loss = (logp * yb1h).sum() * -inv_b
+    dlogits = (logp.exp() - yb1h) * inv_b
+    dh = (dlogits @ w2.T) * (h > 0)
+    return w1 - lr * (xb.T @ dh), b1 - lr * dh.sum(0), w2 - lr * (h.T @ dlogits), b2 - lr * dlogits.sum(0), loss
+
+
+def numpy_functional_step(
+    w1: NDArray, b1: NDArray, w2: NDArray, b2: NDArray, xb: NDArray, yb1h: NDArray, lr: float, inv_b: float
+) -> tuple[NDArray, NDArray, NDArray, NDArray, Any]:
+    """:func:`functional_step` written with NumPy expressions (log_softmax spelled out: the row maximum
+    subtracted, then the log of the sum of exponentials)."""
+    h = np.maximum(xb @ w1 + b1, 0)
+    logits = h @ w2 + b2
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    loss = (logp * yb1h).sum() * -inv_b
+    dlogits = (np.exp(logp) - yb1h) * inv_b
+    dh = (dlogits @ w2.T) * (h > 0)
+    return w1 - lr * (xb.T @ dh), b1 - lr * dh.sum(0), w2 - lr * (h.T @ dlogits), b2 - lr * dlogits.sum(0), loss
+
+
 class PlainMLP(DevtensorMLP):
     """The MLP trained by :func:`train_step`: through a static plan (``planned``, made at the first step, one per
     minibatch signature; the plan preallocates every result), or eagerly. No hand-made buffers."""

@@ -159,3 +159,28 @@ def test_cross_entropy_bytes_match_the_earlier_kernel(dtype: Any, special: float
         got = dt.cross_entropy(dt.from_numpy(x), dt.from_numpy(t)).numpy()
     # (float16 is computed in float32, then rounded to float16, as before)
     assert got.tobytes() == np.frombuffer(expected, compute).astype(got.dtype).tobytes()
+
+
+def test_functional_step_matches_its_numpy_twin_bit_for_bit(example: ModuleType) -> None:
+    """benchmarks/report.py times the example's functional_step beside numpy_functional_step as "the same model
+    in NumPy": they compute the same weights and losses, bit for bit, over a few epochs."""
+    import devtensor as dt
+
+    rng = np.random.default_rng(11)
+    x = rng.random((256, 64), dtype=np.float32)
+    y1h = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)]
+    cfg = example.Config(hidden=32, batch=32, lr=0.1, epochs=3, seed=0)
+    weights = example.init_weights(cfg, 64, 10)
+    np_w = [weights[k].copy() for k in ("w1", "b1", "w2", "b2")]
+    dt_w = [dt.tensor(weights[k]) for k in ("w1", "b1", "w2", "b2")]
+    for _ in range(cfg.epochs):
+        for i in range(0, len(x), cfg.batch):
+            xb, yb1h = x[i : i + cfg.batch], y1h[i : i + cfg.batch]
+            *np_w, np_loss = example.numpy_functional_step(*np_w, xb, yb1h, cfg.lr, 1.0 / cfg.batch)
+            *dt_w, dt_loss = example.functional_step(
+                *dt_w, dt.from_numpy(xb), dt.from_numpy(yb1h), cfg.lr, 1.0 / cfg.batch
+            )
+            assert dt_loss.numpy().tobytes() == np.asarray(np_loss).tobytes()
+    for name, a, b in zip(("w1", "b1", "w2", "b2"), np_w, dt_w, strict=True):
+        assert b.numpy().tobytes() == a.tobytes(), name
+    assert np_w[0].tobytes() != weights["w1"].tobytes()

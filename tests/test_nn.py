@@ -6,6 +6,7 @@ it, since its semantics are the ones followed."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -158,6 +159,26 @@ def test_relu_aliasing_and_dtype_errors() -> None:
     assert dt.relu(dt.empty(2, 3, device="meta")).shape == (2, 3)
 
 
+def test_relu_direct_path_keeps_layouts_casts_and_the_inline_dtype_check() -> None:
+    """relu's fronts call np.maximum themselves (meta.DIRECT) and read the meta's dtype cache inline: a strided
+    input, an out of another dtype and an inplace call give the kernel's results; a refused dtype stays refused
+    after accepted ones filled the cache."""
+    base = np.arange(-6.0, 6.0).reshape(3, 4)
+    t = dt.from_numpy(base.copy()).transpose(0, 1)
+    r = dt.relu(t)
+    np.testing.assert_array_equal(r.numpy(), np.maximum(base.T, 0))
+    out = dt.empty(4, 3, dtype=dt.float32)
+    assert dt.relu(t, out=out) is out and out.version == 1
+    np.testing.assert_array_equal(out.numpy(), np.maximum(base.T, 0).astype(np.float32))
+    with pytest.raises(CastingError):
+        dt.relu(t, out=dt.empty(4, 3, dtype=dt.int64))
+    i = dt.tensor([-3, 4], dtype=dt.int16)
+    assert i.relu_() is i and i.version == 1 and i.numpy().tolist() == [0, 4]
+    assert dt.relu(dt.tensor(-2.0)).item() == 0.0  # (0-d: the kernel's ufunc call, an array result)
+    with pytest.raises(ArgumentTypeError, match="relu"):
+        dt.relu(dt.tensor([True, False]))
+
+
 # --- one_hot ---------------------------------------------------------------------------------------------
 
 
@@ -253,6 +274,63 @@ def test_cross_entropy_errors() -> None:
     assert out.item() == pytest.approx(math.log(4))
     m = dt.cross_entropy(dt.empty(5, 3, device="meta"), dt.empty(5, dtype=dt.int64, device="meta"))
     assert (m.shape, m.dtype) == ((), dt.float64)
+
+
+def test_cross_entropy_writes_out_before_a_condition_surfaces() -> None:
+    """The direct path (the front calls the array kernel) keeps the floating-point rule: an underflow the caller
+    made an error (quiet keeps the caller's ``under``) and NumPy's "Mean of empty slice" warning made an error
+    both surface after out holds the loss, with the version moved once."""
+    x = dt.tensor([[0.0, -200.0], [1.0, 2.0]], dtype=dt.float32)
+    t = dt.tensor([0, 1])
+    want = dt.cross_entropy(x, t).numpy()
+    out = dt.zeros((), dtype=dt.float32)
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError, match="underflow"):
+        dt.cross_entropy(x, t, out=out)
+    assert out.numpy().tobytes() == want.tobytes() and out.version == 1
+    empty = dt.zeros(())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning, match="Mean of empty slice"):
+            dt.cross_entropy(dt.empty(0, 3), dt.empty(0, dtype=dt.int64), out=empty)
+    assert math.isnan(empty.item()) and empty.version == 1
+
+
+@pytest.mark.parametrize("shape", [(32, 10), (7, 3), (1, 1), (33, 17)])
+@pytest.mark.parametrize("special", [None, np.inf, -np.inf, np.nan])
+def test_cross_entropy_after_softmax_of_the_same_logits_takes_its_statistics_bit_for_bit(
+    shape: tuple[int, int], special: float | None
+) -> None:
+    """A softmax over dim 1 keeps its row maxima and sums for a cross_entropy of the same logits (the main job's
+    step): the loss has the bytes of one computed from scratch, and a write to the logits in between (here
+    through the NumPy array the tensor shares) is seen, since the logits' contents are compared."""
+    rng = np.random.default_rng(9)
+    raw = (rng.standard_normal(shape) * 5).astype(np.float32)
+    if special is not None:
+        raw[0, 0] = special
+    x = dt.from_numpy(raw)
+    t = dt.from_numpy(rng.integers(0, shape[1], shape[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dt.softmax(dt.zeros(2, 2), 1)  # (another softmax's statistics: not these logits)
+        fresh = dt.cross_entropy(x, t).numpy().tobytes()
+        dt.softmax(x, 1)
+        assert dt.cross_entropy(x, t).numpy().tobytes() == fresh
+        dt.softmax(x, 1, out=dt.empty(*shape))
+        raw[-1, -1] += 1.0  # a write devtensor does not see
+        changed = dt.cross_entropy(x, t).numpy().tobytes()
+        dt.softmax(dt.zeros(2, 2), 1)
+        assert changed == dt.cross_entropy(x, t).numpy().tobytes()
+    assert changed != fresh or special is not None or shape[1] == 1  # (one class: the loss is 0)
+
+
+def test_cross_entropy_into_an_out_of_another_dtype_rounds_once_from_the_compute_dtype() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, 4)).astype(np.float32)
+    t = rng.integers(0, 4, 7)
+    loss = dt.cross_entropy(dt.from_numpy(x), dt.from_numpy(t))
+    wide = dt.cross_entropy(dt.from_numpy(x), dt.from_numpy(t), out=dt.empty((), dtype=dt.float64))
+    assert loss.dtype == dt.float32 and wide.dtype == dt.float64
+    assert wide.item() == float(loss.item())  # the float32 loss, widened: not a float64 mean
 
 
 # --- upsample_nearest1d ----------------------------------------------------------------------------------

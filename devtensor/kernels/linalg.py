@@ -122,12 +122,31 @@ def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     dimensions are stacks of matrices whose batch dimensions broadcast (``[2, 1, n, k] @ [3, k, m] ->
     [2, 3, n, m]``). 0-d operands are an error. Empty contracted dimensions give zeros.
     """
-    return _matmul_spec(self, other)
+    a: Any = self
+    b: Any = other
+    spec = _MATMUL_SPECS.get((a._shape, a._dtype, b._shape, b._dtype))  # (the memo's hit inline)
+    return spec if spec is not None else _matmul_spec(self, other)
 
 
 @memoized
 def _matmul_spec(self: TensorMeta, other: TensorMeta) -> TensorSpec:
-    return matmul_shape("matmul", self.shape, other.shape), _matmul_dtype("matmul", self, other)
+    spec = matmul_shape("matmul", self.shape, other.shape), _matmul_dtype("matmul", self, other)
+    return _remember(_MATMUL_SPECS, self, other, spec)
+
+
+def _remember(specs: dict[tuple[Any, ...], TensorSpec], a: Any, b: Any, spec: TensorSpec) -> TensorSpec:
+    """``spec`` stored in ``specs`` (bounded) under (shape, dtype) of ``a`` and ``b``: the key the meta
+    functions of matmul and mm look up before their memoized call (their results depend on nothing else)."""
+    if len(specs) >= _MEMO_LIMIT:
+        specs.clear()
+    specs[(a._shape, a._dtype, b._shape, b._dtype)] = spec
+    return spec
+
+
+#: matmul's and mm's successful results by (shape, dtype) of both operands (see :func:`_remember`).
+_MATMUL_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
+_MM_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
+_MEMO_LIMIT: Final = 1024
 
 
 def _matmul(xp: ModuleType, self: D, other: D, *, out: ConstOut[D]) -> None:
@@ -158,7 +177,10 @@ def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Matrix product of two 2-D tensors, ``[n, k] @ [k, m] -> [n, m]`` (``torch.mm``; values as
     ``np.matmul``). No broadcasting: other ranks are an error (use ``matmul``).
     """
-    return _mm_spec(self, mat2)
+    a: Any = self
+    b: Any = mat2
+    spec = _MM_SPECS.get((a._shape, a._dtype, b._shape, b._dtype))
+    return spec if spec is not None else _mm_spec(self, mat2)
 
 
 @memoized
@@ -173,7 +195,7 @@ def _mm_spec(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
             f"mm: shapes {_fmt(a)} ('self') and {_fmt(b)} ('mat2') cannot be multiplied ({a[0]}x{a[1]} and "
             f"{b[0]}x{b[1]}: {a[1]} != {b[0]})"
         )
-    return (a[0], b[1]), _matmul_dtype("mm", self, mat2)
+    return _remember(_MM_SPECS, self, mat2, ((a[0], b[1]), _matmul_dtype("mm", self, mat2)))
 
 
 @_ks.mm.xp
@@ -302,7 +324,27 @@ def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar 
         ShapeError (ValueError): ``mat1``/``mat2`` not 2-D, contracted dimensions that differ, or a ``self``
             that does not broadcast to ``[n, m]``; the message names the operand shapes.
     """
+    if beta is _ONE and alpha is _ONE:
+        # The common call (no coefficients) memoized on the operands' shapes and dtypes alone (the result
+        # depends on nothing else): one key build and one lookup, without memoized's general key.
+        a: Any = self
+        b: Any = mat1
+        c: Any = mat2
+        key = (a._shape, a._dtype, b._shape, b._dtype, c._shape, c._dtype)
+        spec = _ADDMM_SPECS.get(key)
+        if spec is None:
+            spec = _addmm_spec(self, mat1, mat2, beta, alpha)  # (raises for bad input: nothing is stored)
+            if len(_ADDMM_SPECS) >= _MEMO_LIMIT:
+                _ADDMM_SPECS.clear()
+            _ADDMM_SPECS[key] = spec
+        return spec
     return _addmm_spec(self, mat1, mat2, beta, alpha)
+
+
+#: addmm's results for beta = alpha = 1 (the int 1: 1.0 and True take the general memo, as memoized keys by
+#: type), keyed on (shape, dtype) of self, mat1 and mat2; bounded as memoized's memo is.
+_ADDMM_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
+_ONE: Final = 1
 
 
 @memoized

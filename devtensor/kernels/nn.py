@@ -1,9 +1,8 @@
 """NN-style ops: softmax, log_softmax, relu, one_hot, cross_entropy and upsample_nearest1d.
 
 Each op is one structured op (meta function + CPU impl in NumPy + CUDA impl in CuPy). Semantics follow PyTorch
-(``torch.nn.functional``); values are checked against NumPy references. ``upsample_nearest1d`` is the RFC's own
-example of a structured kernel, and shows a meta function that does real work: it validates the arguments and
-derives the output length from ``output_size`` or ``scale_factor`` before any data is touched.
+(``torch.nn.functional``); values are checked against NumPy references. ``upsample_nearest1d``, the RFC's own
+example of a structured kernel, is defined in :mod:`devtensor.kernels.upsample` and re-exported here.
 
 Ops that need floating-point arithmetic (softmax, log_softmax, cross_entropy) keep a floating input's dtype
 (float16 is computed in float32, then rounded), and compute bool and integer inputs in float64 (NumPy's
@@ -14,20 +13,22 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import numpy as np
 
 from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
+from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
-from devtensor.meta import int_arg, memoized, normalize_dim
+from devtensor.meta import INLINE, int_arg, memoized, normalize_dim, offers_direct
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -41,8 +42,8 @@ __all__ = [
     "upsample_nearest1d",
 ]
 
+_M = TypeVar("_M", bound=Callable[..., Any])
 _INT64: Final = dtypes.int64
-_FLOAT64: Final = dtypes.float64
 
 
 # --- softmax, log_softmax --------------------------------------------------------------------------------
@@ -67,21 +68,24 @@ class SoftmaxPlan:
     """What ``softmax``'s and ``log_softmax``'s meta function computes for the kernel they share.
 
     Attributes: ``axis`` (the normalised dim; None for a 0-d tensor), ``log`` (log_softmax), ``compute`` (the
-    dtype to compute in: the result's, float32 for float16)."""
+    dtype to compute in: the result's, float32 for float16), ``shares`` (softmax of small [N, C] rows: the CPU
+    kernel keeps its row statistics for cross_entropy, see :data:`_ROW_STATS`)."""
 
-    __slots__ = ("axis", "compute", "log")  # (not a NamedTuple: see devtensor.kernels.reduction_family)
+    __slots__ = ("axis", "compute", "log", "shares")  # (not a NamedTuple: see devtensor.kernels.reduction_family)
 
-    def __init__(self, axis: int | None, log: bool, compute: DType) -> None:
+    def __init__(self, axis: int | None, log: bool, compute: DType, shares: bool = False) -> None:
         self.axis = axis
         self.log = log
         self.compute = compute
+        self.shares = shares
 
 
 def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[SoftmaxPlan]:
     d = normalize_dim(op, dim, self.ndim)
     dtype = float_result(op, self.dtype, "self")
+    shares = op == "softmax" and self.ndim == 2 and d == 1 and math.prod(self.shape) <= _SHARED_ROWS_MAX
     return PlannedSpec(
-        self.shape, dtype, SoftmaxPlan(d if self.ndim else None, op == "log_softmax", compute_dtype(dtype))
+        self.shape, dtype, SoftmaxPlan(d if self.ndim else None, op == "log_softmax", compute_dtype(dtype), shares)
     )
 
 
@@ -91,12 +95,35 @@ def softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
     instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch.
     """
+    if type(dim) is int:  # (the memo's hit inline: see _SOFTMAX_SPECS)
+        a: Any = self
+        spec = _SOFTMAX_SPECS.get((a._shape, a._dtype, dim))
+        if spec is not None:
+            return spec
     return _softmax_spec(self, dim)
 
 
 @memoized
 def _softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
-    return _softmax_meta("softmax", self, dim)
+    return _remember(_SOFTMAX_SPECS, self, dim, _softmax_meta("softmax", self, dim))
+
+
+#: softmax's and log_softmax's results for an int dim by (shape, dtype, dim) of ``self``, read by the meta
+#: functions before their memoized call (one frame less; the plan only reads the shape and dtype): filled with
+#: successful results only, bounded as memoized's memo is.
+_SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
+_LOG_SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
+
+
+def _remember(
+    specs: dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]], self: TensorMeta, dim: int, spec: PlannedSpec[SoftmaxPlan]
+) -> PlannedSpec[SoftmaxPlan]:
+    if type(dim) is int:
+        a: Any = self
+        if len(specs) >= 1024:
+            specs.clear()
+        specs[(a._shape, a._dtype, dim)] = spec
+    return spec
 
 
 @structured_op(inplace=False)
@@ -106,12 +133,17 @@ def log_softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     finite and very negative log-probabilities do not underflow to ``-inf`` as ``log(softmax(x))`` would.
     A slice of only ``-inf`` gives nan, as PyTorch.
     """
+    if type(dim) is int:
+        a: Any = self
+        spec = _LOG_SOFTMAX_SPECS.get((a._shape, a._dtype, dim))
+        if spec is not None:
+            return spec
     return _log_softmax_spec(self, dim)
 
 
 @memoized
 def _log_softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
-    return _softmax_meta("log_softmax", self, dim)
+    return _remember(_LOG_SOFTMAX_SPECS, self, dim, _softmax_meta("log_softmax", self, dim))
 
 
 @_ks.log_softmax.xp
@@ -122,14 +154,24 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
     x: Any = self._array
     if x.dtype is not compute:
         x = x.astype(compute)
-    if xp is np and o.dtype is compute and axis is not None and not plan.log and x.size and QUIET is not None:
+    if xp is np and o.dtype is compute and axis is not None and x.size and QUIET is not None:
         # The common case, the steps below without their dispatch (the floating-point state set inline):
         # the same NumPy calls on the same arrays, so the same values.
-        token = EXTOBJ.set(QUIET.get(EXTOBJ.get()) or quiet_extobj())
+        caller = EXTOBJ.get()
+        token = EXTOBJ.set(QUIET.get(caller) or quiet_extobj())
         try:
-            np.subtract(x, _np_max(x, axis, None, None, keepdims=True), out=o)
-            np.exp(o, out=o)
-            np.divide(o, _np_sum(o, axis, None, None, keepdims=True), out=o)
+            m = _np_max(x, axis, None, None, keepdims=True)
+            np.subtract(x, m, out=o)
+            if plan.log:
+                s = _np_sum(np.exp(o), axis, None, None, keepdims=True)
+                np.log(s, out=s)
+                np.subtract(o, s, out=o)
+            else:
+                np.exp(o, out=o)
+                s = _np_sum(o, axis, None, None, keepdims=True)
+                np.divide(o, s, out=o)
+                if plan.shares and o.flags.c_contiguous:  # (the sums' order is o's layout's: cross_entropy's)
+                    _ROW_STATS[0] = (x.tobytes(), x.dtype, x.shape, caller, m, s)
         finally:
             EXTOBJ.reset(token)
         return
@@ -159,6 +201,16 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
             xp.copyto(o, work, casting="same_kind")
 
 
+#: The row statistics of the last small 2-d softmax over dim 1 on the CPU, for a cross_entropy of the same logits
+#: that follows it (the main job's step: softmax for the gradient, then the loss): (the logits' bytes, dtype,
+#: shape, the caller's floating-point state, row maxima, row sums of exp(x - max) summed in a C-contiguous
+#: array). cross_entropy computes exactly these for C-contiguous logits (the same NumPy calls, its sums in a
+#: C-contiguous temporary) and takes them when its logits have the same bytes, dtype and shape under the same
+#: state: an exact comparison of contents, so a write to the logits in between, through devtensor or not, is
+#: seen. Written and read as one tuple (threads see a whole entry).
+_ROW_STATS: list[tuple[bytes, Any, tuple[int, ...], Any, Any, Any] | None] = [None]
+#: The most elements a softmax keeps its statistics for (the snapshot of the logits is a copy).
+_SHARED_ROWS_MAX: Final = 4096
 _np_max: Final = np.maximum.reduce
 _np_min: Final = np.minimum.reduce
 _np_sum: Final = np.add.reduce
@@ -167,7 +219,27 @@ _np_sum: Final = np.add.reduce
 # --- relu ------------------------------------------------------------------------------------------------
 
 
+#: relu's inline meta cache (meta.INLINE): each dtype relu accepts, mapped to itself (the result's dtype); the
+#: generated fronts read it instead of calling the meta function, which fills it.
+_RELU_DTYPES: Final[dict[Any, DType]] = {}
+#: relu's direct path (meta.DIRECT): [the registered CPU kernel (set below), the array kernel].
+_RELU_DIRECT: Final[list[Any]] = [None, None]
+
+
+def _inline_unary(cache: dict[Any, DType]) -> Callable[[_M], _M]:
+    """Mark a one-tensor meta function as offering the generated fronts the inline cache hit of the ufunc
+    family's unary metas (meta.INLINE): ``cache`` maps each accepted dtype to the result's, and the meta fills it."""
+
+    def mark(meta: _M) -> _M:
+        meta.__dict__[INLINE] = ("unary", cache)
+        return meta
+
+    return mark
+
+
 @structured_op(out_may_be_input=True)
+@offers_direct(_RELU_DIRECT)
+@_inline_unary(_RELU_DTYPES)
 def relu(self: TensorMeta) -> TensorSpec:
     """``max(self, 0)``, elementwise (``torch.relu``; values as ``np.maximum(self, 0)``: NaN propagates).
 
@@ -181,14 +253,30 @@ def relu(self: TensorMeta) -> TensorSpec:
         CastingError (TypeError): the result dtype does not cast (same_kind) to ``out.dtype``.
         DeviceMismatchError, MemoryOverlapError, ReadOnlyError (ValueError): as for every elementwise op.
     """
-    if self.dtype.kind not in "iuf":
-        raise ArgumentTypeError(f"relu: argument 'self' must be an integer or floating tensor, got {self.dtype.name}")
-    return (self.shape, self.dtype)
+    dtype = self.dtype
+    if dtype.kind not in "iuf":
+        raise ArgumentTypeError(f"relu: argument 'self' must be an integer or floating tensor, got {dtype.name}")
+    _RELU_DTYPES[dtype] = dtype
+    return (self.shape, dtype)
+
+
+def _relu_arrays(a: Any, out: Any = None) -> Any:
+    """relu on arrays: ``np.maximum(a, 0)`` into ``out`` (a new array when None), which it returns: relu's
+    direct path (meta.DIRECT: while the built-in CPU kernel, the same one ufunc call, is the handler, the
+    generated fronts and plan replays call this with the arrays, without a ConstOut); 0 is a weak Python int,
+    so the result keeps ``a``'s dtype, as the meta function says. (The fronts pass ``out`` positionally, the
+    plan replays by keyword.)"""
+    return _np_maximum(a, 0, out=out)
 
 
 @_ks.relu.xp
 def _relu(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     xp.maximum(self._array, 0, out=out.array)
+
+
+_np_maximum: Final = np.maximum
+_RELU_DIRECT[1] = _relu_arrays
+_RELU_DIRECT[0] = relu.table.kernels.get(DispatchKey.CPU)
 
 
 # --- one_hot ---------------------------------------------------------------------------------------------
@@ -275,7 +363,13 @@ def _one_hot(xp: ModuleType, self: D, num_classes: int, *, out: ConstOut[D]) -> 
 # --- cross_entropy ---------------------------------------------------------------------------------------
 
 
+#: cross_entropy's direct path (see :func:`_cross_entropy_cpu`): [the registered CPU kernel, the array kernel],
+#: both set below.
+_CE_DIRECT: Final[list[Any]] = [None, None]
+
+
 @structured_op(inplace=False, method=False)
+@offers_direct(_CE_DIRECT)
 def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
     """Mean cross-entropy loss of logits and class indices (``torch.nn.functional.cross_entropy`` with
     ``reduction='mean'``, no weights, no ignore_index, no label smoothing):
@@ -320,75 +414,128 @@ def _cross_entropy_spec(input: TensorMeta, target: TensorMeta) -> TensorSpec:
 
 @_ks.cross_entropy.xp
 def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> None:
+    if xp is np:
+        _cross_entropy_cpu(input._array, target._array, out=out.array)
+        return
     x, t = input._array, target._array
     o: Any = out.array
     n, c = x.shape
     _check_classes(xp, "cross_entropy", "target", t, c)
+    compute = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
+    if x.dtype != compute:
+        x = x.astype(compute)
+    with quiet(xp):
+        if n == 0:
+            xp.copyto(o, xp.mean(xp.empty((0,), compute)), casting="same_kind")
+            return
+        lse = xp.empty((n,), compute)
+        logsumexp_body(xp, x, 1, lse)
+        picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
+        xp.subtract(lse, picked, out=lse)
+        xp.copyto(o, xp.mean(lse), casting="same_kind")
+
+
+def _cross_entropy_cpu(x: Any, t: Any, out: Any) -> None:
+    """cross_entropy's CPU kernel on arrays: logits ``x`` [N, C], class indices ``t`` [N], the 0-d ``out``.
+
+    Also the op's direct path (meta.DIRECT: the generated fronts call it with the arrays while the built-in CPU
+    kernel is the handler, without a ConstOut), so it keeps the floating-point rule itself: every step runs
+    quiet (divide, invalid and over ignored, under as the caller has it), and should a condition still surface
+    as an error (an underflow the caller made one), the loss is computed again silenced and written before the
+    error propagates. The class check comes first, before any write."""
+    n, c = x.shape
+    _check_classes(np, "cross_entropy", "target", t, c)
     compute = _CE_COMPUTE.get(x.dtype)
     if compute is None:
         compute = _CE_COMPUTE[x.dtype] = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     if x.dtype is not compute:
         x = x.astype(compute)
-    if xp is not np:
-        with quiet(xp):
-            if n == 0:
-                xp.copyto(o, xp.mean(xp.empty((0,), compute)), casting="same_kind")
-                return
-            lse = xp.empty((n,), compute)
-            logsumexp_body(xp, x, 1, lse)
-            picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
-            xp.subtract(lse, picked, out=lse)
-            xp.copyto(o, xp.mean(lse), casting="same_kind")
-        return
-    if n == 0:
-        # The mean over no samples: nan, with NumPy's "Mean of empty slice" warning.
-        with quiet():
-            np.copyto(o, np.mean(np.empty((0,), compute)), casting="same_kind")
-        return
-    # logsumexp_body's steps, each row's maximum and sum computed once and used in place; then the target
-    # logits by fancy indexing with a cached row index, and the mean as np.mean computes it (the sum divided by
-    # the count, as an intp, then cast to the sum's dtype). The values are the general path's, bit for bit:
-    # that path replaces a non-finite row maximum by 0 first, and a non-finite maximum always makes the total
-    # non-finite (nan), so a finite total needed no replacement and a non-finite one is computed again with it.
-    token = EXTOBJ.set(QUIET.get(EXTOBJ.get()) or quiet_extobj()) if QUIET is not None else None  # (quiet())
     try:
-        if token is None:  # pragma: no cover (NumPy 2 has the state variable)
-            with quiet():
-                _cross_entropy_mean(x, t, n, o)
+        if n == 0:
+            _cross_entropy_empty(compute, out)
             return
-        _cross_entropy_mean(x, t, n, o)
-    finally:
-        if token is not None:
+        if QUIET is None:  # pragma: no cover (NumPy 2 has the state variable)
+            with quiet():
+                _cross_entropy_mean(x, t, n, out)
+            return
+        caller = EXTOBJ.get()
+        token = EXTOBJ.set(QUIET.get(caller) or quiet_extobj())  # (quiet(), inline)
+        try:
+            _cross_entropy_mean(x, t, n, out, caller)
+        finally:
             EXTOBJ.reset(token)
+    except (Warning, FloatingPointError):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if n == 0:
+                _cross_entropy_empty(compute, out)
+            else:
+                _cross_entropy_mean(x, t, n, out)
+        raise
 
 
-def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> None:
-    m = _np_max(x, 1, None, None, keepdims=True)
-    total = _ce_total(x, t, n, m)
+def _cross_entropy_empty(compute: Any, o: Any) -> None:
+    """The loss over no samples: nan (np.mean's, written first), then NumPy's "Mean of empty slice" warning."""
+    with quiet(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _np_copyto(o, np.mean(np.empty((0,), compute)), casting="same_kind")
+    with quiet():
+        np.mean(np.empty((0,), compute))
+
+
+def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any, caller: Any = None) -> None:
+    # logsumexp_body's steps, each row's maximum and sum computed once and used in place (or taken from a softmax
+    # of the same logits, _ROW_STATS); then the target logits by fancy indexing with a cached row index, and the
+    # mean as np.mean computes it. The values are the general path's, bit for bit: that path replaces a
+    # non-finite row maximum by 0 first, and a non-finite maximum always makes the total non-finite (nan), so a
+    # finite total needed no replacement and a non-finite one is computed again with it.
+    stats = _ROW_STATS[0]
+    if (
+        stats is not None
+        and stats[3] is caller
+        and stats[1] is x.dtype
+        and stats[2] == x.shape
+        and x.flags.c_contiguous
+        and stats[0] == x.tobytes()
+    ):
+        m = stats[4]
+        total = _ce_total(x, t, n, m, np.log(stats[5]))
+    else:
+        m = _np_max(x, 1, None, None, keepdims=True)
+        total = _ce_total(x, t, n, m)
     if not math.isfinite(total):
         total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
-    _np_copyto(o, total.dtype.type(total / _intp(n)), casting="same_kind")
+    # np.mean's last step: the sum (of x's dtype) divided by the count as an intp, which NumPy computes in
+    # float64 (float32 / int64 promotes), then converted back to the sum's dtype; here as Python floats, the
+    # same float64 division (floats up to float64; n is exact in a float64). Written straight when out has
+    # the compute dtype (a float64 stored into it rounds as the conversion does).
+    mean = float(total) / n
+    if o.dtype is total.dtype:
+        o[()] = mean
+    else:
+        _np_copyto(o, total.dtype.type(mean), casting="same_kind")
 
 
+_CE_DIRECT[1] = _cross_entropy_cpu
+_CE_DIRECT[0] = cross_entropy.table.kernels.get(DispatchKey.CPU)
 #: Each input dtype's compute dtype (what float_result and compute_dtype give; both only read the dtype).
 _CE_COMPUTE: Final[dict[Any, Any]] = {}
 #: np.copyto without its __array_function__ dispatcher (cross_entropy passes it plain arrays only).
 _np_copyto: Final = getattr(np.copyto, "_implementation", np.copyto)
 
 
-def _ce_total(x: Any, t: Any, n: int, m: Any) -> Any:
-    """The sum over rows of ``logsumexp(x[i] - m[i]) + m[i] - x[i, t[i]]`` (a NumPy scalar of x's dtype)."""
-    e = np.subtract(x, m)
-    np.exp(e, out=e)
-    s = _np_sum(e, 1, None, None, keepdims=True)
-    np.log(s, out=s)
+def _ce_total(x: Any, t: Any, n: int, m: Any, s: Any = None) -> Any:
+    """The sum over rows of ``logsumexp(x[i] - m[i]) + m[i] - x[i, t[i]]`` (a NumPy scalar of x's dtype); ``s``,
+    when given, is ``log(sum(exp(x - m)))`` per row already (a new array: it is written)."""
+    if s is None:
+        e = np.subtract(x, m)
+        np.exp(e, out=e)
+        s = _np_sum(e, 1, None, None, keepdims=True)
+        np.log(s, out=s)
     np.add(s, m, out=s)
     lse = s.reshape(n)
     np.subtract(lse, x[_rows(n), t], out=lse)
     return _np_sum(lse)
-
-
-_intp: Final = np.intp
 
 
 @functools.lru_cache(maxsize=64)
@@ -399,162 +546,10 @@ def _rows(n: int) -> np.ndarray[Any, np.dtype[np.intp]]:
     return rows
 
 
-# --- upsample_nearest1d ----------------------------------------------------------------------------------
-
-
-def _upsample_length(length: int, output_size: object, scale_factor: object) -> int:
-    """``L_out`` from exactly one of ``output_size`` and ``scale_factor`` (see :func:`upsample_nearest1d`)."""
-    op = "upsample_nearest1d"
-    if (output_size is None) == (scale_factor is None):
-        given = "both" if output_size is not None else "neither"
-        raise ArgumentValueError(f"{op}: exactly one of 'output_size' and 'scale_factor' must be given, got {given}")
-    if output_size is not None:
-        if isinstance(output_size, Sequence) and not isinstance(output_size, (str, bytes)):
-            # PyTorch's int[1]: a sequence of exactly one int
-            if len(output_size) != 1:
-                raise ArgumentValueError(
-                    f"{op}: argument 'output_size' must be an int or a sequence of one int (one length for a 1-d "
-                    f"signal), got a {type(output_size).__name__} of {len(output_size)} items {output_size!r}"
-                )
-            item = output_size[0]
-            if isinstance(item, bool) or not isinstance(item, int):
-                raise ArgumentTypeError(
-                    f"{op}: argument 'output_size' must be an int or a sequence of one int, got "
-                    f"{type(output_size).__name__} {output_size!r} holding {type(item).__name__} {item!r}"
-                )
-            output_size = item
-        out_len = int_arg(op, "output_size", output_size)
-        if out_len <= 0:
-            raise ArgumentValueError(f"{op}: argument 'output_size' must be > 0, got {out_len}")
-        return out_len
-    if isinstance(scale_factor, (np.integer, np.floating)):
-        scale_factor = scale_factor.item()  # a NumPy number counts as its Python value
-    if isinstance(scale_factor, bool) or not isinstance(scale_factor, (int, float)):
-        raise ArgumentTypeError(
-            f"{op}: argument 'scale_factor' must be a float, got {type(scale_factor).__name__} {scale_factor!r}"
-        )
-    if not math.isfinite(scale_factor) or scale_factor <= 0:
-        raise ArgumentValueError(f"{op}: argument 'scale_factor' must be finite and > 0, got {scale_factor!r}")
-    out_len = math.floor(length * scale_factor)
-    if out_len <= 0:
-        raise ArgumentValueError(
-            f"{op}: scale_factor={scale_factor!r} on an input of length {length} gives an output length of "
-            f"floor({length} * {scale_factor!r}) = {out_len}; it must be > 0"
-        )
-    return out_len
-
-
-@functools.lru_cache(maxsize=256)
-def _nearest_indices(
-    length: int, out_len: int, scale_factor: float | None, double: bool
-) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """The source index of every output position (read-only, cached), as PyTorch's CPU nearest kernel computes
-    it: in its opmath type, float64 for float64 input (``double``), else float32."""
-    dst = np.arange(out_len, dtype=np.int64)
-    if scale_factor is None and out_len == length and length <= _EXACT_F32:
-        src = dst  # (the general rule gives j: scale 1 and j held exactly in both float types)
-    elif scale_factor is None and out_len == 2 * length and out_len <= _EXACT_F32:
-        src = dst >> 1  # (likewise: scale 0.5, exact products)
-    else:
-        # scale = L / L_out (or 1 / scale_factor, computed in float64) in the opmath type; the product j * scale
-        # in it too; then floor of that product taken as a float32 (PyTorch calls floorf on it, which rounds a
-        # float64 product to float32 first: with L = 26, L_out = 22, j = 11 the float64 product 13.0 gives 13,
-        # the float32 one 12.999999 gives 12).
-        opmath = np.dtype(np.float64 if double else np.float32)
-        if scale_factor is None:
-            scale = np.divide(np.asarray(length, opmath), np.asarray(out_len, opmath), dtype=opmath)
-        else:
-            scale = np.asarray(1.0 / scale_factor, opmath)
-        product = np.multiply(dst.astype(opmath), scale, dtype=opmath)
-        src = np.minimum(np.floor(product.astype(np.float32)).astype(np.int64), length - 1)
-    src.flags.writeable = False
-    return src
-
-
-#: Ints up to 2**24 are exact in float32.
-_EXACT_F32: Final = 1 << 24
-
-
-@structured_op(inplace=False, method=False)
-def upsample_nearest1d(
-    self: TensorMeta, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None
-) -> TensorSpec:
-    """Nearest-neighbour upsampling (or downsampling) of the last dimension of a batch of 1-d signals
-    (``torch.nn.functional.interpolate(mode='nearest')`` / ``aten::upsample_nearest1d``, PyTorch's legacy
-    ``nearest`` rule, not ``nearest-exact``).
-
-    This is the example op of PyTorch's structured-kernels RFC, and its meta function is where the work of
-    a structured op lives: it checks every argument and computes the result's shape and dtype from metadata
-    alone, so the impls only fill ``out`` and meta tensors get exact shapes with no data.
-
-    Arguments (exactly one of ``output_size`` and ``scale_factor``):
-        self: ``[N, C, L]`` (batch, channels, length), any dtype; ``L`` must be > 0. ``N`` or ``C`` may be 0
-            (an empty result).
-        output_size: the output length ``L_out``: an int > 0, or a sequence of one such int (PyTorch's
-            ``int[1]``: ``[6]``, ``(6,)``).
-        scale_factor: a positive finite number; ``L_out = floor(L * scale_factor)``, which must be > 0.
-    Semantics (for every ``n``, ``c`` and output position ``j`` in ``[0, L_out)``):
-        ``result[n, c, j] = self[n, c, src(j)]`` with
-        ``src(j) = min(floor(j * (L / L_out)), L - 1)`` when ``output_size`` is given, or
-        ``src(j) = min(floor(j * (1 / scale_factor)), L - 1)`` when ``scale_factor`` is given (PyTorch uses the
-        scale itself, not ``L / L_out``, when one is given, so e.g. ``L = 3, scale_factor = 1.5`` gives
-        ``L_out = 4`` and sources ``[0, 0, 1, 2]``), both evaluated as PyTorch's CPU kernel does, so the
-        indices match PyTorch's: the scale and the product ``j * scale`` in the input's opmath type (float64
-        for float64 input, float32 for every other dtype, as PyTorch for float32, float16 and uint8), the
-        product then rounded to float32 and floored. So ``L = 26, L_out = 22`` gives source 13 at ``j = 11``
-        for float64 input and 12 for float32.
-    Shapes: ``[N, C, L]`` -> ``[N, C, L_out]``. Dtypes: the input's (values are copied, never computed).
-    Devices: cpu (NumPy), cuda (CuPy); meta tensors give the shape and dtype only.
-    Variants: functional and out (``upsample_nearest1d(t, 8, out=o)``); no inplace variant (the shape changes).
-
-    Raises:
-        ShapeError (ValueError): ``self`` is not 3-d, or ``L`` is 0.
-        ValueError: neither or both of ``output_size``/``scale_factor``; ``output_size <= 0``; a
-            ``scale_factor`` that is not finite and positive, or gives ``L_out = 0``; an ``output_size``
-            sequence of other than one item.
-        ArgumentTypeError (TypeError): ``output_size`` not an int (nor a sequence of one int), ``scale_factor``
-            not a number.
-        CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
-    """
-    return _upsample_nearest1d_spec(self, output_size, scale_factor)
-
-
-@memoized
-def _upsample_nearest1d_spec(
-    self: TensorMeta, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None
-) -> TensorSpec:
-    shape = self.shape
-    if len(shape) != 3:
-        raise ShapeError(
-            f"upsample_nearest1d: argument 'self' must be 3-d [N, C, L] (batch, channels, length), got shape "
-            f"{list(shape)}"
-        )
-    n, c, length = shape
-    if length == 0:
-        raise ShapeError(
-            f"upsample_nearest1d: argument 'self' must have a length L > 0 to sample from, got shape {list(shape)}"
-        )
-    return ((n, c, _upsample_length(length, output_size, scale_factor)), self.dtype)
-
-
-@_ks.upsample_nearest1d.xp
-def _upsample_nearest1d(
-    xp: ModuleType, self: D, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[D]
-) -> None:
-    a, o = self._array, out.array
-    length = a.shape[2]
-    out_len = o.shape[2]
-    if o.size == 0:
-        return
-    src = _nearest_indices(length, out_len, None if output_size is not None else scale_factor, a.dtype == _FLOAT64)
-    if xp is not np:
-        src = xp.asarray(src)
-    if o.dtype == a.dtype:
-        xp.take(a, src, axis=2, out=o)
-    else:
-        xp.copyto(o, xp.take(a, src, axis=2), casting="same_kind")
-
+# upsample_nearest1d, the RFC's example op, is defined in devtensor.kernels.upsample (imported at the end).
 
 for _op in (softmax, log_softmax):
     _text = (_op.meta.__doc__ or "").rstrip() + "\n" + _SOFTMAX_COMMON.format(name=_op.name)
     _op.meta.__doc__ = _op.doc = _op.functional.__doc__ = _text
+
+from devtensor.kernels.upsample import upsample_nearest1d  # noqa: E402  (defined after the ops above, as before)
