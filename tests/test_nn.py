@@ -297,12 +297,11 @@ def test_cross_entropy_writes_out_before_a_condition_surfaces() -> None:
 
 @pytest.mark.parametrize("shape", [(32, 10), (7, 3), (1, 1), (33, 17)])
 @pytest.mark.parametrize("special", [None, np.inf, -np.inf, np.nan])
-def test_cross_entropy_after_softmax_of_the_same_logits_takes_its_statistics_bit_for_bit(
+def test_cross_entropy_after_softmax_of_the_same_logits_is_bit_for_bit_a_fresh_one(
     shape: tuple[int, int], special: float | None
 ) -> None:
-    """A softmax over dim 1 keeps its row maxima and sums for a cross_entropy of the same logits (the main job's
-    step): the loss has the bytes of one computed from scratch, and a write to the logits in between (here
-    through the NumPy array the tensor shares) is seen, since the logits' contents are compared."""
+    """A cross_entropy after a softmax of the same logits (the main job's step) has the bytes of one computed from
+    scratch, and a write to the logits in between (here through the NumPy array the tensor shares) is seen."""
     rng = np.random.default_rng(9)
     raw = (rng.standard_normal(shape) * 5).astype(np.float32)
     if special is not None:

@@ -68,24 +68,21 @@ class SoftmaxPlan:
     """What ``softmax``'s and ``log_softmax``'s meta function computes for the kernel they share.
 
     Attributes: ``axis`` (the normalised dim; None for a 0-d tensor), ``log`` (log_softmax), ``compute`` (the
-    dtype to compute in: the result's, float32 for float16), ``shares`` (softmax of small [N, C] rows: the CPU
-    kernel keeps its row statistics for cross_entropy, see :data:`_ROW_STATS`)."""
+    dtype to compute in: the result's, float32 for float16)."""
 
-    __slots__ = ("axis", "compute", "log", "shares")  # (not a NamedTuple: see devtensor.kernels.reduction_family)
+    __slots__ = ("axis", "compute", "log")  # (not a NamedTuple: see devtensor.kernels.reduction_family)
 
-    def __init__(self, axis: int | None, log: bool, compute: DType, shares: bool = False) -> None:
+    def __init__(self, axis: int | None, log: bool, compute: DType) -> None:
         self.axis = axis
         self.log = log
         self.compute = compute
-        self.shares = shares
 
 
 def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[SoftmaxPlan]:
     d = normalize_dim(op, dim, self.ndim)
     dtype = float_result(op, self.dtype, "self")
-    shares = op == "softmax" and self.ndim == 2 and d == 1 and math.prod(self.shape) <= _SHARED_ROWS_MAX
     return PlannedSpec(
-        self.shape, dtype, SoftmaxPlan(d if self.ndim else None, op == "log_softmax", compute_dtype(dtype), shares)
+        self.shape, dtype, SoftmaxPlan(d if self.ndim else None, op == "log_softmax", compute_dtype(dtype))
     )
 
 
@@ -170,8 +167,6 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
                 np.exp(o, out=o)
                 s = _np_sum(o, axis, None, None, keepdims=True)
                 np.divide(o, s, out=o)
-                if plan.shares and o.flags.c_contiguous:  # (the sums' order is o's layout's: cross_entropy's)
-                    _ROW_STATS[0] = (x.tobytes(), x.dtype, x.shape, caller, m, s)
         finally:
             EXTOBJ.reset(token)
         return
@@ -201,16 +196,6 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
             xp.copyto(o, work, casting="same_kind")
 
 
-#: The row statistics of the last small 2-d softmax over dim 1 on the CPU, for a cross_entropy of the same logits
-#: that follows it (the main job's step: softmax for the gradient, then the loss): (the logits' bytes, dtype,
-#: shape, the caller's floating-point state, row maxima, row sums of exp(x - max) summed in a C-contiguous
-#: array). cross_entropy computes exactly these for C-contiguous logits (the same NumPy calls, its sums in a
-#: C-contiguous temporary) and takes them when its logits have the same bytes, dtype and shape under the same
-#: state: an exact comparison of contents, so a write to the logits in between, through devtensor or not, is
-#: seen. Written and read as one tuple (threads see a whole entry).
-_ROW_STATS: list[tuple[bytes, Any, tuple[int, ...], Any, Any, Any] | None] = [None]
-#: The most elements a softmax keeps its statistics for (the snapshot of the logits is a copy).
-_SHARED_ROWS_MAX: Final = 4096
 _np_max: Final = np.maximum.reduce
 _np_min: Final = np.minimum.reduce
 _np_sum: Final = np.add.reduce
@@ -461,7 +446,7 @@ def _cross_entropy_cpu(x: Any, t: Any, out: Any) -> None:
         caller = EXTOBJ.get()
         token = EXTOBJ.set(QUIET.get(caller) or quiet_extobj())  # (quiet(), inline)
         try:
-            _cross_entropy_mean(x, t, n, out, caller)
+            _cross_entropy_mean(x, t, n, out)
         finally:
             EXTOBJ.reset(token)
     except (Warning, FloatingPointError):
@@ -483,26 +468,14 @@ def _cross_entropy_empty(compute: Any, o: Any) -> None:
         np.mean(np.empty((0,), compute))
 
 
-def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any, caller: Any = None) -> None:
-    # logsumexp_body's steps, each row's maximum and sum computed once and used in place (or taken from a softmax
-    # of the same logits, _ROW_STATS); then the target logits by fancy indexing with a cached row index, and the
-    # mean as np.mean computes it. The values are the general path's, bit for bit: that path replaces a
-    # non-finite row maximum by 0 first, and a non-finite maximum always makes the total non-finite (nan), so a
-    # finite total needed no replacement and a non-finite one is computed again with it.
-    stats = _ROW_STATS[0]
-    if (
-        stats is not None
-        and stats[3] is caller
-        and stats[1] is x.dtype
-        and stats[2] == x.shape
-        and x.flags.c_contiguous
-        and stats[0] == x.tobytes()
-    ):
-        m = stats[4]
-        total = _ce_total(x, t, n, m, np.log(stats[5]))
-    else:
-        m = _np_max(x, 1, None, None, keepdims=True)
-        total = _ce_total(x, t, n, m)
+def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> None:
+    # logsumexp_body's steps, each row's maximum and sum computed once and used in place; then the target logits
+    # by fancy indexing with a cached row index, and the mean as np.mean computes it. The values are the general
+    # path's, bit for bit: that path replaces a non-finite row maximum by 0 first, and a non-finite maximum always
+    # makes the total non-finite (nan), so a finite total needed no replacement and a non-finite one is computed
+    # again with it.
+    m = _np_max(x, 1, None, None, keepdims=True)
+    total = _ce_total(x, t, n, m)
     if not math.isfinite(total):
         total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
     # np.mean's last step: the sum (of x's dtype) divided by the count as an intp, which NumPy computes in
@@ -524,14 +497,12 @@ _CE_COMPUTE: Final[dict[Any, Any]] = {}
 _np_copyto: Final = getattr(np.copyto, "_implementation", np.copyto)
 
 
-def _ce_total(x: Any, t: Any, n: int, m: Any, s: Any = None) -> Any:
-    """The sum over rows of ``logsumexp(x[i] - m[i]) + m[i] - x[i, t[i]]`` (a NumPy scalar of x's dtype); ``s``,
-    when given, is ``log(sum(exp(x - m)))`` per row already (a new array: it is written)."""
-    if s is None:
-        e = np.subtract(x, m)
-        np.exp(e, out=e)
-        s = _np_sum(e, 1, None, None, keepdims=True)
-        np.log(s, out=s)
+def _ce_total(x: Any, t: Any, n: int, m: Any) -> Any:
+    """The sum over rows of ``logsumexp(x[i] - m[i]) + m[i] - x[i, t[i]]`` (a NumPy scalar of x's dtype)."""
+    e = np.subtract(x, m)
+    np.exp(e, out=e)
+    s = _np_sum(e, 1, None, None, keepdims=True)
+    np.log(s, out=s)
     np.add(s, m, out=s)
     lse = s.reshape(n)
     np.subtract(lse, x[_rows(n), t], out=lse)
