@@ -1161,7 +1161,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -1318,7 +1320,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -1673,7 +1677,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -1830,7 +1836,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -2180,7 +2188,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -2314,7 +2324,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -2586,7 +2598,9 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -2680,7 +2694,9 @@ def make_div(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -2900,7 +2916,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -3034,7 +3052,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -3305,7 +3325,9 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -3398,7 +3420,9 @@ def make_pow(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -3590,7 +3614,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -3697,7 +3723,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -3932,7 +3960,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -4039,7 +4069,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -4274,7 +4306,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -4381,7 +4415,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -4616,7 +4652,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -4723,7 +4761,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -4958,7 +4998,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -5065,7 +5107,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -5300,7 +5344,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -5407,7 +5453,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -5642,7 +5690,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -5749,7 +5799,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -5974,7 +6026,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -6053,7 +6107,9 @@ def make_tanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -6223,7 +6279,9 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -6301,7 +6359,9 @@ def make_sigmoid(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -6506,7 +6566,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -6640,7 +6702,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -6934,7 +6998,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -7068,7 +7134,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -7333,7 +7401,9 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -7421,7 +7491,9 @@ def make_clamp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -7621,7 +7693,9 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -7713,7 +7787,9 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -7826,7 +7902,9 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -7932,7 +8010,9 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -8162,7 +8242,9 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -8268,7 +8350,9 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -8498,7 +8582,9 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -8604,7 +8690,9 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -8834,7 +8922,9 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -8940,7 +9030,9 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -9170,7 +9262,9 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -9276,7 +9370,9 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -9506,7 +9602,9 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -9612,7 +9710,9 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -9852,7 +9952,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -9986,7 +10088,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -10280,7 +10384,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -10414,7 +10520,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -10708,7 +10816,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -10842,7 +10952,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -11110,7 +11222,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -11217,7 +11331,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -11478,7 +11594,9 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -11612,7 +11730,9 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -11906,7 +12026,9 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -12040,7 +12162,9 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -12334,7 +12458,9 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -12468,7 +12594,9 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -12736,7 +12864,9 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -12843,7 +12973,9 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -13104,7 +13236,9 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -13238,7 +13372,9 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -13532,7 +13668,9 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -13666,7 +13804,9 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -13934,7 +14074,9 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -14041,7 +14183,9 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -14265,7 +14409,9 @@ def make_round(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -14343,7 +14489,9 @@ def make_round(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -14522,7 +14670,9 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -14629,7 +14779,9 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -14853,7 +15005,9 @@ def make_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -14931,7 +15085,9 @@ def make_real(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -15015,7 +15171,9 @@ def make_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -15093,7 +15251,9 @@ def make_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -15177,7 +15337,9 @@ def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -15255,7 +15417,9 @@ def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -15423,7 +15587,9 @@ def make_normal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -15501,7 +15667,9 @@ def make_normal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -15669,7 +15837,9 @@ def make_random(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -15747,7 +15917,9 @@ def make_random(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -15921,7 +16093,9 @@ def make_bernoulli(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -16006,7 +16180,9 @@ def make_bernoulli(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -16188,7 +16364,9 @@ def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -16267,7 +16445,9 @@ def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -16351,7 +16531,9 @@ def make_randperm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -16429,7 +16611,9 @@ def make_randperm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -16513,7 +16697,9 @@ def make_exponential(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -16591,7 +16777,9 @@ def make_exponential(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -16759,7 +16947,9 @@ def make_geometric(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -16837,7 +17027,9 @@ def make_geometric(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -17005,7 +17197,9 @@ def make_log_normal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -17083,7 +17277,9 @@ def make_log_normal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -17251,7 +17447,9 @@ def make_cauchy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -17329,7 +17527,9 @@ def make_cauchy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -17500,7 +17700,9 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -17581,7 +17783,9 @@ def make_fft_fft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -17668,7 +17872,9 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -17749,7 +17955,9 @@ def make_fft_ifft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -17836,7 +18044,9 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -17917,7 +18127,9 @@ def make_fft_rfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18004,7 +18216,9 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18085,7 +18299,9 @@ def make_fft_irfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18172,7 +18388,9 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18253,7 +18471,9 @@ def make_fft_hfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18340,7 +18560,9 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18421,7 +18643,9 @@ def make_fft_ihfft(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18508,7 +18732,9 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18589,7 +18815,9 @@ def make_fft_fftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18676,7 +18904,9 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18757,7 +18987,9 @@ def make_fft_ifftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18844,7 +19076,9 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -18925,7 +19159,9 @@ def make_fft_rfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -19012,7 +19248,9 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -19093,7 +19331,9 @@ def make_fft_irfftn(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -19179,7 +19419,9 @@ def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -19259,7 +19501,9 @@ def make_fft_fftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -19345,7 +19589,9 @@ def make_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -19425,7 +19671,9 @@ def make_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -19509,7 +19757,9 @@ def make_tril(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -19587,7 +19837,9 @@ def make_tril(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -19755,7 +20007,9 @@ def make_triu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -19833,7 +20087,9 @@ def make_triu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20001,7 +20257,9 @@ def make_roll(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20079,7 +20337,9 @@ def make_roll(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20165,7 +20425,9 @@ def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20245,7 +20507,9 @@ def make_count_nonzero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20332,7 +20596,9 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20413,7 +20679,9 @@ def make_argsort(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20500,7 +20768,9 @@ def make_gather(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20582,7 +20852,9 @@ def make_gather(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20672,7 +20944,9 @@ def make_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20756,7 +21030,9 @@ def make_take_along_dim(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20844,7 +21120,9 @@ def make_index_select(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -20926,7 +21204,9 @@ def make_index_select(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21014,7 +21294,9 @@ def make_take(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21096,7 +21378,9 @@ def make_take(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21184,7 +21468,9 @@ def make_tensordot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21266,7 +21552,9 @@ def make_tensordot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21364,7 +21652,9 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21474,7 +21764,9 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21590,7 +21882,9 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21700,7 +21994,9 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21806,7 +22102,9 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21888,7 +22186,9 @@ def make_bmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -21976,7 +22276,9 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -22058,7 +22360,9 @@ def make_dot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -22146,7 +22450,9 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -22228,7 +22534,9 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -22321,7 +22629,9 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -22409,7 +22719,9 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -22597,7 +22909,9 @@ def make_linalg_det(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -22675,7 +22989,9 @@ def make_linalg_det(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -22759,7 +23075,9 @@ def make_linalg_inv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -22837,7 +23155,9 @@ def make_linalg_inv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -22922,7 +23242,9 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23001,7 +23323,9 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23086,7 +23410,9 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23165,7 +23491,9 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23249,7 +23577,9 @@ def make_linalg_svdvals(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23327,7 +23657,9 @@ def make_linalg_svdvals(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_i
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23415,7 +23747,9 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23498,7 +23832,9 @@ def make_linalg_solve(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23584,7 +23920,9 @@ def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23663,7 +24001,9 @@ def make_linalg_cholesky(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23747,7 +24087,9 @@ def make_linalg_matrix_power(*, _name, _op, _meta, _handlers, _resolve, _out_may
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23825,7 +24167,9 @@ def make_linalg_matrix_power(*, _name, _op, _meta, _handlers, _resolve, _out_may
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23910,7 +24254,9 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -23989,7 +24335,9 @@ def make_linalg_eigvalsh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24077,7 +24425,9 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24159,7 +24509,9 @@ def make_linalg_vector_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24247,7 +24599,9 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24329,7 +24683,9 @@ def make_linalg_matrix_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24417,7 +24773,9 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24499,7 +24857,9 @@ def make_linalg_norm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24583,7 +24943,9 @@ def make_linalg_trace(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24661,7 +25023,9 @@ def make_linalg_trace(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24745,7 +25109,9 @@ def make_linalg_diagonal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24823,7 +25189,9 @@ def make_linalg_diagonal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24912,7 +25280,9 @@ def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -24996,7 +25366,9 @@ def make_linalg_cross(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -25086,7 +25458,9 @@ def make_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -25170,7 +25544,9 @@ def make_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -25256,7 +25632,9 @@ def make_floor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -25335,7 +25713,9 @@ def make_floor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -25506,7 +25886,9 @@ def make_ceil(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -25585,7 +25967,9 @@ def make_ceil(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -25756,7 +26140,9 @@ def make_trunc(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -25835,7 +26221,9 @@ def make_trunc(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -26016,7 +26404,9 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -26123,7 +26513,9 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -26358,7 +26750,9 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -26465,7 +26859,9 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -26700,7 +27096,9 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -26807,7 +27205,9 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -27042,7 +27442,9 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -27149,7 +27551,9 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -27374,7 +27778,9 @@ def make_expm1(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -27453,7 +27859,9 @@ def make_expm1(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -27634,7 +28042,9 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -27741,7 +28151,9 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -27976,7 +28388,9 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -28083,7 +28497,9 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -28318,7 +28734,9 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -28425,7 +28843,9 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -28538,7 +28958,9 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -28645,7 +29067,9 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -28758,7 +29182,9 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -28865,7 +29291,9 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -28978,7 +29406,9 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -29085,7 +29515,9 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -29198,7 +29630,9 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -29305,7 +29739,9 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -29540,7 +29976,9 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -29647,7 +30085,9 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -29882,7 +30322,9 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -29989,7 +30431,9 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -30224,7 +30668,9 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -30331,7 +30777,9 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -30566,7 +31014,9 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -30673,7 +31123,9 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -30908,7 +31360,9 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -31015,7 +31469,9 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -31250,7 +31706,9 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -31357,7 +31815,9 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -31592,7 +32052,9 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -31699,7 +32161,9 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -31934,7 +32398,9 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -32041,7 +32507,9 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -32302,7 +32770,9 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -32436,7 +32906,9 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -32730,7 +33202,9 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -32864,7 +33338,9 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -33158,7 +33634,9 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -33292,7 +33770,9 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -33586,7 +34066,9 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -33720,7 +34202,9 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -33860,7 +34344,9 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -33994,7 +34480,9 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -34288,7 +34776,9 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -34422,7 +34912,9 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -34716,7 +35208,9 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -34850,7 +35344,9 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35111,7 +35607,9 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35193,7 +35691,9 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35281,7 +35781,9 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35363,7 +35865,9 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35451,7 +35955,9 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35533,7 +36039,9 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35621,7 +36129,9 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35703,7 +36213,9 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35791,7 +36303,9 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35873,7 +36387,9 @@ def make_argmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -35961,7 +36477,9 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36043,7 +36561,9 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36131,7 +36651,9 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36213,7 +36735,9 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36301,7 +36825,9 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36383,7 +36909,9 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36471,7 +36999,9 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36553,7 +37083,9 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36642,7 +37174,9 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36725,7 +37259,9 @@ def make_var(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36814,7 +37350,9 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36897,7 +37435,9 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -36985,7 +37525,9 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -37067,7 +37609,9 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -37151,7 +37695,9 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -37229,7 +37775,9 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -37313,7 +37861,9 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -37391,7 +37941,9 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -37486,7 +38038,9 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -37593,7 +38147,9 @@ def make_relu(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -37817,7 +38373,9 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -37895,7 +38453,9 @@ def make_one_hot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -37992,7 +38552,9 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -38102,7 +38664,9 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -38205,7 +38769,9 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -38283,7 +38849,9 @@ def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -38367,7 +38935,9 @@ def make_cumsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -38445,7 +39015,9 @@ def make_cumsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -38613,7 +39185,9 @@ def make_cumprod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -38691,7 +39265,9 @@ def make_cumprod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -38861,7 +39437,9 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -38941,7 +39519,9 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39025,7 +39605,9 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39103,7 +39685,9 @@ def make_clone(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39187,7 +39771,9 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39265,7 +39851,9 @@ def make_flip(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39376,7 +39964,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39499,7 +40089,9 @@ def make_cat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39612,7 +40204,9 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39701,7 +40295,9 @@ def make_stack(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39785,7 +40381,9 @@ def make_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39863,7 +40461,9 @@ def make_tile(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -39947,7 +40547,9 @@ def make_repeat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -40025,7 +40627,9 @@ def make_repeat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -40111,7 +40715,9 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -40191,7 +40797,9 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -40284,7 +40892,9 @@ def make_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -40371,7 +40981,9 @@ def make_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -40459,7 +41071,9 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True
@@ -40542,7 +41156,9 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
-            _result._storage = _Storage(_out_array)
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
             _result._shape = _spec[0]
             _result._dtype = _out_array.dtype
             _result._write_checked = True

@@ -22,6 +22,7 @@ from devtensor.device import Device, register_device_type
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentValueError, DeviceUnavailableError, NoDataError, OutOfMemoryError
+from devtensor.storage import ForeignStorage
 from devtensor.tensor import Storage, Tensor
 from devtensor.typed.refined import CPUTensor, CUDATensor, MetaTensor
 
@@ -141,7 +142,7 @@ class Backend:
         t = _new(self.tensor_class)
         t._array = array
         t._device = device
-        t._storage = Storage(self.storage_root(array), owned=owned)
+        t._storage = Storage(self.storage_root(array)) if owned else ForeignStorage(self.storage_root(array))
         t._shape = array.shape
         t._dtype = array.dtype
         t._write_checked = False

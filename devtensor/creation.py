@@ -16,7 +16,7 @@ wraps around into an integer or bool dtype.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from devtensor.errors import (
 )
 from devtensor.meta import check_scalar_fits
 from devtensor.modes import constant as constant  # (creation functions end in it; ranges imports it here)
+from devtensor.storage import ForeignStorage
 from devtensor.tensor import Tensor
 
 __all__ = [
@@ -311,7 +312,8 @@ def _dlpack_import(x: Any, source: Device) -> Tensor:
         # the same memory are compared as one storage (partial-overlap errors, no resize of an input).
         if isinstance(x, Tensor):
             result._storage.root = x._storage.root
-            result._storage.shared = x._storage  # x is never resized away from the memory result shares
+            # (wrap(owned=False) made a ForeignStorage); x is never resized away from the memory result shares
+            cast(ForeignStorage, result._storage).shared = x._storage
         elif isinstance(x, np.ndarray):
             result._storage.root = backend_for(source).storage_root(x)
         return result
@@ -333,7 +335,7 @@ def _dlpack_import(x: Any, source: Device) -> Tensor:
     cuda_type = _cupy_ndarray_type()
     if isinstance(x, Tensor):
         cuda_result._storage.root = x._storage.root
-        cuda_result._storage.shared = x._storage  # as for CPU data
+        cast(ForeignStorage, cuda_result._storage).shared = x._storage  # as for CPU data
     elif cuda_type is not None and isinstance(x, cuda_type):
         cuda_result._storage.root = cuda_backend.storage_root(x)
     return cuda_result

@@ -22,7 +22,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable
-from typing import IO, Any, Final, TypeAlias
+from typing import IO, Any, Final, TypeAlias, cast
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from devtensor.creation import asarray, empty
 from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import DType, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceUnavailableError, NoDataError
+from devtensor.storage import ForeignStorage
 from devtensor.tensor import Tensor
 
 __all__ = ["FORMAT_VERSION", "MANIFEST_NAME", "DeviceUnavailableError", "FileLike", "load", "save"]
@@ -480,7 +481,8 @@ def _to_tensor(array: np.ndarray[Any, Any] | None, spec: _TensorSpec, device: De
         return empty(spec.shape, dtype=spec.dtype, device=device)
     result = asarray(array, device=device)  # on the CPU, wraps the freshly read array without a copy
     # That array is no caller's: the tensor owns its memory (an out= resize may reallocate it, as any result's).
-    result._storage.owned = True
+    if not result._storage.owned:  # (a ForeignStorage: the record of owned memory has no field to set)
+        cast(ForeignStorage, result._storage).owned = True
     return result
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from devtensor.tensor import Tensor
 
-__all__ = ["Storage", "others_alive"]
+__all__ = ["ForeignStorage", "Storage", "others_alive"]
 
 
 class Storage:
@@ -34,13 +34,16 @@ class Storage:
             alive on its memory and is never resized away from it; None otherwise.
     """
 
-    __slots__ = ("owned", "root", "shared", "version")
+    # Only the two fields every record needs are slots: a result's record is made on every functional call, and
+    # two stores are cheaper than four. ``owned`` and ``shared`` are the class's defaults here and per-record
+    # fields only in :class:`ForeignStorage` (memory devtensor does not own, or shares with another record).
+    __slots__ = ("root", "version")
+    owned: bool = True
+    shared: Storage | None = None
 
-    def __init__(self, root: object, version: int = 0, owned: bool = True) -> None:
+    def __init__(self, root: object, version: int = 0) -> None:
         self.version = version
         self.root = root
-        self.owned = owned
-        self.shared: Storage | None = None
 
     def __repr__(self) -> str:
         # The tensors holding this record, found by a scan of the collector's objects: slow, but only a repr
@@ -49,6 +52,20 @@ class Storage:
 
         tensors = sum(isinstance(r, Tensor) and r._storage is self for r in gc.get_referrers(self))
         return f"Storage(version={self.version}, owned={self.owned}, tensors={tensors})"
+
+
+class ForeignStorage(Storage):
+    """A :class:`Storage` whose ``owned`` and ``shared`` are its own: the record of memory devtensor does not own
+    (``from_numpy``, ``asarray`` without a copy, ``from_dlpack``; ``owned`` False until set otherwise), or of a
+    tensor that wraps another record's memory (``shared``). Made by ``Backend.wrap(..., owned=False)``."""
+
+    __slots__ = ("owned", "shared")
+
+    def __init__(self, root: object, version: int = 0, owned: bool = False) -> None:
+        self.version = version
+        self.root = root
+        self.owned = owned
+        self.shared = None
 
 
 def _references(tensor: Tensor) -> int:
