@@ -313,8 +313,9 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             else:
                 with device._guard():  # a tensor index gathers: a kernel on the tensor's device
                     result = self._array[key]
-        except IndexError as e:
-            raise IndexOutOfRangeError(f"__getitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
+        except (IndexError, OverflowError) as e:  # (OverflowError: NumPy's for an int in [2**63, 2**64))
+            why = e if isinstance(e, IndexError) else "index out of bounds"
+            raise IndexOutOfRangeError(f"__getitem__: {why} (tensor of shape {self.shape}, index {index!r})") from None
         except ValueError as e:  # e.g. a zero slice step
             raise ArgumentValueError(f"__getitem__: {e} (index {index!r})") from None
         if is_view:
@@ -384,8 +385,9 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         try:
             with guard:
                 target = self._array[key]
-        except IndexError as e:
-            raise IndexOutOfRangeError(f"__setitem__: {e} (tensor of shape {self.shape}, index {index!r})") from None
+        except (IndexError, OverflowError) as e:  # (OverflowError: NumPy's for an int in [2**63, 2**64))
+            why = e if isinstance(e, IndexError) else "index out of bounds"
+            raise IndexOutOfRangeError(f"__setitem__: {why} (tensor of shape {self.shape}, index {index!r})") from None
         except ValueError as e:  # e.g. a zero slice step (as __getitem__)
             raise ArgumentValueError(f"__setitem__: {e} (index {index!r})") from None
         vshape: tuple[int, ...] = source.shape if isinstance(value, Tensor) else ()

@@ -451,3 +451,13 @@ def test_exported_array_cannot_desynchronise_the_tensor(export: Callable[[Tensor
     y = dt.ones(2)
     export(y).dtype = np.int64
     assert y.tolist() == [1.0, 1.0]  # once [4607182418800017408, ...]
+
+
+@pytest.mark.parametrize("index", [2**63, (0, 2**63), (np.uint64(2**63), 0), 2**64 - 1, -(2**63) - 1, 2**70])
+def test_integer_indexes_beyond_int64_are_index_errors_naming_the_index(index: Any) -> None:
+    m = dt.zeros(3, 4)
+    with pytest.raises(IndexError, match=r"__getitem__.*index"):
+        m[index]
+    with pytest.raises(IndexError, match=r"__setitem__.*index"):
+        m[index] = 1.0
+    assert m.version == 0 and not m.numpy().any()
