@@ -9,10 +9,14 @@ import gc
 from sys import getrefcount
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 if TYPE_CHECKING:
     from devtensor.tensor import Tensor
 
-__all__ = ["ForeignStorage", "Storage", "others_alive"]
+__all__ = ["ForeignStorage", "Storage", "memory_held_elsewhere", "others_alive"]
+
+_ndarray = np.ndarray
 
 
 class Storage:
@@ -72,6 +76,27 @@ def _references(tensor: Tensor) -> int:
     return getrefcount(tensor._storage)
 
 
+def memory_held_elsewhere(tensor: Tensor) -> bool:
+    """Whether something other than devtensor's own records holds a CPU tensor's memory: a NumPy array from
+    ``t.numpy()`` or ``np.asarray(t)`` kept by the caller, a tensor that wraps such an array (``from_numpy``,
+    ``asarray``), or a DLPack export. Read from the reference count of the NumPy array that owns the memory (the
+    storage's root), which holds one reference from the record and one from the tensor's array (the root itself,
+    or its ``base``) when nothing else does. Other arrays (CuPy's, foreign roots) answer False."""
+    return _root_references(tensor) > _ROOT_ALONE
+
+
+def _root_references(tensor: Tensor) -> int:
+    """getrefcount of the NumPy array that owns ``tensor``'s memory; -1 where that is not ``tensor``'s array or
+    its ``base`` (CuPy's arrays, foreign roots)."""
+    root = tensor._storage.root
+    if type(root) is not _ndarray:
+        return -1
+    # (tensor._array read in place, never held in a variable: that would be one more reference to root)
+    if tensor._array is not root and (type(tensor._array) is not _ndarray or tensor._array.base is not root):
+        return -1
+    return getrefcount(root)
+
+
 def others_alive(tensor: Tensor) -> bool:
     """Whether any tensor other than ``tensor`` is alive on its memory: a view of it, the base it views, another
     view of that base, or a tensor that wraps its memory through ``from_dlpack``. Read from the reference count
@@ -95,3 +120,21 @@ def _alone() -> int:
 
 
 _ALONE = _alone()
+
+
+def _root_alone() -> int:
+    """The reading of :func:`_root_references` for a root array held by its record and one tensor's array only
+    (calibrated once, as :func:`_alone`)."""
+
+    class _Probe:
+        __slots__ = ("_array", "_storage")
+        _array: object
+        _storage: Storage
+
+    probe = _Probe()
+    probe._array = np.empty(1)
+    probe._storage = Storage(probe._array)
+    return _root_references(probe)  # type: ignore[arg-type]
+
+
+_ROOT_ALONE = _root_alone()

@@ -24,11 +24,13 @@ def _resize_warns(out: dt.Tensor) -> None:
 
 
 def _refused(out: dt.Tensor, reason: str) -> None:
-    before = (out.shape, out.version, out._array)
+    # (the array by id: the exception's traceback frames stay alive until collected, and a reference to the
+    # array held there would count as one more holder of out's memory)
+    before = (out.shape, out.version, id(out._array))
     with pytest.raises(dt.ShapeError, match=reason) as info:
         dt.add(dt.arange(5, device=out.device), 1, out=out)
     assert "add" in str(info.value) and "'out'" in str(info.value)
-    assert (out.shape, out.version) == before[:2] and out._array is before[2]
+    assert (out.shape, out.version, id(out._array)) == before
 
 
 @pytest.mark.parametrize(
@@ -170,3 +172,35 @@ def test_a_loaded_tensor_owns_its_memory(tmp_path: Any) -> None:
     dt.save(dt.zeros(3, dtype=dt.int64), path)
     o = dt.load(path)
     _resize_warns(o)
+
+
+@pytest.mark.parametrize(
+    "hold",
+    [
+        lambda o: o.numpy(),
+        lambda o: np.asarray(o),
+        lambda o: o.numpy()[1:],
+        lambda o: dt.from_numpy(o.numpy()),
+        lambda o: dt.asarray(o.numpy(), copy=False),
+        lambda o: dt.from_dlpack(np.from_dlpack(o)),
+    ],
+    ids=["numpy()", "np.asarray", "numpy view", "from_numpy", "asarray", "dlpack via NumPy"],
+)
+def test_memory_held_through_numpy_or_dlpack_counts_while_alive(hold: Callable[[dt.Tensor], Any]) -> None:
+    """An array or tensor that reaches out's memory outside devtensor's records (through NumPy or DLPack) would
+    stop seeing out after a resize: refused while it is alive, as a view is."""
+    o = dt.zeros(2, 3, dtype=dt.int64)
+    held = hold(o)
+    _refused(o, "live views")
+    del held
+    gc.collect()
+    _resize_warns(o)
+
+
+def test_the_resize_warning_names_the_callers_line() -> None:
+    o = dt.zeros(2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dt.add(dt.ones(3), 1, out=o)
+        dt.cat([dt.ones(2), dt.ones(2)], out=dt.zeros(1))
+    assert [(w.category, w.filename) for w in caught] == [(UserWarning, __file__)] * 2

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import ast
 import operator
+import os
+import sys
 import typing
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -47,7 +49,7 @@ from devtensor.errors import (
     ShapeError,
     short_repr,
 )
-from devtensor.storage import others_alive
+from devtensor.storage import memory_held_elsewhere, others_alive
 from devtensor.tensor import (
     PlannedSpec,
     Storage,
@@ -317,19 +319,21 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
                 f"from_numpy, asarray or from_dlpack) and cannot be resized to {list(shape)}; pass an out of that "
                 "shape"
             )
-        if others_alive(out):
-            # A view, or a tensor with live views: resizing would give out new memory that the others do not
-            # see (PyTorch resizes the shared storage in place instead). Refused; nothing has changed yet.
+        del arr, root  # (memory_held_elsewhere counts the references to out's memory: none may be this call's)
+        if others_alive(out) or memory_held_elsewhere(out):
+            # A view, a tensor with live views, or a NumPy array or DLPack export of its memory: resizing would
+            # give out new memory that the others do not see (PyTorch resizes the shared storage in place
+            # instead). Refused; nothing has changed yet.
             raise ShapeError(
-                f"{op}: argument 'out' of shape {list(out._shape)} shares its memory with live views and cannot "
-                f"be resized to {list(shape)}; pass an out of that shape"
+                f"{op}: argument 'out' of shape {list(out._shape)} shares its memory with live views (tensors, "
+                f"NumPy arrays or DLPack exports) and cannot be resized to {list(shape)}; pass an out of that shape"
             )
         guard = backend.guard(out._device)
         try:
             if guard is None:
-                return backend.alloc(shape, arr.dtype)
+                return backend.alloc(shape, out._dtype)
             with guard:
-                return backend.alloc(shape, arr.dtype)
+                return backend.alloc(shape, out._dtype)
         except (ValueError, MemoryError) as e:
             alloc_failed(op, spec, e, out._device)
     if out._backend.has_data:
@@ -401,6 +405,21 @@ def written_then_raised(target: Tensor, array: Any) -> None:
         target._storage.version += 1
 
 
+def _caller_level() -> int:
+    """The ``stacklevel`` that attributes a warning issued by the caller of this function to the first frame
+    outside devtensor (its package, and the fronts and plans it compiles at run time): the user's line."""
+    frame = sys._getframe(2)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_OWN_FILES):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
+#: The files of devtensor's own frames (see :func:`_caller_level`).
+_OWN_FILES: Final = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep, "<devtensor.", "<plan ")
+
+
 def swap_storage(op: str, out: Tensor, array: Any) -> None:
     """Give ``out`` the resized ``array`` (after the impl succeeded): a new storage that carries the old version
     forward. Resizing an out that had elements warns first (PyTorch's deprecation), so a warning turned into an
@@ -411,7 +430,7 @@ def swap_storage(op: str, out: Tensor, array: Any) -> None:
             f"which does not match the required output shape {list(array.shape)}. Resizing a non-empty out is "
             "deprecated (as in PyTorch): pass an out with no elements or of the right shape.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=_caller_level(),
         )
     out._storage = Storage(array, out._storage.version)
     out._array = array
