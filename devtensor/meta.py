@@ -311,6 +311,11 @@ def _check_alpha(op: str, alpha: Scalar, result: DType, other: TensorOrScalar) -
     kind = result.kind
     if type(alpha) not in (bool, int, float, complex):
         raise ArgumentTypeError(f"{op}: argument 'alpha' must be a Python number, got {type(alpha).__name__}")
+    if type(alpha) is bool and kind != "b":
+        raise ArgumentTypeError(
+            f"{op}: a bool argument 'alpha' ({alpha!r}) is only supported for boolean results (PyTorch's rule), "
+            f"and the result is {result.name}"
+        )
     if kind == "b" and type(alpha) is not bool:
         raise ArgumentTypeError(f"{op}: for boolean inputs, argument 'alpha' must be a bool, got {alpha!r}")
     if kind in "iu" and type(alpha) not in (bool, int):
