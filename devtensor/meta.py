@@ -433,9 +433,10 @@ def ints_arg(op: str, arg: str, value: object, *, allow_int: bool = False) -> tu
     return tuple(result)
 
 
-def normalize_dim(op: str, dim: object, ndim: int, arg: str = "dim") -> int:
+def normalize_dim(op: str, dim: object, ndim: int, arg: str = "dim", *, new: bool = False) -> int:
     """``dim`` normalised into ``range(ndim)``: negative dims count from the end, and a 0-d tensor takes ``0``
     and ``-1`` (both give 0), as PyTorch's ``maybe_wrap_dim``. ``dim`` is taken as :func:`int_arg` takes it.
+    ``new``: ``dim`` places a new dimension (``unsqueeze``, ``stack``), so ``ndim`` is the input's plus one.
 
     Raises:
         ArgumentTypeError (TypeError): ``dim`` is not an int (bools are not).
@@ -447,7 +448,7 @@ def normalize_dim(op: str, dim: object, ndim: int, arg: str = "dim") -> int:
     if not -n <= d < n:
         raise IndexOutOfRangeError(
             f"{op}: dimension out of range: argument '{arg}' is {d}, expected to be in range of [{-n}, {n - 1}] "
-            f"(a tensor of {ndim} dimension(s))"
+            + (f"(a new dimension of {ndim - 1}-d tensors)" if new else f"(a tensor of {ndim} dimension(s))")
         )
     return d + n if d < 0 else d
 

@@ -151,7 +151,7 @@ def _stack_spec(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
                 f"stack: expects each tensor to be equal size, but got {_fmt(first)} at entry 0 and "
                 f"{_fmt(t.shape)} at entry {i}"
             )
-    d = normalize_dim("stack", dim, len(first) + 1, "dim")
+    d = normalize_dim("stack", dim, len(first) + 1, "dim", new=True)
     dtype = tensors[0].dtype
     if any(t.dtype is not dtype for t in tensors):
         dtype = result_type(*(t.dtype for t in tensors))

@@ -376,7 +376,7 @@ def unsqueeze(self: Tensor, dim: int) -> ViewSpec:
     key = (shape, dim) if type(dim) is int else None
     spec = _unsqueeze_specs.get(key)
     if spec is None:
-        d = normalize_dim("unsqueeze", dim, len(shape) + 1, "dim")
+        d = normalize_dim("unsqueeze", dim, len(shape) + 1, "dim", new=True)
         spec = ViewSpec((*shape[:d], 1, *shape[d:]), d)
         if key is not None:
             if len(_unsqueeze_specs) >= _MAX_CACHE:
