@@ -15,7 +15,7 @@ from devtensor.views import VIEW_COMMON
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
 COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_int', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
-VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_new', '_one', '_rare', '_run_modes', '_too_large')
+VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_new', '_one', '_rare', '_reshape_kernel', '_run_modes', '_too_large')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
 _aliased = COMMON.get('_aliased')
@@ -54,6 +54,7 @@ _PlannedSpec = COMMON.get('_PlannedSpec')
 _prepare_inplace = COMMON.get('_prepare_inplace')
 _prepare_out = COMMON.get('_prepare_out')
 _rare = VIEW_COMMON.get('_rare')
+_reshape_kernel = VIEW_COMMON.get('_reshape_kernel')
 _run_modes = COMMON.get('_run_modes')
 _SCALARS = COMMON.get('_SCALARS')
 _set_out_array = COMMON.get('_set_out_array')
@@ -241,10 +242,10 @@ SCHEMAS = {
 #: What each factory was generated for (devtensor.structured.fronts.fingerprint): a front whose op changed
 #: since is compiled at import instead.
 FINGERPRINTS = {
-    'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers|()',
-    'make_view_method_reshape': 'reshape|view|1|self:00;shape:00|0|shape|_name,_op,_meta,_handlers,_functional',
-    'make_view_view': 'view|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers|()',
-    'make_view_method_view': 'view|view|1|self:00;shape:00|0|shape|_name,_op,_meta,_handlers,_functional',
+    'make_view_reshape': 'reshape|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers|()|reshape',
+    'make_view_method_reshape': 'reshape|view|1|self:00;shape:00|0|shape|_name,_op,_meta,_handlers,_functional|reshape',
+    'make_view_view': 'view|view|0|self:00;shape:00|0|shape|_name,_op,_meta,_handlers|()|reshape',
+    'make_view_method_view': 'view|view|1|self:00;shape:00|0|shape|_name,_op,_meta,_handlers,_functional|reshape',
     'make_view_flatten': 'flatten|view|0|self:00;start_dim:01;end_dim:01|0|None|_name,_op,_meta,_handlers,_default_start_dim,_default_end_dim|()',
     'make_view_transpose': 'transpose|view|0|self:00;dim0:00;dim1:00|0|None|_name,_op,_meta,_handlers|()',
     'make_view_permute': 'permute|view|0|self:00;dims:00|0|dims|_name,_op,_meta,_handlers|()',
@@ -499,7 +500,7 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: _array = _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array
@@ -516,7 +517,7 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: _array = _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array
@@ -540,7 +541,7 @@ def make_view_method_reshape(*, _name, _op, _meta, _handlers, _functional):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: _array = _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array
@@ -562,7 +563,7 @@ def make_view_view(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: _array = _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array
@@ -579,7 +580,7 @@ def make_view_view(*, _name, _op, _meta, _handlers):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: _array = _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array
@@ -603,7 +604,7 @@ def make_view_method_view(*, _name, _op, _meta, _handlers, _functional):
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
-        try: _array = _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array

@@ -371,6 +371,11 @@ def _is_sequence(value: object) -> bool:
     return type(value) in (tuple, list) or (isinstance(value, Sequence) and not isinstance(value, (str, bytes)))
 
 
+#: The built-in kernel of reshape and view (registered by devtensor.kernels.shape): its plan, when a tuple, is
+#: the shape the array's own reshape takes (a view of a C-contiguous array).
+RESHAPE_KERNEL: list[Any] = [None]
+
+
 #: The names every view front's source uses besides its per-op values (``_name``, ``_op``, ``_meta``,
 #: ``_kernels``, defaults): the generated modules and the run-time compiled fronts see these as globals.
 VIEW_COMMON: Final[dict[str, Any]] = {
@@ -385,6 +390,7 @@ VIEW_COMMON: Final[dict[str, Any]] = {
     "_is_sequence": _is_sequence,
     "_modes": modes.ACTIVE,
     "_run_modes": modes.run_modes,
+    "_reshape_kernel": RESHAPE_KERNEL,
     **VIEW_ALIAS_COMMON,
 }
 
@@ -399,12 +405,19 @@ def view_factory_name(op_name: str, method: bool = False) -> str:
     return f"make_view_{'method_' if method else ''}{op_name}"
 
 
+def _reshapes(op: ViewOp) -> bool:
+    """Whether the op is devtensor's reshape or view, whose front calls the array's reshape itself while the
+    handler is the built-in kernel (:data:`RESHAPE_KERNEL`) and the plan is a shape."""
+    return op.name in ("reshape", "view") and op.module.split(".")[0] == "devtensor"
+
+
 def view_fingerprint(op: ViewOp, method: bool = False) -> str:
     """Everything a view front's source depends on, as text (see :func:`devtensor.structured.fronts.fingerprint`)."""
     params = ";".join(f"{p.name}:{int(p.kw_only)}{int(p.has_default)}" for p in op.schema.params)
     values = ",".join(_value_names(op, method))
     aliases = "" if method else f"|{alias_pairs(op.schema.params, required=True)}"
-    return f"{op.name}|view|{int(method)}|{params}|{int(op.multi)}|{op.varargs}|{values}{aliases}"
+    direct = "|reshape" if _reshapes(op) else ""
+    return f"{op.name}|view|{int(method)}|{params}|{int(op.multi)}|{op.varargs}|{values}{aliases}{direct}"
 
 
 def _value_names(op: ViewOp, method: bool) -> list[str]:
@@ -433,7 +446,13 @@ def _body_lines(op: ViewOp, call: str) -> list[str]:
         # (_spec[2]: ViewSpec.copy, _spec[1]: its plan, read by index: a tuple's item is the cheapest read)
         f"    if _kernel is None or _spec[2]: return _rare(_op, {s}, _kernel, _spec)",
         f"    _backend = {s}._backend",
-        f"    try: _array = _kernel(_backend.xp, {s}._array, _spec[1])",
+        (
+            # (reshape and view: the built-in kernel's common case, the array's own reshape, without its frame)
+            f"    try: _array = {s}._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) "
+            f"is tuple else _kernel(_backend.xp, {s}._array, _spec[1])"
+            if _reshapes(op)
+            else f"    try: _array = _kernel(_backend.xp, {s}._array, _spec[1])"
+        ),
         "    except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)",
         # Backend.wrap_view inline (a frame less): the view shares the base's device and storage.
         "    _view = _new(_backend.tensor_class)",

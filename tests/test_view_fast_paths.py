@@ -5,11 +5,13 @@ name the op and the value."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pytest
 
 import devtensor as dt
+from devtensor import library
 from devtensor.errors import ArgumentTypeError, ViewError
 
 
@@ -96,3 +98,28 @@ def test_scalar_exits() -> None:
         float(dt.zeros((), device="meta"))
     with pytest.raises(dt.NoDataError):
         dt.zeros(1, device="meta").item()
+
+
+@pytest.mark.parametrize("name", ["reshape", "view"])
+def test_reshape_and_view_call_a_kernel_or_override_registered_in_place_of_the_builtin(name: str) -> None:
+    """The fronts call the array's reshape themselves only while the built-in kernel is the handler."""
+    calls: list[str] = []
+
+    def kernel(xp: Any, array: Any, plan: Any) -> Any:
+        calls.append("kernel")
+        return array.reshape(plan if type(plan) is tuple else plan[0])
+
+    t = _m()
+    with library.register_kernel(name, "cpu", kernel):
+        v = getattr(t, name)(4, 3)
+        w = getattr(dt, name)(t, (2, 6))
+    assert calls == ["kernel", "kernel"] and v.shape == (4, 3) and w.shape == (2, 6)
+
+    def override(xp: Any, array: Any, plan: Any) -> Any:
+        calls.append("override")
+        return array.reshape(plan if type(plan) is tuple else plan[0])
+
+    with library.override(name, "cpu", override):
+        assert getattr(t, name)(12).shape == (12,)
+    assert calls[-1] == "override" and len(calls) == 3
+    assert getattr(t, name)(6, 2).shape == (6, 2) and len(calls) == 3  # the built-in again

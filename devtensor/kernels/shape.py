@@ -37,7 +37,7 @@ from devtensor.errors import ArgumentValueError, ShapeError, ViewError
 from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
 from devtensor.strides import view_strides
 from devtensor.tensor import Tensor
-from devtensor.views import ViewSpec, view_op
+from devtensor.views import RESHAPE_KERNEL, ViewSpec, view_op
 
 __all__ = [
     "broadcast_to",
@@ -268,6 +268,7 @@ def _flatten_shape(shape: tuple[int, ...], start_dim: int, end_dim: int) -> tupl
 
 for _op in (reshape, view, flatten):
     _op.impl("cpu", "cuda")(_reshape_kernel)
+RESHAPE_KERNEL[0] = _reshape_kernel  # (the fronts of reshape and view call array.reshape while it is the handler)
 
 
 # --- transpose, permute ---------------------------------------------------------------------------------------
