@@ -21332,7 +21332,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and other._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and 0 < len(_spec[0]) <= 2:
                 try:
                     _out_array = _direct[1](self._array, other._array)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
@@ -21442,7 +21442,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and other._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and 0 < len(_spec[0]) <= 2:
                 try:
                     _out_array = _direct[1](self._array, other._array)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
@@ -21558,7 +21558,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and mat2._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and 0 < len(_spec[0]) <= 2:
                 try:
                     _out_array = _direct[1](self._array, mat2._array)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
@@ -21668,7 +21668,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and mat2._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and 0 < len(_spec[0]) <= 2:
                 try:
                     _out_array = _direct[1](self._array, mat2._array)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)

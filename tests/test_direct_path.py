@@ -167,6 +167,7 @@ def test_matmul_and_mm_offer_it_with_numpys_values_and_layouts() -> None:
     a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
     ta, tb = dt.from_numpy(a), dt.from_numpy(b)
     v = rng.standard_normal(4)
+    a3 = rng.standard_normal((5, 3, 2))
     for got, expected in [
         (dt.matmul(ta, tb), a @ b),
         (dt.mm(ta, tb), a @ b),
@@ -175,6 +176,12 @@ def test_matmul_and_mm_offer_it_with_numpys_values_and_layouts() -> None:
         (dt.matmul(tb.transpose(0, 1), ta.transpose(0, 1)), b.T @ a.T),
         (dt.matmul(dt.ones(2, 1, 3, 4), dt.ones(5, 4, 2)), np.ones((2, 1, 3, 4)) @ np.ones((5, 4, 2))),
         (dt.matmul(dt.ones(2, 3, dtype=dt.int32), dt.ones(3, 2, dtype=dt.int64)), np.full((2, 2), 3)),
+        # Transposed and strided operands: np.matmul allocates a C-contiguous result of up to 2 dims itself;
+        # with batch dims (which follow the operands' layout in NumPy) the front allocates, as before.
+        (dt.mm(ta.transpose(0, 1), dt.from_numpy(a)), a.T @ a),
+        (dt.mm(dt.from_numpy(a[::2]), tb), a[::2] @ b),
+        (dt.matmul(dt.from_numpy(v[::2]), dt.from_numpy(b[::2])), v[::2] @ b[::2]),
+        (dt.matmul(dt.from_numpy(a3).permute(2, 1, 0), tb.transpose(0, 1)), a3.transpose(2, 1, 0) @ b.T),
     ]:
         arr = got.numpy()
         assert arr.dtype == expected.dtype and arr.shape == expected.shape

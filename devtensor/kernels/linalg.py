@@ -114,7 +114,7 @@ _MM_DIRECT: Final[list[Any]] = [None, np.matmul]
 
 
 @structured_op(inplace=False)
-@offers_direct(_MATMUL_DIRECT)
+@offers_direct(_MATMUL_DIRECT, fresh_c=2)  # (np.matmul lays out a result of core dims only in C order)
 def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     """Matrix product with NumPy's ``matmul`` semantics (``torch.matmul`` agrees): 2-D @ 2-D is the matrix
     product ``[n, k] @ [k, m] -> [n, m]``; a 1-D first operand is a row vector and a 1-D second one a column
@@ -172,7 +172,7 @@ _MATMUL_DIRECT[0] = matmul.table.kernels.get(DispatchKey.CPU)
 
 
 @structured_op(inplace=False)
-@offers_direct(_MM_DIRECT)
+@offers_direct(_MM_DIRECT, fresh_c=2)
 def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Matrix product of two 2-D tensors, ``[n, k] @ [k, m] -> [n, m]`` (``torch.mm``; values as
     ``np.matmul``). No broadcasting: other ranks are an error (use ``matmul``).

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from devtensor.meta import DIRECT, INLINE, MEMO, ONE
+from devtensor.meta import DIRECT, FRESH_C, INLINE, MEMO, ONE
 from devtensor.structured import rules
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.schema import Param
@@ -219,8 +219,8 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     last line an ``else:`` for the allocating path; [] for other ops. Only where the array is the one the
     allocating path would make: on the CPU (no device guard), a result of at least one dim (a 0-d ufunc result
     is a NumPy scalar, not an array), C-contiguous (1-d, or every tensor operand C-contiguous: NumPy lays a
-    fresh result out as its inputs), of the meta's dtype (the direct ops' meta functions resolve dtypes as
-    NumPy's ufunc does)."""
+    fresh result out as its inputs; or up to meta.FRESH_C dims whatever the operands' layouts), of the meta's
+    dtype (the direct ops' meta functions resolve dtypes as NumPy's ufunc does)."""
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return []
     kind = _call_direct(op)
@@ -240,6 +240,9 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
         names = [p.name for p in op.schema.params]
         operands = ", ".join(f"{n}._array" for n in names)
         layout = " and ".join(f"{n}._array.flags.c_contiguous" for n in names)
+        fresh_c = getattr(op.meta, FRESH_C, 0)
+        if fresh_c:  # (the call lays such a result out in C order whatever the operands' layouts: meta.FRESH_C)
+            return _allocating_lines(f"0 < len(_spec[0]) <= {fresh_c}", f"_direct[1]({operands})")
     elif _inline_kind(op)[0] == "unary":
         operands = "self._array"
         layout = "self._array.flags.c_contiguous"
@@ -255,9 +258,13 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
         # (alpha != 1: the two steps allocate too, for two tensors of one dtype, the result's)
         alpha = " and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype)"
         call += " if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)"
+    return _allocating_lines(f"(len(_spec[0]) == 1 or (_spec[0] and {layout}))", call, alpha)
+
+
+def _allocating_lines(layout: str, call: str, alpha: str = "") -> list[str]:
+    """The lines of :func:`_direct_result_lines` for the result's ``layout`` test and the allocating ``call``."""
     return [
-        f"if _handler is _direct[0]{alpha} and _device._guard is None"
-        f" and (len(_spec[0]) == 1 or (_spec[0] and {layout})):",
+        f"if _handler is _direct[0]{alpha} and _device._guard is None and {layout}:",
         "    try:",
         f"        _out_array = {call}",
         "    except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)",
