@@ -4,8 +4,8 @@ results are those of the kernel."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import cast
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -14,6 +14,7 @@ import devtensor as dt
 from devtensor import DispatchKey, library
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.meta import DIRECT
+from devtensor.modes import DispatchMode
 from devtensor.typed import ConstOut, CPUTensor
 
 
@@ -23,7 +24,6 @@ def test_ufunc_ops_offer_it_and_comparisons_do_not() -> None:
         offer = getattr(op.meta, DIRECT, None)
         assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU], name
     assert getattr(library.get_op("lt").meta, DIRECT, None) is None
-    assert getattr(library.get_op("softmax").meta, DIRECT, None) is None
 
 
 @pytest.mark.parametrize("dtype", [dt.float32, dt.int64, dt.bool])
@@ -315,3 +315,92 @@ def test_cat_lets_numpy_allocate_1d_results_of_the_metas_dtype() -> None:
             assert got._array.flags.c_contiguous and got._array.flags.owndata
     three = [dt.arange(2.0), dt.arange(3.0), dt.arange(1.0)]
     assert dt.cat(three).tolist() == [0.0, 1.0, 0.0, 1.0, 2.0, 0.0]
+
+
+def _softmax_steps(x: Any, axis: int, log: bool) -> Any:
+    """softmax's (log_softmax's) NumPy steps, as the kernel makes them (np.max and np.sum are the reduces)."""
+    with np.errstate(all="ignore"):
+        o = x - np.max(x, axis, keepdims=True)
+        if log:
+            return o - np.log(np.sum(np.exp(o), axis, keepdims=True))
+        np.exp(o, out=o)
+        return o / np.sum(o, axis, keepdims=True)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_and_log_softmax_offer_it_with_the_kernels_bytes_layouts_and_rules(log: bool) -> None:
+    name = "log_softmax" if log else "softmax"
+    op = library.get_op(name)
+    offer = getattr(op.meta, DIRECT, None)
+    assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU]
+    fn = dt.log_softmax if log else dt.softmax
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    x[1, 2] = np.inf  # (a slice with +inf: nan, quietly)
+    tx = dt.from_numpy(x)
+    for got, expected in [
+        (fn(tx, 1), _softmax_steps(x, 1, log)),
+        (fn(tx, 0), _softmax_steps(x, 0, log)),
+        (fn(tx.transpose(0, 1), 1), _softmax_steps(x.T, 1, log)),  # (a transposed self: allocated C-contiguous)
+        (fn(dt.from_numpy(x[:, ::2]), -1), _softmax_steps(x[:, ::2], 1, log)),
+        (fn(dt.from_numpy(x.astype(np.float64)), 1), _softmax_steps(x.astype(np.float64), 1, log)),
+    ]:
+        arr = got.numpy()
+        assert arr.dtype == expected.dtype and arr.flags.c_contiguous and got._array.flags.owndata
+        assert arr.tobytes() == np.ascontiguousarray(expected).tobytes()
+    half = fn(dt.from_numpy(x.astype(np.float16)), 1)  # (computed in float32, rounded)
+    assert half.dtype == dt.float16
+    assert (
+        half.numpy().tobytes()
+        == _softmax_steps(x.astype(np.float16).astype(np.float32), 1, log).astype(np.float16).tobytes()
+    )
+    ints = fn(dt.arange(6).reshape(2, 3), 1)
+    assert (
+        ints.dtype == dt.float64
+        and ints.numpy().tobytes() == _softmax_steps(np.arange(6.0).reshape(2, 3), 1, log).tobytes()
+    )
+    assert fn(dt.tensor(2.0), 0).numpy().shape == () and fn(dt.empty(0, 3), 1).shape == (0, 3)
+    # out: its own dtype (a cast), a wrong shape (resized), bad input (nothing changes), read-only memory.
+    out = dt.empty(4, 5, dtype=dt.float64)
+    assert fn(tx, 1, out=out) is out and out.version == 1
+    assert out.numpy().tobytes() == _softmax_steps(x, 1, log).astype(np.float64).tobytes()
+    with pytest.raises(IndexError):
+        fn(tx, 2, out=out)
+    with pytest.raises(dt.errors.CastingError):
+        fn(tx, 1, out=dt.empty(4, 5, dtype=dt.int32))
+    assert out.version == 1
+    out._array.flags.writeable = False  # (behind devtensor's back, after its writability was cached)
+    with pytest.raises(dt.errors.ReadOnlyError):
+        fn(tx, 1, out=out)
+    assert out.version == 1
+    # A condition made an error: the result is written (out's version moves), then the error propagates.
+    tiny = dt.from_numpy(np.array([[0.0, -200.0]], np.float32))
+    target = dt.empty(1, 2, dtype=dt.float32)
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError):
+        fn(tiny, 1, out=target)
+    assert target.version == 1 and target.numpy().tobytes() == _softmax_steps(tiny.numpy(), 1, log).tobytes()
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError):
+        fn(tiny, 1)
+    # Overrides and modes still see the call.
+    calls: list[str] = []
+
+    def logged(self: CPUTensor, dim: int, *, plan: object, out: ConstOut[CPUTensor]) -> None:
+        calls.append(name)
+        out.array[...] = _softmax_steps(self.array, dim, log)
+
+    with library.override(name, "cpu", logged):
+        assert fn(tx, 1).numpy().tobytes() == _softmax_steps(x, 1, log).tobytes()
+        fn(tx, 1, out=dt.empty(4, 5, dtype=dt.float32))
+    assert calls == [name, name]
+    seen: list[str] = []
+
+    class Log(DispatchMode):
+        def __dispatch__(
+            self, op: Any, variant: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+        ) -> Any:
+            seen.append(op.name)
+            return func(*args, **kwargs)
+
+    with Log():
+        assert fn(tx, 1).numpy().tobytes() == _softmax_steps(x, 1, log).tobytes()
+    assert seen == [name]

@@ -87,10 +87,17 @@ def _call_direct(op: StructuredOp) -> str | None:
     """The kind of direct path (meta.DIRECT) the op offers as one NumPy call that is not an inline ufunc case:
     ``"arrays"`` (every parameter a required positional tensor: the call takes their arrays in order and
     ``out=``; matmul, mm), ``"list"`` (a tensor list and an int dim: the call takes the list's arrays, the dim
-    and the out positionally; cat); None for other ops."""
-    if getattr(op.meta, DIRECT, None) is None or op.schema.plan is not None or _inline_kind(op)[0] is not None:
+    and the out positionally; cat), ``"plan"`` (an op with a plan whose tensors are required positional ones
+    and whose other arguments the meta function turned into its plan: the call takes the tensors' arrays in
+    order, the plan and the out positionally; softmax, log_softmax); None for other ops."""
+    if getattr(op.meta, DIRECT, None) is None or _inline_kind(op)[0] is not None:
         return None
     params = op.schema.params
+    if op.schema.plan is not None:
+        tensors = [p for p in params if p.category == TENSOR]
+        lists = any(p.category in (TENSOR_LIST, TENSOR_OR_SCALAR) for p in params)
+        plain = all(not p.kw_only and not p.optional for p in tensors)
+        return "plan" if tensors and plain and not lists else None
     if params and all(p.category == TENSOR and not p.kw_only and not p.optional for p in params):
         return "arrays"
     if len(params) == 2 and params[0].category == TENSOR_LIST and not params[1].kw_only:
@@ -185,6 +192,9 @@ def _direct_impl_call(
         test = ""
         if kind == "arrays":
             direct = "_direct[1](" + "".join(f"{p.name}._array, " for p in params) + f"out={array})"
+        elif kind == "plan":
+            arrays = "".join(f"{p.name}._array, " for p in params if p.category == TENSOR)
+            direct = f"_direct[1]({arrays}_spec[2], {array})"
         else:  # (an int dim only: other index types take the kernel's conversion)
             test = f" and type({params[1].name}) is _int"
             direct = f"_direct[1]({_list_arrays(params[0].name)}, {params[1].name}, {array})"
@@ -224,6 +234,13 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return []
     kind = _call_direct(op)
+    if kind == "plan":
+        # The call allocates the result itself, given no out, where its first tensor is C-contiguous and of the
+        # result's dtype (the allocating path's array: C-contiguous).
+        first = next(p.name for p in op.schema.params if p.category == TENSOR)
+        arrays = ", ".join(f"{p.name}._array" for p in op.schema.params if p.category == TENSOR)
+        layout = f"_spec[1] is {first}._dtype and {first}._array.flags.c_contiguous"
+        return _allocating_lines(layout, f"_direct[1]({arrays}, _spec[2])")
     if kind == "list":
         # NumPy lays a fresh result out by its inputs: it allocates where that is the allocating path's array, a
         # 1-d result (C-contiguous), whose dtype NumPy's promotion gives as the meta function's (result_type).
