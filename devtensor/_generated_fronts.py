@@ -295,18 +295,18 @@ FINGERPRINTS = {
     'make_clamp': 'clamp|functional|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max|()',
     'make_clamp_': 'clamp|inplace|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max|()',
     'make_where': 'where|functional|None|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_eq': 'eq|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_eq_': 'eq|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_ne': 'ne|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_ne_': 'ne|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_lt': 'lt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_lt_': 'lt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_le': 'le|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_le_': 'le|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_gt': 'gt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_eq': 'eq|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_eq_': 'eq|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_ne': 'ne|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_ne_': 'ne|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_lt': 'lt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_lt_': 'lt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_le': 'le|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_le_': 'le|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_gt': 'gt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
@@ -7759,7 +7759,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def eq(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -7804,25 +7804,35 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -7839,7 +7849,16 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -7852,7 +7871,16 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -7910,25 +7938,35 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -7945,7 +7983,16 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -7958,7 +8005,16 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -7977,7 +8033,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def eq_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -8008,7 +8064,16 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8021,7 +8086,16 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8064,7 +8138,16 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8077,7 +8160,16 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8095,7 +8187,7 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def ne(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8140,25 +8232,35 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8175,7 +8277,16 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8188,7 +8299,16 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8246,25 +8366,35 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8281,7 +8411,16 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8294,7 +8433,16 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8313,7 +8461,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def ne_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -8344,7 +8492,16 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8357,7 +8514,16 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8400,7 +8566,16 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8413,7 +8588,16 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8431,7 +8615,7 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def lt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8476,25 +8660,35 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8511,7 +8705,16 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8524,7 +8727,16 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8582,25 +8794,35 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8617,7 +8839,16 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8630,7 +8861,16 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8649,7 +8889,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def lt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -8680,7 +8920,16 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8693,7 +8942,16 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8736,7 +8994,16 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8749,7 +9016,16 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8767,7 +9043,7 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def le(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8812,25 +9088,35 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8847,7 +9133,16 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8860,7 +9155,16 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8918,25 +9222,35 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8953,7 +9267,16 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8966,7 +9289,16 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8985,7 +9317,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def le_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -9016,7 +9348,16 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9029,7 +9370,16 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9072,7 +9422,16 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9085,7 +9444,16 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9103,7 +9471,7 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def gt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -9148,25 +9516,35 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -9183,7 +9561,16 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9196,7 +9583,16 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9254,25 +9650,35 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -9289,7 +9695,16 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9302,7 +9717,16 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9321,7 +9745,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def gt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -9352,7 +9776,16 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9365,7 +9798,16 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9408,7 +9850,16 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9421,7 +9872,16 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9439,7 +9899,7 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def ge(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -9484,25 +9944,35 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -9519,7 +9989,16 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9532,7 +10011,16 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9590,25 +10078,35 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -9625,7 +10123,16 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9638,7 +10145,16 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9657,7 +10173,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def ge_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -9688,7 +10204,16 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9701,7 +10226,16 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9744,7 +10278,16 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9757,7 +10300,16 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:

@@ -18,12 +18,56 @@ from devtensor.modes import DispatchMode
 from devtensor.typed import ConstOut, CPUTensor
 
 
-def test_ufunc_ops_offer_it_and_comparisons_do_not() -> None:
-    for name in ("add", "sub", "mul", "exp", "neg", "maximum"):
+def test_ufunc_ops_and_comparisons_offer_it() -> None:
+    for name in ("add", "sub", "mul", "exp", "neg", "maximum", "lt", "gt", "eq", "ne", "le", "ge"):
         op = library.get_op(name)
         offer = getattr(op.meta, DIRECT, None)
         assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU], name
-    assert getattr(library.get_op("lt").meta, DIRECT, None) is None
+
+
+_COMPARED: list[tuple[str, Callable[[int, int], bool]]] = [
+    ("gt", lambda x, y: x > y),
+    ("lt", lambda x, y: x < y),
+    ("ge", lambda x, y: x >= y),
+    ("le", lambda x, y: x <= y),
+    ("eq", lambda x, y: x == y),
+    ("ne", lambda x, y: x != y),
+]
+
+
+@pytest.mark.parametrize("dtype", [dt.int8, dt.uint8, dt.int32, dt.uint32, dt.int64, dt.uint64])
+def test_comparisons_with_out_of_range_python_ints_are_exact_on_the_direct_path(dtype: DType) -> None:
+    # NumPy 2 (the least NumPy supported) compares a Python int its dtype cannot hold exactly: the fronts call the
+    # ufunc with it, functional, out= and inplace alike, with the values of exact integer comparisons.
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 0, 1, info.max], dtype)
+    for value in (1000, -1, -1000, 2**64, 2**70, -(2**70), 255, 256):
+        for name, compare in _COMPARED:
+            fn = getattr(dt, name)
+            want = [compare(int(x), value) for x in a]
+            mirrored = [compare(value, int(x)) for x in a]
+            assert fn(dt.from_numpy(a), value).tolist() == want, (name, value)
+            assert fn(value, dt.from_numpy(a)).tolist() == mirrored, (name, value)
+            out = dt.empty(4, dtype=dt.bool)
+            assert fn(dt.from_numpy(a), value, out=out) is out and out.tolist() == want and out.version == 1
+            self = dt.from_numpy(a.copy())
+            assert getattr(self, name + "_")(value) is self and self.tolist() == [int(w) for w in want]
+    t8 = dt.from_numpy(np.array([-128, 0, 127], np.int8))
+    assert (t8 > 1000).tolist() == [False] * 3 and (t8 < 1000).tolist() == [True] * 3
+    assert (dt.from_numpy(np.array([0, 255], np.uint8)) == -1).tolist() == [False, False]
+    assert (dt.from_numpy(np.array([0, 255], np.uint8)) != -1).tolist() == [True, True]
+    with pytest.raises(OverflowError):  # (a bool tensor compares in int64, where the int must fit: the meta's)
+        dt.gt(dt.tensor([True]), 2**70)
+    calls: list[str] = []
+
+    def gt_logged(self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None:
+        calls.append("gt")
+        assert isinstance(self, CPUTensor)
+        np.greater(self.array, other, out=out.array)
+
+    with library.override("gt", "cpu", gt_logged):
+        assert (t8 > 0).tolist() == [False, False, True]
+    assert calls == ["gt"]
 
 
 @pytest.mark.parametrize("dtype", [dt.float32, dt.int64, dt.bool])
