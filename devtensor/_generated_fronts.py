@@ -382,8 +382,8 @@ FINGERPRINTS = {
     'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha|()',
-    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha|()',
+    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_beta,_default_alpha|()',
+    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_beta,_default_alpha|()',
     'make_linalg_det': 'linalg_det|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_linalg_inv': 'linalg_inv|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian|()',
@@ -22825,7 +22825,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_beta, _default_alpha):
+def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_beta, _default_alpha):
     def addmm(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -22851,25 +22851,35 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and beta is _default_beta and alpha is _default_alpha and _spec[1] is self._dtype and _spec[1] is mat1._dtype and _spec[1] is mat2._dtype:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, mat1._array, mat2._array, beta, alpha)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -22887,7 +22897,16 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if mat1._storage.root is _out_root: _check_pair(_name, 'out', out, mat1, _out_may_be_input)
             if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22900,7 +22919,16 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22939,25 +22967,35 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and beta is _default_beta and alpha is _default_alpha and _spec[1] is self._dtype and _spec[1] is mat1._dtype and _spec[1] is mat2._dtype:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, mat1._array, mat2._array, beta, alpha)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -22975,7 +23013,16 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if mat1._storage.root is _out_root: _check_pair(_name, 'out', out, mat1, _out_may_be_input)
             if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22988,7 +23035,16 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -23007,7 +23063,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_beta, _default_alpha):
+def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_beta, _default_alpha):
     def addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'self')
@@ -23030,7 +23086,16 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if mat1._storage.root is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _out_may_be_input)
             if mat2._storage.root is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat1._array, mat2._array, beta, alpha, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23043,7 +23108,16 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -23078,7 +23152,16 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if mat1._storage.root is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _out_may_be_input)
             if mat2._storage.root is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat1._array, mat2._array, beta, alpha, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -23091,7 +23174,16 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:

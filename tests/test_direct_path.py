@@ -448,3 +448,57 @@ def test_softmax_and_log_softmax_offer_it_with_the_kernels_bytes_layouts_and_rul
     with Log():
         assert fn(tx, 1).numpy().tobytes() == _softmax_steps(x, 1, log).tobytes()
     assert seen == [name]
+
+
+def test_addmm_offers_it_with_the_kernels_bytes_layouts_and_rules() -> None:
+    op = library.get_op("addmm")
+    offer = getattr(op.meta, DIRECT, None)
+    assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU]
+    rng = np.random.default_rng(2)
+    s = rng.standard_normal(5).astype(np.float32)
+    m1, m2 = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((4, 5)).astype(np.float32)
+    ts, t1, t2 = dt.from_numpy(s), dt.from_numpy(m1), dt.from_numpy(m2)
+    m1t, m2t = np.ascontiguousarray(m1.T), np.ascontiguousarray(m2.T)  # (transposed operands: their views)
+    for got, expected in [
+        (dt.addmm(ts, t1, t2), np.add(np.matmul(m1, m2), s)),
+        (dt.addmm(ts, dt.from_numpy(m1t).T, dt.from_numpy(m2t).T), np.add(np.matmul(m1t.T, m2t.T), s)),
+        (dt.addmm(ts, t1, t2, beta=2, alpha=0.5), np.add(np.multiply(np.matmul(m1, m2), 0.5), np.multiply(s, 2))),
+        (
+            dt.addmm(dt.from_numpy(s.astype(np.float64)), t1, t2),
+            np.add(np.matmul(m1.astype(np.float64), m2.astype(np.float64)), s.astype(np.float64)),
+        ),
+        (dt.addmm(dt.from_numpy(np.arange(5)), dt.ones(3, 4, dtype=dt.int64), dt.ones(4, 5, dtype=dt.int64)), None),
+    ]:
+        arr = got.numpy()
+        assert arr.flags.c_contiguous and got._array.flags.owndata and got.shape == (3, 5)
+        if expected is not None:
+            assert arr.dtype == expected.dtype and arr.tobytes() == expected.tobytes()
+        else:
+            assert arr.tolist() == [[4, 5, 6, 7, 8]] * 3
+    out = dt.empty(3, 5, dtype=dt.float32)
+    assert dt.addmm(ts, t1, t2, out=out) is out and out.version == 1
+    assert out.numpy().tobytes() == np.add(np.matmul(m1, m2), s).tobytes()
+    square = dt.from_numpy(np.ones((3, 3), np.float32))  # (out is self, and addmm_: computed before the write)
+    assert dt.addmm(square, square, square, out=square) is square and square.tolist() == [[4.0] * 3] * 3
+    assert square.addmm_(square, square) is square and square.tolist() == [[52.0] * 3] * 3 and square.version == 2
+    with pytest.raises(dt.errors.ShapeError):  # (bad input changes nothing)
+        dt.addmm(ts, t1, t1, out=out)
+    assert out.version == 1
+    # A condition made an error: reported after the write (out's version moves), then it propagates.
+    big = dt.from_numpy(np.full((1, 1), 3e38, np.float32))
+    target = dt.empty(1, 1, dtype=dt.float32)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        dt.addmm(big, big, dt.from_numpy(np.full((1, 1), 2.0, np.float32)), out=target)
+    assert target.version == 1 and target.tolist() == [[np.inf]]
+    calls: list[str] = []
+
+    def addmm_logged(
+        self: CPUTensor, mat1: CPUTensor, mat2: CPUTensor, *, beta: Scalar, alpha: Scalar, out: ConstOut[CPUTensor]
+    ) -> None:
+        calls.append("addmm")
+        np.add(np.matmul(mat1.array, mat2.array), self.array, out=out.array)
+
+    with library.override("addmm", "cpu", addmm_logged):
+        assert dt.addmm(ts, t1, t2).numpy().tobytes() == np.add(np.matmul(m1, m2), s).tobytes()
+        dt.addmm(ts, t1, t2, out=out)
+    assert calls == ["addmm", "addmm"]

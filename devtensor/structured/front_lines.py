@@ -89,7 +89,10 @@ def _call_direct(op: StructuredOp) -> str | None:
     ``out=``; matmul, mm), ``"list"`` (a tensor list and an int dim: the call takes the list's arrays, the dim
     and the out positionally; cat), ``"plan"`` (an op with a plan whose tensors are required positional ones
     and whose other arguments the meta function turned into its plan: the call takes the tensors' arrays in
-    order, the plan and the out positionally; softmax, log_softmax); None for other ops."""
+    order, the plan and the out positionally; softmax, log_softmax), ``"scalars"`` (required positional tensors,
+    then keyword Python numbers with defaults: the call takes the arrays, the numbers and the out positionally,
+    and allocates the result itself, given no out, when every number is its default and every tensor has the
+    result's dtype; addmm); None for other ops."""
     if getattr(op.meta, DIRECT, None) is None or _inline_kind(op)[0] is not None:
         return None
     params = op.schema.params
@@ -100,6 +103,11 @@ def _call_direct(op: StructuredOp) -> str | None:
         return "plan" if tensors and plain and not lists else None
     if params and all(p.category == TENSOR and not p.kw_only and not p.optional for p in params):
         return "arrays"
+    tensors = [p for p in params if p.category == TENSOR]
+    rest = params[len(tensors) :]
+    numbers = rest and all(p.category == SCALAR and p.kw_only and p.has_default for p in rest)
+    if numbers and tensors and all(not p.kw_only and not p.optional for p in tensors):
+        return "scalars"
     if len(params) == 2 and params[0].category == TENSOR_LIST and not params[1].kw_only:
         return "list"
     return None
@@ -192,6 +200,9 @@ def _direct_impl_call(
         test = ""
         if kind == "arrays":
             direct = "_direct[1](" + "".join(f"{p.name}._array, " for p in params) + f"out={array})"
+        elif kind == "scalars":
+            arrays = "".join(f"{p.name}._array, " if p.category == TENSOR else f"{p.name}, " for p in params)
+            direct = f"_direct[1]({arrays}{array})"
         elif kind == "plan":
             arrays = "".join(f"{p.name}._array, " for p in params if p.category == TENSOR)
             direct = f"_direct[1]({arrays}_spec[2], {array})"
@@ -241,6 +252,16 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
         arrays = ", ".join(f"{p.name}._array" for p in op.schema.params if p.category == TENSOR)
         layout = f"_spec[1] is {first}._dtype and {first}._array.flags.c_contiguous"
         return _allocating_lines(layout, f"_direct[1]({arrays}, _spec[2])")
+    if kind == "scalars":
+        params = op.schema.params
+        tensors = [p.name for p in params if p.category == TENSOR]
+        numbers = [p.name for p in params if p.category != TENSOR]
+        layout = " and ".join(
+            [*(f"{n} is _default_{n}" for n in numbers), *(f"_spec[1] is {t}._dtype" for t in tensors)]
+        )
+        return _allocating_lines(
+            layout, f"_direct[1]({', '.join(f'{t}._array' for t in tensors)}, {', '.join(numbers)})"
+        )
     if kind == "list":
         # NumPy lays a fresh result out by its inputs: it allocates where that is the allocating path's array, a
         # 1-d result (C-contiguous), whose dtype NumPy's promotion gives as the meta function's (result_type).
