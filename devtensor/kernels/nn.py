@@ -189,18 +189,18 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
             caller = EXTOBJ.get()
             token = EXTOBJ.set(QUIET.get(caller) or quiet_extobj())
             try:
-                m = _np_max(x, axis, None, None, keepdims=True)
+                m = _reduce_max(x, axis, None, None, True)  # (keepdims positionally: no keyword parsing)
                 if o is None:
                     o = np.subtract(x, m)
                 else:
                     np.subtract(x, m, o)
                 if plan.log:
-                    s = _np_sum(np.exp(o), axis, None, None, keepdims=True)
+                    s = _reduce_sum(np.exp(o), axis, None, None, True)
                     np.log(s, s)
                     np.subtract(o, s, o)
                 else:
                     np.exp(o, o)
-                    s = _np_sum(o, axis, None, None, keepdims=True)
+                    s = _reduce_sum(o, axis, None, None, True)
                     np.divide(o, s, o)
             finally:
                 EXTOBJ.reset(token)
@@ -251,6 +251,9 @@ def _softmax_steps(xp: Any, x: Any, plan: SoftmaxPlan, o: Any) -> None:
 _np_max: Final = np.maximum.reduce
 _np_min: Final = np.minimum.reduce
 _np_sum: Final = np.add.reduce
+#: The same reduces, typed Any: NumPy's stubs do not spell a positional keepdims, which the ufunc accepts.
+_reduce_max: Final[Any] = np.maximum.reduce
+_reduce_sum: Final[Any] = np.add.reduce
 _SOFTMAX_DIRECT[:] = [softmax.table.kernels.get(DispatchKey.CPU), _softmax_cpu]
 _LOG_SOFTMAX_DIRECT[:] = [log_softmax.table.kernels.get(DispatchKey.CPU), _softmax_cpu]
 
