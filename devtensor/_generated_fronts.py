@@ -467,8 +467,8 @@ FINGERPRINTS = {
     'make_var': "var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
     'make_std': "std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
     'make_logsumexp': "logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct|()',
-    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct|()',
+    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs|()',
+    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs|()',
     'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_num_classes|()',
@@ -37755,7 +37755,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct):
+def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _specs):
     def softmax(self, dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -37768,7 +37768,8 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, dim)
+        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
+        if _spec is None: _spec = _meta(self, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -37874,7 +37875,8 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, dim)
+        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
+        if _spec is None: _spec = _meta(self, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -37973,7 +37975,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct):
+def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _specs):
     def log_softmax(self, dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -37986,7 +37988,8 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, dim)
+        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
+        if _spec is None: _spec = _meta(self, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -38092,7 +38095,8 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, dim)
+        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
+        if _spec is None: _spec = _meta(self, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from devtensor.meta import DIRECT, FRESH_C, INLINE, MEMO, ONE
+from devtensor.meta import DIRECT, FRESH_C, INLINE, MEMO, ONE, SHAPE_MEMO
 from devtensor.structured import rules
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.schema import Param
@@ -167,6 +167,14 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
     if kind is not None:
         values = {**values, "_direct": direct}
     memo = getattr(op.meta, MEMO, None)
+    specs = getattr(op.meta, SHAPE_MEMO, None)
+    if specs is not None and not checks and [p.category for p in params][:1] == [TENSOR] and len(params) == 2:
+        # The meta's results by (shape, dtype, int) looked up inline (meta.SHAPE_MEMO).
+        t, n = params[0].name, params[1].name
+        return [
+            f"    _spec = _specs.get(({t}._shape, {t}._dtype, {n})) if type({n}) is _int else None",
+            f"    if _spec is None: {call.strip()}",
+        ], {**values, "_specs": specs}
     if kind == "list" and memo is not None and not checks:
         # The meta's memo looked up inline (meta.MEMO), keyed as meta.memoized keys a list and an int.
         # Two tensors (the common case) keyed without a comprehension's frame.
