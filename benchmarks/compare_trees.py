@@ -69,6 +69,18 @@ def _np_softmax(x: NDArray) -> NDArray:
     return result
 
 
+def _np_log_softmax(x: NDArray) -> NDArray:
+    s = x - x.max(axis=1, keepdims=True)
+    result: NDArray = s - np.log(np.exp(s).sum(axis=1, keepdims=True))
+    return result
+
+
+def _np_softmax_out(x: NDArray, o: NDArray) -> NDArray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    result: NDArray = np.divide(e, e.sum(axis=1, keepdims=True), out=o)
+    return result
+
+
 def _np_cross_entropy(x: NDArray, t: NDArray) -> float:
     m = x.max(axis=1, keepdims=True)
     lse = np.log(np.exp(x - m).sum(axis=1)) + m[:, 0]
@@ -111,7 +123,13 @@ def numpy_cases(d: Data) -> dict[str, Call]:
         "amax(dim=1)": lambda: np.amax(m, axis=1),
         "softmax(dim=1)": lambda: _np_softmax(m),
         "cross_entropy": lambda: _np_cross_entropy(d.logits, d.target),
+        "log_softmax(dim=1)": lambda: _np_log_softmax(m),
+        "softmax(dim=1, out=)": lambda: _np_softmax_out(m, o),
         "matmul": lambda: np.matmul(m, m),
+        "matmul(m.T, m)": lambda: np.matmul(m.T, m),
+        "addmm": lambda: m @ m + d.bias,
+        "gt(h, 0)": lambda: np.greater(a, 0),
+        "h > 0": lambda: a > 0,
         "addmm out=": lambda: np.add(np.matmul(m, m, out=o), d.bias, out=o),
         "relu_": lambda: np.maximum(c2, 0, out=c2),
         "gt(h, 0, out=)": lambda: np.greater(a, 0, out=mask),
@@ -152,7 +170,13 @@ def devtensor_cases(dt: Any, d: Data) -> dict[str, Call]:
         "amax(dim=1)": lambda: dt.amax(tm, 1),
         "softmax(dim=1)": lambda: dt.softmax(tm, 1),
         "cross_entropy": lambda: dt.cross_entropy(tl, tt),
+        "log_softmax(dim=1)": lambda: dt.log_softmax(tm, 1),
+        "softmax(dim=1, out=)": lambda: dt.softmax(tm, 1, out=to),
         "matmul": lambda: dt.matmul(tm, tm),
+        "matmul(m.T, m)": lambda: dt.matmul(tm.T, tm),
+        "addmm": lambda: dt.addmm(tbias, tm, tm),
+        "gt(h, 0)": lambda: dt.gt(ta, 0),
+        "h > 0": lambda: ta > 0,
         "addmm out=": lambda: dt.addmm(tbias, tm, tm, out=to),
         "relu_": lambda: tc2.relu_(),
         "gt(h, 0, out=)": lambda: dt.gt(ta, 0, out=mask),

@@ -296,18 +296,18 @@ FINGERPRINTS = {
     'make_clamp': 'clamp|functional|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max|()',
     'make_clamp_': 'clamp|inplace|None|self:Tensor:0000;min:TensorOrScalar:0110;max:TensorOrScalar:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_min,_default_max|()',
     'make_where': 'where|functional|None|condition:Tensor:0000;self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_eq': 'eq|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_eq_': 'eq|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_ne': 'ne|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_ne_': 'ne|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_lt': 'lt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_lt_': 'lt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_le': 'le|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_le_': 'le|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_gt': 'gt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
-    'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_meta_last|()',
+    'make_eq': 'eq|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_eq_': 'eq|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_ne': 'ne|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_ne_': 'ne|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_lt': 'lt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_lt_': 'lt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_le': 'le|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_le_': 'le|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_gt': 'gt|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_gt_': 'gt|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_ge': 'ge|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
+    'make_ge_': 'ge|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_logical_and': 'logical_and|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_logical_and_': 'logical_and|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_logical_or': 'logical_or|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
@@ -383,8 +383,8 @@ FINGERPRINTS = {
     'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha|()',
-    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_alpha|()',
+    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_beta,_default_alpha|()',
+    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_beta,_default_alpha|()',
     'make_linalg_det': 'linalg_det|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_linalg_inv': 'linalg_inv|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian|()',
@@ -468,8 +468,8 @@ FINGERPRINTS = {
     'make_var': "var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
     'make_std': "std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
     'make_logsumexp': "logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs|()',
+    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs|()',
     'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_num_classes|()',
@@ -7836,7 +7836,7 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def eq(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -7881,25 +7881,35 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -7918,7 +7928,16 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -7931,7 +7950,16 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -7989,25 +8017,35 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8026,7 +8064,16 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8039,7 +8086,16 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8058,7 +8114,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def eq_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -8089,7 +8145,16 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8102,7 +8167,16 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8145,7 +8219,16 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8158,7 +8241,16 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8176,7 +8268,7 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def ne(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8221,25 +8313,35 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8258,7 +8360,16 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8271,7 +8382,16 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8329,25 +8449,35 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8366,7 +8496,16 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8379,7 +8518,16 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8398,7 +8546,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def ne_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -8429,7 +8577,16 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8442,7 +8599,16 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8485,7 +8651,16 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8498,7 +8673,16 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8516,7 +8700,7 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def lt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8561,25 +8745,35 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8598,7 +8792,16 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8611,7 +8814,16 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8669,25 +8881,35 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8706,7 +8928,16 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8719,7 +8950,16 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -8738,7 +8978,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def lt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -8769,7 +9009,16 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8782,7 +9031,16 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8825,7 +9083,16 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -8838,7 +9105,16 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -8856,7 +9132,7 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def le(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -8901,25 +9177,35 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -8938,7 +9224,16 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -8951,7 +9246,16 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9009,25 +9313,35 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -9046,7 +9360,16 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9059,7 +9382,16 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9078,7 +9410,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def le_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -9109,7 +9441,16 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9122,7 +9463,16 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9165,7 +9515,16 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9178,7 +9537,16 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9196,7 +9564,7 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def gt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -9241,25 +9609,35 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -9278,7 +9656,16 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9291,7 +9678,16 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9349,25 +9745,35 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -9386,7 +9792,16 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9399,7 +9814,16 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9418,7 +9842,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def gt_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -9449,7 +9873,16 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9462,7 +9895,16 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9505,7 +9947,16 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9518,7 +9969,16 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9536,7 +9996,7 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def ge(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -9581,25 +10041,35 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -9618,7 +10088,16 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9631,7 +10110,16 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9689,25 +10177,35 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, other, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, other, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, other, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -9726,7 +10224,16 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             if _self_is_tensor and self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
             if _other_is_tensor and other._storage.root is _out_root: _check_pair(_name, 'out', out, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -9739,7 +10246,16 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=_out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -9758,7 +10274,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
     return _public, _raw
 
 
-def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _meta_last):
+def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def ge_(self, other):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {}, 'self')
@@ -9789,7 +10305,16 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9802,7 +10327,16 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -9845,7 +10379,16 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = self._storage.root
             if _other_is_tensor and other._storage.root is _out_root and other is not self: _check_pair(_name, 'self', self, other, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -9858,7 +10401,16 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, other._array if _other_is_tensor else other, out=self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -21621,7 +22173,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and other._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and 0 < len(_spec[0]) <= 2:
                 try:
                     _out_array = _direct[1](self._array, other._array)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
@@ -21733,7 +22285,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and other._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and 0 < len(_spec[0]) <= 2:
                 try:
                     _out_array = _direct[1](self._array, other._array)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
@@ -21851,7 +22403,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and mat2._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and 0 < len(_spec[0]) <= 2:
                 try:
                     _out_array = _direct[1](self._array, mat2._array)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
@@ -21963,7 +22515,7 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous and mat2._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and 0 < len(_spec[0]) <= 2:
                 try:
                     _out_array = _direct[1](self._array, mat2._array)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
@@ -22582,7 +23134,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_beta, _default_alpha):
+def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_beta, _default_alpha):
     def addmm(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -22608,25 +23160,35 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and beta is _default_beta and alpha is _default_alpha and _spec[1] is self._dtype and _spec[1] is mat1._dtype and _spec[1] is mat2._dtype:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, mat1._array, mat2._array, beta, alpha)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -22646,7 +23208,16 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if mat1._storage.root is _out_root: _check_pair(_name, 'out', out, mat1, _out_may_be_input)
             if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22659,7 +23230,16 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22698,25 +23278,35 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and beta is _default_beta and alpha is _default_alpha and _spec[1] is self._dtype and _spec[1] is mat1._dtype and _spec[1] is mat2._dtype:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, mat1._array, mat2._array, beta, alpha)
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, mat1, mat2, beta=beta, alpha=alpha, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -22736,7 +23326,16 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             if mat1._storage.root is _out_root: _check_pair(_name, 'out', out, mat1, _out_may_be_input)
             if mat2._storage.root is _out_root: _check_pair(_name, 'out', out, mat2, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -22749,7 +23348,16 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -22768,7 +23376,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_beta, _default_alpha):
+def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_beta, _default_alpha):
     def addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'self')
@@ -22791,7 +23399,16 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if mat1._storage.root is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _out_may_be_input)
             if mat2._storage.root is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat1._array, mat2._array, beta, alpha, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -22804,7 +23421,16 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -22839,7 +23465,16 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
             if mat1._storage.root is _out_root and mat1 is not self: _check_pair(_name, 'self', self, mat1, _out_may_be_input)
             if mat2._storage.root is _out_root and mat2 is not self: _check_pair(_name, 'self', self, mat2, _out_may_be_input)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, mat1._array, mat2._array, beta, alpha, self._array)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(self, self._array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -22852,7 +23487,16 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, mat1._array, mat2._array, beta, alpha, self._array)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(self, self._array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -37656,7 +38300,7 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _specs):
     def softmax(self, dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -37669,30 +38313,41 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, dim)
+        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
+        if _spec is None: _spec = _meta(self, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and _spec[1] is self._dtype and self._array.flags.c_contiguous:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -37710,7 +38365,16 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37723,7 +38387,16 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37749,30 +38422,41 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, dim)
+        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
+        if _spec is None: _spec = _meta(self, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and _spec[1] is self._dtype and self._array.flags.c_contiguous:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -37790,7 +38474,16 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37803,7 +38496,16 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37822,7 +38524,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _specs):
     def log_softmax(self, dim, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -37835,30 +38537,41 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, dim)
+        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
+        if _spec is None: _spec = _meta(self, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and _spec[1] is self._dtype and self._array.flags.c_contiguous:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -37876,7 +38589,16 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37889,7 +38611,16 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37915,30 +38646,41 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, dim)
+        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
+        if _spec is None: _spec = _meta(self, dim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None and _spec[1] is self._dtype and self._array.flags.c_contiguous:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -37956,7 +38698,16 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37969,7 +38720,16 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:

@@ -75,22 +75,33 @@ INLINE: Final = "_devtensor_inline"
 #: other than 1 (``kernels.ufunc_family``), which the fronts call likewise.
 DIRECT: Final = "_devtensor_direct"
 
+#: With the direct path: up to how many result dims its one NumPy call allocates C-contiguous results whatever
+#: the operands' layouts (np.matmul: 2, core dims only), so the fronts let it allocate for transposed operands.
+FRESH_C: Final = "_devtensor_fresh_c"
+
 #: The attribute through which a meta function of a tensor list and an int dim (``cat``) offers the generated
 #: fronts its :func:`memoized` results (see :func:`offers_memo`): the memo dict, keyed as :func:`memoized` keys
 #: a list and an int, ``(dim, (shape, dtype, device) per tensor...)``. A hit is exactly the meta function's
 #: result; a miss calls it.
 MEMO: Final = "_devtensor_memo"
 
+#: A meta function of a tensor and an int (softmax's ``dim``) offers the fronts its successful results by
+#: ``(shape, dtype, the int)`` (all they depend on): a hit is exactly its result; a miss calls it.
+SHAPE_MEMO: Final = "_devtensor_shape_memo"
+
 _M = TypeVar("_M", bound=Callable[..., Any])
 
 
-def offers_direct(direct: list[Any]) -> Callable[[_M], _M]:
+def offers_direct(direct: list[Any], fresh_c: int = 0) -> Callable[[_M], _M]:
     """Mark a meta function as offering the direct path (:data:`DIRECT`): ``direct`` is [the op's built-in CPU
     kernel, set once it is registered; the one NumPy call that kernel makes]. Applied below ``structured_op``,
-    so the op's fronts are generated with it (devtensor.structured.front_lines says which calls fit)."""
+    so the op's fronts are generated with it (devtensor.structured.front_lines says which calls fit);
+    ``fresh_c``: :data:`FRESH_C`."""
 
     def mark(meta: _M) -> _M:
         meta.__dict__[DIRECT] = direct
+        if fresh_c:
+            meta.__dict__[FRESH_C] = fresh_c
         return meta
 
     return mark

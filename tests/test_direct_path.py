@@ -4,8 +4,8 @@ results are those of the kernel."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import cast
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -14,16 +14,60 @@ import devtensor as dt
 from devtensor import DispatchKey, library
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.meta import DIRECT
+from devtensor.modes import DispatchMode
 from devtensor.typed import ConstOut, CPUTensor
 
 
-def test_ufunc_ops_offer_it_and_comparisons_do_not() -> None:
-    for name in ("add", "sub", "mul", "exp", "neg", "maximum"):
+def test_ufunc_ops_and_comparisons_offer_it() -> None:
+    for name in ("add", "sub", "mul", "exp", "neg", "maximum", "lt", "gt", "eq", "ne", "le", "ge"):
         op = library.get_op(name)
         offer = getattr(op.meta, DIRECT, None)
         assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU], name
-    assert getattr(library.get_op("lt").meta, DIRECT, None) is None
-    assert getattr(library.get_op("softmax").meta, DIRECT, None) is None
+
+
+_COMPARED: list[tuple[str, Callable[[int, int], bool]]] = [
+    ("gt", lambda x, y: x > y),
+    ("lt", lambda x, y: x < y),
+    ("ge", lambda x, y: x >= y),
+    ("le", lambda x, y: x <= y),
+    ("eq", lambda x, y: x == y),
+    ("ne", lambda x, y: x != y),
+]
+
+
+@pytest.mark.parametrize("dtype", [dt.int8, dt.uint8, dt.int32, dt.uint32, dt.int64, dt.uint64])
+def test_comparisons_with_out_of_range_python_ints_are_exact_on_the_direct_path(dtype: DType) -> None:
+    # NumPy 2 (the least NumPy supported) compares a Python int its dtype cannot hold exactly: the fronts call the
+    # ufunc with it, functional, out= and inplace alike, with the values of exact integer comparisons.
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 0, 1, info.max], dtype)
+    for value in (1000, -1, -1000, 2**64, 2**70, -(2**70), 255, 256):
+        for name, compare in _COMPARED:
+            fn = getattr(dt, name)
+            want = [compare(int(x), value) for x in a]
+            mirrored = [compare(value, int(x)) for x in a]
+            assert fn(dt.from_numpy(a), value).tolist() == want, (name, value)
+            assert fn(value, dt.from_numpy(a)).tolist() == mirrored, (name, value)
+            out = dt.empty(4, dtype=dt.bool)
+            assert fn(dt.from_numpy(a), value, out=out) is out and out.tolist() == want and out.version == 1
+            self = dt.from_numpy(a.copy())
+            assert getattr(self, name + "_")(value) is self and self.tolist() == [int(w) for w in want]
+    t8 = dt.from_numpy(np.array([-128, 0, 127], np.int8))
+    assert (t8 > 1000).tolist() == [False] * 3 and (t8 < 1000).tolist() == [True] * 3
+    assert (dt.from_numpy(np.array([0, 255], np.uint8)) == -1).tolist() == [False, False]
+    assert (dt.from_numpy(np.array([0, 255], np.uint8)) != -1).tolist() == [True, True]
+    with pytest.raises(OverflowError):  # (a bool tensor compares in int64, where the int must fit: the meta's)
+        dt.gt(dt.tensor([True]), 2**70)
+    calls: list[str] = []
+
+    def gt_logged(self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None:
+        calls.append("gt")
+        assert isinstance(self, CPUTensor)
+        np.greater(self.array, other, out=out.array)
+
+    with library.override("gt", "cpu", gt_logged):
+        assert (t8 > 0).tolist() == [False, False, True]
+    assert calls == ["gt"]
 
 
 @pytest.mark.parametrize("dtype", [dt.float32, dt.int64, dt.bool])
@@ -167,6 +211,7 @@ def test_matmul_and_mm_offer_it_with_numpys_values_and_layouts() -> None:
     a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
     ta, tb = dt.from_numpy(a), dt.from_numpy(b)
     v = rng.standard_normal(4)
+    a3 = rng.standard_normal((5, 3, 2))
     for got, expected in [
         (dt.matmul(ta, tb), a @ b),
         (dt.mm(ta, tb), a @ b),
@@ -175,6 +220,12 @@ def test_matmul_and_mm_offer_it_with_numpys_values_and_layouts() -> None:
         (dt.matmul(tb.transpose(0, 1), ta.transpose(0, 1)), b.T @ a.T),
         (dt.matmul(dt.ones(2, 1, 3, 4), dt.ones(5, 4, 2)), np.ones((2, 1, 3, 4)) @ np.ones((5, 4, 2))),
         (dt.matmul(dt.ones(2, 3, dtype=dt.int32), dt.ones(3, 2, dtype=dt.int64)), np.full((2, 2), 3)),
+        # Transposed and strided operands: np.matmul allocates a C-contiguous result of up to 2 dims itself;
+        # with batch dims (which follow the operands' layout in NumPy) the front allocates, as before.
+        (dt.mm(ta.transpose(0, 1), dt.from_numpy(a)), a.T @ a),
+        (dt.mm(dt.from_numpy(a[::2]), tb), a[::2] @ b),
+        (dt.matmul(dt.from_numpy(v[::2]), dt.from_numpy(b[::2])), v[::2] @ b[::2]),
+        (dt.matmul(dt.from_numpy(a3).permute(2, 1, 0), tb.transpose(0, 1)), a3.transpose(2, 1, 0) @ b.T),
     ]:
         arr = got.numpy()
         assert arr.dtype == expected.dtype and arr.shape == expected.shape
@@ -308,3 +359,146 @@ def test_cat_lets_numpy_allocate_1d_results_of_the_metas_dtype() -> None:
             assert got._array.flags.c_contiguous and got._array.flags.owndata
     three = [dt.arange(2.0), dt.arange(3.0), dt.arange(1.0)]
     assert dt.cat(three).tolist() == [0.0, 1.0, 0.0, 1.0, 2.0, 0.0]
+
+
+def _softmax_steps(x: Any, axis: int, log: bool) -> Any:
+    """softmax's (log_softmax's) NumPy steps, as the kernel makes them (np.max and np.sum are the reduces)."""
+    with np.errstate(all="ignore"):
+        o = x - np.max(x, axis, keepdims=True)
+        if log:
+            return o - np.log(np.sum(np.exp(o), axis, keepdims=True))
+        np.exp(o, out=o)
+        return o / np.sum(o, axis, keepdims=True)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_and_log_softmax_offer_it_with_the_kernels_bytes_layouts_and_rules(log: bool) -> None:
+    name = "log_softmax" if log else "softmax"
+    op = library.get_op(name)
+    offer = getattr(op.meta, DIRECT, None)
+    assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU]
+    fn = dt.log_softmax if log else dt.softmax
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    x[1, 2] = np.inf  # (a slice with +inf: nan, quietly)
+    tx = dt.from_numpy(x)
+    for got, expected in [
+        (fn(tx, 1), _softmax_steps(x, 1, log)),
+        (fn(tx, 0), _softmax_steps(x, 0, log)),
+        (fn(tx.transpose(0, 1), 1), _softmax_steps(x.T, 1, log)),  # (a transposed self: allocated C-contiguous)
+        (fn(dt.from_numpy(x[:, ::2]), -1), _softmax_steps(x[:, ::2], 1, log)),
+        (fn(dt.from_numpy(x.astype(np.float64)), 1), _softmax_steps(x.astype(np.float64), 1, log)),
+    ]:
+        arr = got.numpy()
+        assert arr.dtype == expected.dtype and arr.flags.c_contiguous and got._array.flags.owndata
+        assert arr.tobytes() == np.ascontiguousarray(expected).tobytes()
+    half = fn(dt.from_numpy(x.astype(np.float16)), 1)  # (computed in float32, rounded)
+    assert half.dtype == dt.float16
+    assert (
+        half.numpy().tobytes()
+        == _softmax_steps(x.astype(np.float16).astype(np.float32), 1, log).astype(np.float16).tobytes()
+    )
+    ints = fn(dt.arange(6).reshape(2, 3), 1)
+    assert (
+        ints.dtype == dt.float64
+        and ints.numpy().tobytes() == _softmax_steps(np.arange(6.0).reshape(2, 3), 1, log).tobytes()
+    )
+    assert fn(dt.tensor(2.0), 0).numpy().shape == () and fn(dt.empty(0, 3), 1).shape == (0, 3)
+    # out: its own dtype (a cast), a wrong shape (resized), bad input (nothing changes), read-only memory.
+    out = dt.empty(4, 5, dtype=dt.float64)
+    assert fn(tx, 1, out=out) is out and out.version == 1
+    assert out.numpy().tobytes() == _softmax_steps(x, 1, log).astype(np.float64).tobytes()
+    with pytest.raises(IndexError):
+        fn(tx, 2, out=out)
+    with pytest.raises(dt.errors.CastingError):
+        fn(tx, 1, out=dt.empty(4, 5, dtype=dt.int32))
+    assert out.version == 1
+    out._array.flags.writeable = False  # (behind devtensor's back, after its writability was cached)
+    with pytest.raises(dt.errors.ReadOnlyError):
+        fn(tx, 1, out=out)
+    assert out.version == 1
+    # A condition made an error: the result is written (out's version moves), then the error propagates.
+    tiny = dt.from_numpy(np.array([[0.0, -200.0]], np.float32))
+    target = dt.empty(1, 2, dtype=dt.float32)
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError):
+        fn(tiny, 1, out=target)
+    assert target.version == 1 and target.numpy().tobytes() == _softmax_steps(tiny.numpy(), 1, log).tobytes()
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError):
+        fn(tiny, 1)
+    # Overrides and modes still see the call.
+    calls: list[str] = []
+
+    def logged(self: CPUTensor, dim: int, *, plan: object, out: ConstOut[CPUTensor]) -> None:
+        calls.append(name)
+        out.array[...] = _softmax_steps(self.array, dim, log)
+
+    with library.override(name, "cpu", logged):
+        assert fn(tx, 1).numpy().tobytes() == _softmax_steps(x, 1, log).tobytes()
+        fn(tx, 1, out=dt.empty(4, 5, dtype=dt.float32))
+    assert calls == [name, name]
+    seen: list[str] = []
+
+    class Log(DispatchMode):
+        def __dispatch__(
+            self, op: Any, variant: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+        ) -> Any:
+            seen.append(op.name)
+            return func(*args, **kwargs)
+
+    with Log():
+        assert fn(tx, 1).numpy().tobytes() == _softmax_steps(x, 1, log).tobytes()
+    assert seen == [name]
+
+
+def test_addmm_offers_it_with_the_kernels_bytes_layouts_and_rules() -> None:
+    op = library.get_op("addmm")
+    offer = getattr(op.meta, DIRECT, None)
+    assert offer is not None and offer[0] is op.table.kernels[DispatchKey.CPU]
+    rng = np.random.default_rng(2)
+    s = rng.standard_normal(5).astype(np.float32)
+    m1, m2 = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((4, 5)).astype(np.float32)
+    ts, t1, t2 = dt.from_numpy(s), dt.from_numpy(m1), dt.from_numpy(m2)
+    m1t, m2t = np.ascontiguousarray(m1.T), np.ascontiguousarray(m2.T)  # (transposed operands: their views)
+    for got, expected in [
+        (dt.addmm(ts, t1, t2), np.add(np.matmul(m1, m2), s)),
+        (dt.addmm(ts, dt.from_numpy(m1t).T, dt.from_numpy(m2t).T), np.add(np.matmul(m1t.T, m2t.T), s)),
+        (dt.addmm(ts, t1, t2, beta=2, alpha=0.5), np.add(np.multiply(np.matmul(m1, m2), 0.5), np.multiply(s, 2))),
+        (
+            dt.addmm(dt.from_numpy(s.astype(np.float64)), t1, t2),
+            np.add(np.matmul(m1.astype(np.float64), m2.astype(np.float64)), s.astype(np.float64)),
+        ),
+        (dt.addmm(dt.from_numpy(np.arange(5)), dt.ones(3, 4, dtype=dt.int64), dt.ones(4, 5, dtype=dt.int64)), None),
+    ]:
+        arr = got.numpy()
+        assert arr.flags.c_contiguous and got._array.flags.owndata and got.shape == (3, 5)
+        if expected is not None:
+            assert arr.dtype == expected.dtype and arr.tobytes() == expected.tobytes()
+        else:
+            assert arr.tolist() == [[4, 5, 6, 7, 8]] * 3
+    out = dt.empty(3, 5, dtype=dt.float32)
+    assert dt.addmm(ts, t1, t2, out=out) is out and out.version == 1
+    assert out.numpy().tobytes() == np.add(np.matmul(m1, m2), s).tobytes()
+    square = dt.from_numpy(np.ones((3, 3), np.float32))  # (out is self, and addmm_: computed before the write)
+    assert dt.addmm(square, square, square, out=square) is square and square.tolist() == [[4.0] * 3] * 3
+    assert square.addmm_(square, square) is square and square.tolist() == [[52.0] * 3] * 3 and square.version == 2
+    with pytest.raises(dt.errors.ShapeError):  # (bad input changes nothing)
+        dt.addmm(ts, t1, t1, out=out)
+    assert out.version == 1
+    # A condition made an error: reported after the write (out's version moves), then it propagates.
+    big = dt.from_numpy(np.full((1, 1), 3e38, np.float32))
+    target = dt.empty(1, 1, dtype=dt.float32)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        dt.addmm(big, big, dt.from_numpy(np.full((1, 1), 2.0, np.float32)), out=target)
+    assert target.version == 1 and target.tolist() == [[np.inf]]
+    calls: list[str] = []
+
+    def addmm_logged(
+        self: CPUTensor, mat1: CPUTensor, mat2: CPUTensor, *, beta: Scalar, alpha: Scalar, out: ConstOut[CPUTensor]
+    ) -> None:
+        calls.append("addmm")
+        np.add(np.matmul(mat1.array, mat2.array), self.array, out=out.array)
+
+    with library.override("addmm", "cpu", addmm_logged):
+        assert dt.addmm(ts, t1, t2).numpy().tobytes() == np.add(np.matmul(m1, m2), s).tobytes()
+        dt.addmm(ts, t1, t2, out=out)
+    assert calls == ["addmm", "addmm"]

@@ -105,6 +105,8 @@ _SHAPES_DOC = """
 """
 
 
+#: addmm's direct path (see :func:`_addmm_cpu`): [the registered CPU kernel, the array kernel], set below.
+_ADDMM_DIRECT: Final[list[Any]] = [None, None]
 #: matmul's and mm's direct paths: their CPU kernels are one ``np.matmul(a, b, out=o)`` call.
 _MATMUL_DIRECT: Final[list[Any]] = [None, np.matmul]
 _MM_DIRECT: Final[list[Any]] = [None, np.matmul]
@@ -114,7 +116,7 @@ _MM_DIRECT: Final[list[Any]] = [None, np.matmul]
 
 
 @structured_op(inplace=False)
-@offers_direct(_MATMUL_DIRECT)
+@offers_direct(_MATMUL_DIRECT, fresh_c=2)  # (np.matmul lays out a result of core dims only in C order)
 def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     """Matrix product with NumPy's ``matmul`` semantics (``torch.matmul`` agrees): 2-D @ 2-D is the matrix
     product ``[n, k] @ [k, m] -> [n, m]``; a 1-D first operand is a row vector and a 1-D second one a column
@@ -172,7 +174,7 @@ _MATMUL_DIRECT[0] = matmul.table.kernels.get(DispatchKey.CPU)
 
 
 @structured_op(inplace=False)
-@offers_direct(_MM_DIRECT)
+@offers_direct(_MM_DIRECT, fresh_c=2)
 def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Matrix product of two 2-D tensors, ``[n, k] @ [k, m] -> [n, m]`` (``torch.mm``; values as
     ``np.matmul``). No broadcasting: other ranks are an error (use ``matmul``).
@@ -309,6 +311,7 @@ def _check_coefficient(name: str, value: Scalar, dtype: DType) -> None:
 
 
 @structured_op(out_may_be_input=True)
+@offers_direct(_ADDMM_DIRECT)
 def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar = 1, alpha: Scalar = 1) -> TensorSpec:
     """``beta * self + alpha * (mat1 @ mat2)`` for 2-D ``mat1 [n, k]`` and ``mat2 [k, m]``, with ``self``
     broadcasting to ``[n, m]`` (``torch.addmm``). With ``beta == 0``, ``self``'s values are ignored: nan and inf
@@ -385,10 +388,28 @@ def _addmm_spec(
 def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Scalar, out: ConstOut[D]) -> None:
     s, m1, m2 = self._array, mat1._array, mat2._array
     o: Any = out.array
+    if xp is np:
+        _addmm_cpu(s, m1, m2, beta, alpha, o)
+        return
+    _addmm_general(xp, s, m1, m2, beta, alpha, o)
+
+
+def _addmm_cpu(s: Any, m1: Any, m2: Any, beta: Scalar, alpha: Scalar, o: Any = None) -> Any:
+    """addmm's CPU kernel on arrays: ``beta * s + alpha * (m1 @ m2)`` into ``o``, which it returns; ``o`` None
+    (the fronts' allocating path, for beta = alpha = 1 and the three arrays of the result's dtype): a new
+    C-contiguous result. Also the op's direct path (meta.DIRECT: the generated fronts call it with the arrays
+    while the built-in CPU kernel is the handler, without a ConstOut); the floating-point conditions of its steps
+    are reported after the write (kernels/ufunc_family.py's deferred_conditions), as the fronts' rule wants."""
+    if o is None:
+        # One dtype, no coefficients: the product allocated by np.matmul (C-contiguous: a result of core dims
+        # only), then self added in place; the values of the path below into a C-contiguous out.
+        with deferred_conditions():
+            o = np.matmul(m1, m2)
+            np.add(o, s, out=o)
+        return o
     d = o.dtype
     if (
-        xp is np
-        and alpha == 1
+        alpha == 1
         and beta == 1
         and (s.dtype is d or s.dtype == d)
         and (m1.dtype is d or m1.dtype == d)
@@ -402,8 +423,13 @@ def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Sc
         with deferred_conditions():
             np.matmul(m1, m2, out=o)
             np.add(o, s, out=o)
-        return
-    # Everything is computed into ``prod`` before the one write to ``out``, so out may be self (addmm_).
+        return o
+    _addmm_general(np, s, m1, m2, beta, alpha, o)
+    return o
+
+
+def _addmm_general(xp: Any, s: Any, m1: Any, m2: Any, beta: Scalar, alpha: Scalar, o: Any) -> None:
+    # Everything is computed into ``prod`` before the one write to ``o``, so out may be self (addmm_).
     dtype = np.result_type(s.dtype, m1.dtype, m2.dtype)
     # (floating-point conditions of the steps are reported after the write: kernels/ufunc_family.py)
     with deferred_conditions():
@@ -415,11 +441,12 @@ def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Sc
             if beta != 1:
                 term = xp.multiply(term, beta)
             xp.add(prod, term, out=prod)
-        xp.copyto(out.array, prod, casting="same_kind")
+        xp.copyto(o, prod, casting="same_kind")
 
 
 #: np.may_share_memory without its __array_function__ dispatcher (addmm passes it plain arrays only).
 _may_share_memory: Final = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
+_ADDMM_DIRECT[:] = [addmm.table.kernels.get(DispatchKey.CPU), _addmm_cpu]
 
 for _op in (matmul, mm, bmm, dot, outer):
     _op.functional.__doc__ = (_op.meta.__doc__ or "") + _SHAPES_DOC

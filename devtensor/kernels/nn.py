@@ -28,7 +28,7 @@ from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRa
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
-from devtensor.meta import INLINE, int_arg, memoized, normalize_dim, offers_direct
+from devtensor.meta import INLINE, SHAPE_MEMO, int_arg, memoized, normalize_dim, offers_direct
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -78,6 +78,30 @@ class SoftmaxPlan:
         self.compute = compute
 
 
+#: softmax's and log_softmax's direct paths (see :func:`_softmax_cpu`): [the registered CPU kernel, the array
+#: kernel], both set below.
+_SOFTMAX_DIRECT: Final[list[Any]] = [None, None]
+_LOG_SOFTMAX_DIRECT: Final[list[Any]] = [None, None]
+
+
+#: softmax's and log_softmax's results for an int dim by (shape, dtype, dim) of ``self``, read by the meta
+#: functions before their memoized call (one frame less; the plan only reads the shape and dtype): filled with
+#: successful results only, bounded as memoized's memo is.
+_SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
+_LOG_SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
+
+
+def _offers_specs(specs: dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]) -> Callable[[_M], _M]:
+    """Mark softmax's or log_softmax's meta function as offering the fronts ``specs`` (meta.SHAPE_MEMO), its
+    results keyed on (shape, dtype, dim) of ``self``, which they read inline (one frame less)."""
+
+    def mark(meta: _M) -> _M:
+        meta.__dict__[SHAPE_MEMO] = specs
+        return meta
+
+    return mark
+
+
 def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[SoftmaxPlan]:
     d = normalize_dim(op, dim, self.ndim)
     dtype = float_result(op, self.dtype, "self")
@@ -87,6 +111,8 @@ def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[Softmax
 
 
 @structured_op(inplace=False)
+@offers_direct(_SOFTMAX_DIRECT)
+@_offers_specs(_SOFTMAX_SPECS)
 def softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     """``exp(self) / sum(exp(self))`` along ``dim`` (``torch.softmax`` / ``torch.nn.functional.softmax``),
     computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
@@ -105,13 +131,6 @@ def _softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     return _remember(_SOFTMAX_SPECS, self, dim, _softmax_meta("softmax", self, dim))
 
 
-#: softmax's and log_softmax's results for an int dim by (shape, dtype, dim) of ``self``, read by the meta
-#: functions before their memoized call (one frame less; the plan only reads the shape and dtype): filled with
-#: successful results only, bounded as memoized's memo is.
-_SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
-_LOG_SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
-
-
 def _remember(
     specs: dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]], self: TensorMeta, dim: int, spec: PlannedSpec[SoftmaxPlan]
 ) -> PlannedSpec[SoftmaxPlan]:
@@ -124,6 +143,8 @@ def _remember(
 
 
 @structured_op(inplace=False)
+@offers_direct(_LOG_SOFTMAX_DIRECT)
+@_offers_specs(_LOG_SOFTMAX_SPECS)
 def log_softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     """``self - logsumexp(self)`` along ``dim`` (``torch.log_softmax`` / ``torch.nn.functional.log_softmax``),
     computed stably: ``(x - m) - log(sum(exp(x - m)))`` with ``m`` each slice's maximum, so huge logits stay
@@ -146,30 +167,75 @@ def _log_softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
 @_ks.log_softmax.xp
 @_ks.softmax.xp
 def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: ConstOut[D]) -> None:
-    compute, axis = plan.compute, plan.axis
     o: Any = out.array
-    x: Any = self._array
-    if x.dtype is not compute:
-        x = x.astype(compute)
-    if xp is np and o.dtype is compute and axis is not None and x.size and QUIET is not None:
-        # The common case, the steps below without their dispatch (the floating-point state set inline):
-        # the same NumPy calls on the same arrays, so the same values.
-        caller = EXTOBJ.get()
-        token = EXTOBJ.set(QUIET.get(caller) or quiet_extobj())
-        try:
-            m = _np_max(x, axis, None, None, keepdims=True)
-            np.subtract(x, m, out=o)
-            if plan.log:
-                s = _np_sum(np.exp(o), axis, None, None, keepdims=True)
-                np.log(s, out=s)
-                np.subtract(o, s, out=o)
-            else:
-                np.exp(o, out=o)
-                s = _np_sum(o, axis, None, None, keepdims=True)
-                np.divide(o, s, out=o)
-        finally:
-            EXTOBJ.reset(token)
+    if xp is np:
+        _softmax_cpu(self._array, plan, o)
         return
+    x: Any = self._array
+    if x.dtype != plan.compute:
+        x = x.astype(plan.compute)
+    with quiet(xp):
+        _softmax_steps(xp, x, plan, o)
+
+
+def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
+    """softmax's and log_softmax's CPU kernel on arrays: ``x`` the input, ``o`` the result (the meta's shape,
+    any dtype ``plan.compute`` casts to same_kind), ``plan`` the meta's :class:`SoftmaxPlan`; returns ``o``.
+    ``o`` None: a new C-contiguous result of ``x``'s dtype, for an ``x`` C-contiguous and of the result's
+    dtype (the fronts' allocating path).
+
+    Also the ops' direct path (meta.DIRECT: the generated fronts call it with the arrays and the plan while the
+    built-in CPU kernel is the handler, without a ConstOut), so it keeps the floating-point rule itself: every
+    step runs quiet (divide, invalid and over ignored, under as the caller has it), and should a condition still
+    surface as an error (an underflow the caller made one), the result is computed again silenced and written
+    before the error propagates."""
+    compute, axis = plan.compute, plan.axis
+    if x.dtype is not compute:
+        if o is None:
+            o = np.empty(x.shape, x.dtype)
+        x = x.astype(compute)
+    try:
+        if axis is not None and x.size and QUIET is not None and (o is None or o.dtype is compute):
+            # The common case, _softmax_steps without its dispatch (the floating-point state set inline):
+            # the same NumPy calls on the same arrays, so the same values. A new result is the first step's
+            # (C-contiguous, as x is).
+            caller = EXTOBJ.get()
+            token = EXTOBJ.set(QUIET.get(caller) or quiet_extobj())
+            try:
+                m = _reduce_max(x, axis, None, None, True)  # (keepdims positionally: no keyword parsing)
+                if o is None:
+                    o = np.subtract(x, m)
+                else:
+                    np.subtract(x, m, o)
+                if plan.log:
+                    s = _reduce_sum(np.exp(o), axis, None, None, True)
+                    np.log(s, s)
+                    np.subtract(o, s, o)
+                else:
+                    np.exp(o, o)
+                    s = _reduce_sum(o, axis, None, None, True)
+                    np.divide(o, s, o)
+            finally:
+                EXTOBJ.reset(token)
+        else:
+            if o is None:
+                o = np.empty(x.shape, compute)
+            with quiet():
+                _softmax_steps(np, x, plan, o)
+    except (Warning, FloatingPointError):
+        if o is None:
+            o = np.empty(x.shape, compute)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _softmax_steps(np, x, plan, o)
+        raise
+    return o
+
+
+def _softmax_steps(xp: Any, x: Any, plan: SoftmaxPlan, o: Any) -> None:
+    """The steps of softmax (log_softmax for ``plan.log``) of ``x`` (of ``plan.compute``) into ``o``, in the
+    caller's floating-point state."""
+    compute, axis = plan.compute, plan.axis
     if x.size == 0:
         return
     if axis is None:
@@ -180,25 +246,29 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
     # (NumPy: the ufuncs' reduce methods, which np.amax and np.sum call, without those functions' wrappers.)
     amax: Any = _np_max if xp is np else xp.amax
     total: Any = _np_sum if xp is np else xp.sum
-    with quiet(xp):
-        m = amax(x, axis=axis, keepdims=True)
-        work = o if o.dtype == compute else xp.empty(x.shape, compute)
-        xp.subtract(x, m, out=work)
-        if plan.log:
-            s = total(xp.exp(work), axis=axis, keepdims=True)
-            xp.log(s, out=s)
-            xp.subtract(work, s, out=work)
-        else:
-            xp.exp(work, out=work)
-            s = total(work, axis=axis, keepdims=True)
-            xp.divide(work, s, out=work)
-        if work is not o:
-            xp.copyto(o, work, casting="same_kind")
+    m = amax(x, axis=axis, keepdims=True)
+    work = o if o.dtype == compute else xp.empty(x.shape, compute)
+    xp.subtract(x, m, out=work)
+    if plan.log:
+        s = total(xp.exp(work), axis=axis, keepdims=True)
+        xp.log(s, out=s)
+        xp.subtract(work, s, out=work)
+    else:
+        xp.exp(work, out=work)
+        s = total(work, axis=axis, keepdims=True)
+        xp.divide(work, s, out=work)
+    if work is not o:
+        xp.copyto(o, work, casting="same_kind")
 
 
 _np_max: Final = np.maximum.reduce
 _np_min: Final = np.minimum.reduce
 _np_sum: Final = np.add.reduce
+#: The same reduces, typed Any: NumPy's stubs do not spell a positional keepdims, which the ufunc accepts.
+_reduce_max: Final[Any] = np.maximum.reduce
+_reduce_sum: Final[Any] = np.add.reduce
+_SOFTMAX_DIRECT[:] = [softmax.table.kernels.get(DispatchKey.CPU), _softmax_cpu]
+_LOG_SOFTMAX_DIRECT[:] = [log_softmax.table.kernels.get(DispatchKey.CPU), _softmax_cpu]
 
 
 # --- relu ------------------------------------------------------------------------------------------------

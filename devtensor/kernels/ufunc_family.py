@@ -390,6 +390,10 @@ def binary_ufunc(
 
         def kernel(xp: Any, self: Tensor | Scalar, other: Tensor | Scalar, *, out: Any) -> None:
             o = out.array
+            if xp is _np:  # (NumPy 2 compares an out-of-range Python int exactly itself: the direct path's call)
+                a = o if type(out) is InplaceOut else self._array if isinstance(self, Tensor) else self
+                ufunc(a, other._array if isinstance(other, Tensor) else other, out=o)
+                return
             if isinstance(self, Tensor):
                 a = o if type(out) is InplaceOut else self._array
                 if isinstance(other, Tensor):
@@ -404,7 +408,7 @@ def binary_ufunc(
                 a = self
                 if type(self) is int and b.dtype.kind in "iu":
                     b, a = _exact_int_operands(b, self)
-            (ufunc if xp is _np else getattr(xp, cp_name))(a, b, out=o)
+            getattr(xp, cp_name)(a, b, out=o)
 
     else:
 
@@ -417,10 +421,9 @@ def binary_ufunc(
             )
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
-    # (comparisons treat out-of-range Python ints specially: no direct path for them)
-    return _define(
-        name, meta, summary, kernel, None if ufunc in _COMPARISONS else ufunc, inplace=inplace, scaled=scaled
-    )
+    # (comparisons too: NumPy 2, the least NumPy devtensor supports, compares an out-of-range Python int with
+    # an integer array exactly, so the CPU kernel is the one ufunc call; other array modules get stand-ins)
+    return _define(name, meta, summary, kernel, ufunc, inplace=inplace, scaled=scaled)
 
 
 def _scaled_call(ufunc: np.ufunc) -> Callable[..., Any]:
@@ -469,10 +472,11 @@ def _scaled_steps(ufunc: np.ufunc, a: Any, b: Any, alpha: Scalar, out: Any) -> A
 
 def _exact_int_operands(array: Any, value: int) -> tuple[Any, Any]:
     """Stand-ins ``(for array, for value)`` in a comparison of an integer array with a Python int, so that it
-    compares exactly, as NumPy 2 does (the meta function lets an out-of-range int through only here): an int
-    beyond the dtype's range compares the same with every element, as 1 does with an array of 0 (above the
-    range) or 0 with an array of 1 (below it), whichever operand it is. Every array module is then exact,
-    whatever it does with an int its dtype cannot hold; an int in range is returned as it is."""
+    compares exactly, as NumPy 2 does (the meta function lets an out-of-range int through only here; NumPy
+    itself needs no stand-ins): an int beyond the dtype's range compares the same with every element, as 1 does
+    with an array of 0 (above the range) or 0 with an array of 1 (below it), whichever operand it is. Every
+    array module is then exact, whatever it does with an int its dtype cannot hold; an int in range is returned
+    as it is."""
     lo, hi = _IINFO.get(array.dtype) or int_bounds(array.dtype)
     if lo <= value <= hi:
         return array, value

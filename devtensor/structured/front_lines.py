@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from devtensor.meta import DIRECT, INLINE, MEMO, ONE
+from devtensor.meta import DIRECT, FRESH_C, INLINE, MEMO, ONE, SHAPE_MEMO
 from devtensor.structured import rules
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.schema import Param
@@ -87,12 +87,27 @@ def _call_direct(op: StructuredOp) -> str | None:
     """The kind of direct path (meta.DIRECT) the op offers as one NumPy call that is not an inline ufunc case:
     ``"arrays"`` (every parameter a required positional tensor: the call takes their arrays in order and
     ``out=``; matmul, mm), ``"list"`` (a tensor list and an int dim: the call takes the list's arrays, the dim
-    and the out positionally; cat); None for other ops."""
-    if getattr(op.meta, DIRECT, None) is None or op.schema.plan is not None or _inline_kind(op)[0] is not None:
+    and the out positionally; cat), ``"plan"`` (an op with a plan whose tensors are required positional ones
+    and whose other arguments the meta function turned into its plan: the call takes the tensors' arrays in
+    order, the plan and the out positionally; softmax, log_softmax), ``"scalars"`` (required positional tensors,
+    then keyword Python numbers with defaults: the call takes the arrays, the numbers and the out positionally,
+    and allocates the result itself, given no out, when every number is its default and every tensor has the
+    result's dtype; addmm); None for other ops."""
+    if getattr(op.meta, DIRECT, None) is None or _inline_kind(op)[0] is not None:
         return None
     params = op.schema.params
+    if op.schema.plan is not None:
+        tensors = [p for p in params if p.category == TENSOR]
+        lists = any(p.category in (TENSOR_LIST, TENSOR_OR_SCALAR) for p in params)
+        plain = all(not p.kw_only and not p.optional for p in tensors)
+        return "plan" if tensors and plain and not lists else None
     if params and all(p.category == TENSOR and not p.kw_only and not p.optional for p in params):
         return "arrays"
+    tensors = [p for p in params if p.category == TENSOR]
+    rest = params[len(tensors) :]
+    numbers = rest and all(p.category == SCALAR and p.kw_only and p.has_default for p in rest)
+    if numbers and tensors and all(not p.kw_only and not p.optional for p in tensors):
+        return "scalars"
     if len(params) == 2 and params[0].category == TENSOR_LIST and not params[1].kw_only:
         return "list"
     return None
@@ -152,6 +167,14 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
     if kind is not None:
         values = {**values, "_direct": direct}
     memo = getattr(op.meta, MEMO, None)
+    specs = getattr(op.meta, SHAPE_MEMO, None)
+    if specs is not None and not checks and [p.category for p in params][:1] == [TENSOR] and len(params) == 2:
+        # The meta's results by (shape, dtype, int) looked up inline (meta.SHAPE_MEMO).
+        t, n = params[0].name, params[1].name
+        return [
+            f"    _spec = _specs.get(({t}._shape, {t}._dtype, {n})) if type({n}) is _int else None",
+            f"    if _spec is None: {call.strip()}",
+        ], {**values, "_specs": specs}
     if kind == "list" and memo is not None and not checks:
         # The meta's memo looked up inline (meta.MEMO), keyed as meta.memoized keys a list and an int.
         # Two tensors (the common case) keyed without a comprehension's frame.
@@ -185,6 +208,12 @@ def _direct_impl_call(
         test = ""
         if kind == "arrays":
             direct = "_direct[1](" + "".join(f"{p.name}._array, " for p in params) + f"out={array})"
+        elif kind == "scalars":
+            arrays = "".join(f"{p.name}._array, " if p.category == TENSOR else f"{p.name}, " for p in params)
+            direct = f"_direct[1]({arrays}{array})"
+        elif kind == "plan":
+            arrays = "".join(f"{p.name}._array, " for p in params if p.category == TENSOR)
+            direct = f"_direct[1]({arrays}_spec[2], {array})"
         else:  # (an int dim only: other index types take the kernel's conversion)
             test = f" and type({params[1].name}) is _int"
             direct = f"_direct[1]({_list_arrays(params[0].name)}, {params[1].name}, {array})"
@@ -219,11 +248,28 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     last line an ``else:`` for the allocating path; [] for other ops. Only where the array is the one the
     allocating path would make: on the CPU (no device guard), a result of at least one dim (a 0-d ufunc result
     is a NumPy scalar, not an array), C-contiguous (1-d, or every tensor operand C-contiguous: NumPy lays a
-    fresh result out as its inputs), of the meta's dtype (the direct ops' meta functions resolve dtypes as
-    NumPy's ufunc does)."""
+    fresh result out as its inputs; or up to meta.FRESH_C dims whatever the operands' layouts), of the meta's
+    dtype (the direct ops' meta functions resolve dtypes as NumPy's ufunc does)."""
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return []
     kind = _call_direct(op)
+    if kind == "plan":
+        # The call allocates the result itself, given no out, where its first tensor is C-contiguous and of the
+        # result's dtype (the allocating path's array: C-contiguous).
+        first = next(p.name for p in op.schema.params if p.category == TENSOR)
+        arrays = ", ".join(f"{p.name}._array" for p in op.schema.params if p.category == TENSOR)
+        layout = f"_spec[1] is {first}._dtype and {first}._array.flags.c_contiguous"
+        return _allocating_lines(layout, f"_direct[1]({arrays}, _spec[2])")
+    if kind == "scalars":
+        params = op.schema.params
+        tensors = [p.name for p in params if p.category == TENSOR]
+        numbers = [p.name for p in params if p.category != TENSOR]
+        layout = " and ".join(
+            [*(f"{n} is _default_{n}" for n in numbers), *(f"_spec[1] is {t}._dtype" for t in tensors)]
+        )
+        return _allocating_lines(
+            layout, f"_direct[1]({', '.join(f'{t}._array' for t in tensors)}, {', '.join(numbers)})"
+        )
     if kind == "list":
         # NumPy lays a fresh result out by its inputs: it allocates where that is the allocating path's array, a
         # 1-d result (C-contiguous), whose dtype NumPy's promotion gives as the meta function's (result_type).
@@ -240,6 +286,9 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
         names = [p.name for p in op.schema.params]
         operands = ", ".join(f"{n}._array" for n in names)
         layout = " and ".join(f"{n}._array.flags.c_contiguous" for n in names)
+        fresh_c = getattr(op.meta, FRESH_C, 0)
+        if fresh_c:  # (the call lays such a result out in C order whatever the operands' layouts: meta.FRESH_C)
+            return _allocating_lines(f"0 < len(_spec[0]) <= {fresh_c}", f"_direct[1]({operands})")
     elif _inline_kind(op)[0] == "unary":
         operands = "self._array"
         layout = "self._array.flags.c_contiguous"
@@ -255,9 +304,13 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
         # (alpha != 1: the two steps allocate too, for two tensors of one dtype, the result's)
         alpha = " and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype)"
         call += " if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)"
+    return _allocating_lines(f"(len(_spec[0]) == 1 or (_spec[0] and {layout}))", call, alpha)
+
+
+def _allocating_lines(layout: str, call: str, alpha: str = "") -> list[str]:
+    """The lines of :func:`_direct_result_lines` for the result's ``layout`` test and the allocating ``call``."""
     return [
-        f"if _handler is _direct[0]{alpha} and _device._guard is None"
-        f" and (len(_spec[0]) == 1 or (_spec[0] and {layout})):",
+        f"if _handler is _direct[0]{alpha} and _device._guard is None and {layout}:",
         "    try:",
         f"        _out_array = {call}",
         "    except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)",
