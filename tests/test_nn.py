@@ -575,3 +575,25 @@ def test_class_checks_of_every_integer_dtype(dtype: DType) -> None:
         if hi >= n:
             with pytest.raises(IndexError, match=f"class index {n} "):
                 dt.cross_entropy(logits, dt.tensor([0, n], dtype=dtype))
+
+
+@pytest.mark.parametrize(
+    ("call", "shape"),
+    [
+        (lambda out: dt.log_softmax(dt.tensor([[1e6, -1e6]]), 1, out=out), (1, 2)),
+        (lambda out: dt.cross_entropy(dt.tensor([[1e6, -1e6]]), dt.tensor([1]), out=out), ()),
+    ],
+    ids=["log_softmax", "cross_entropy"],  # (softmax's values lie in [0, 1]: they never overflow)
+)
+def test_an_overflow_of_the_narrowing_write_into_out_is_reported_after_the_write(call: Any, shape: Any) -> None:
+    """The cast of the float64 result into a float16 out runs in the caller's floating-point state, as every op's
+    narrowing write: under 'raise' the out holds the result (inf where it overflowed) and its version moved."""
+    out = dt.zeros(shape, dtype=dt.float16)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+        call(out)
+    assert out.version == 1 and np.isinf(out.numpy()).any()
+    quiet = dt.zeros(shape, dtype=dt.float16)
+    with np.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        call(quiet)
+    np.testing.assert_array_equal(quiet.numpy(), out.numpy())

@@ -24,7 +24,8 @@ from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from devtensor.kernels.class_indices import check_classes
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
@@ -175,7 +176,9 @@ def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: Const
     if x.dtype != plan.compute:
         x = x.astype(plan.compute)
     with quiet(xp):
-        _softmax_steps(xp, x, plan, o)
+        work = _softmax_steps(xp, x, plan, o)
+    if work is not o:  # (the narrowing into out in the caller's state: its overflow is reported after the write)
+        xp.copyto(o, work, casting="same_kind")
 
 
 def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
@@ -188,7 +191,8 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
     built-in CPU kernel is the handler, without a ConstOut), so it keeps the floating-point rule itself: every
     step runs quiet (divide, invalid and over ignored, under as the caller has it), and should a condition still
     surface as an error (an underflow the caller made one), the result is computed again silenced and written
-    before the error propagates."""
+    before the error propagates. The cast into an ``o`` of another dtype runs in the caller's state, as every
+    op's narrowing write (an overflow into float16 is reported after the write)."""
     compute, axis = plan.compute, plan.axis
     if x.dtype is not compute:
         if o is None:
@@ -207,6 +211,7 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
                     o = np.subtract(x, m)
                 else:
                     np.subtract(x, m, o)
+                work = o
                 if plan.log:
                     s = _reduce_sum(np.exp(o), axis, None, None, True)
                     np.log(s, s)
@@ -221,33 +226,36 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
             if o is None:
                 o = np.empty(x.shape, compute)
             with quiet():
-                _softmax_steps(np, x, plan, o)
+                work = _softmax_steps(np, x, plan, o)
     except (Warning, FloatingPointError):
         if o is None:
             o = np.empty(x.shape, compute)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _softmax_steps(np, x, plan, o)
+            work = _softmax_steps(np, x, plan, o)
+            if work is not o:
+                np.copyto(o, work, casting="same_kind")
         raise
+    if work is not o:
+        np.copyto(o, work, casting="same_kind")
     return o
 
 
-def _softmax_steps(xp: Any, x: Any, plan: SoftmaxPlan, o: Any) -> None:
+def _softmax_steps(xp: Any, x: Any, plan: SoftmaxPlan, o: Any) -> Any:
     """The steps of softmax (log_softmax for ``plan.log``) of ``x`` (of ``plan.compute``) into ``o``, in the
-    caller's floating-point state."""
+    caller's floating-point state; returns the array holding the result: ``o``, or for an ``o`` of another dtype
+    a new array of ``plan.compute`` that the caller casts into ``o``."""
     compute, axis = plan.compute, plan.axis
     if x.size == 0:
-        return
-    if axis is None:
-        # A 0-d tensor is one slice of one element; arithmetic on 0-d arrays gives scalars, so work in 1-d.
-        x, o = x.reshape(1), o.reshape(1)
+        return o
+    work = o if o.dtype == compute else xp.empty(o.shape, compute)
+    if axis is None:  # A 0-d tensor is one slice of one element; 0-d arithmetic gives scalars: work in 1-d.
+        x, work = x.reshape(1), work.reshape(1)
     # Shift by the slice's maximum, whatever it is: a slice holding +inf (or only -inf) then comes out all nan,
-    # as in PyTorch.
-    # (NumPy: the ufuncs' reduce methods, which np.amax and np.sum call, without those functions' wrappers.)
+    # as in PyTorch. (NumPy: the ufuncs' reduce methods, which np.amax and np.sum call, without their wrappers.)
     amax: Any = _np_max if xp is np else xp.amax
     total: Any = _np_sum if xp is np else xp.sum
     m = amax(x, axis=axis, keepdims=True)
-    work = o if o.dtype == compute else xp.empty(x.shape, compute)
     xp.subtract(x, m, out=work)
     if plan.log:
         s = total(xp.exp(work), axis=axis, keepdims=True)
@@ -257,12 +265,10 @@ def _softmax_steps(xp: Any, x: Any, plan: SoftmaxPlan, o: Any) -> None:
         xp.exp(work, out=work)
         s = total(work, axis=axis, keepdims=True)
         xp.divide(work, s, out=work)
-    if work is not o:
-        xp.copyto(o, work, casting="same_kind")
+    return o if o.dtype == compute else work.reshape(o.shape)
 
 
 _np_max: Final = np.maximum.reduce
-_np_min: Final = np.minimum.reduce
 _np_sum: Final = np.add.reduce
 #: The same reduces, typed Any: NumPy's stubs do not spell a positional keepdims, which the ufunc accepts.
 _reduce_max: Final[Any] = np.maximum.reduce
@@ -376,39 +382,10 @@ def _one_hot_spec(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
     return ((*self.shape, n), _INT64)
 
 
-def _check_classes(xp: Any, op: str, arg: str, idx: Any, n: int) -> None:
-    """IndexError when an element of the integer array ``idx`` is outside ``[0, n)`` (one device sync)."""
-    if idx.size == 0:
-        return
-    if xp is np:
-        # One reduce: seen as unsigned, a negative index is at least 2**(bits - 1), above every valid one when
-        # n is at most that (the reduce method np.amax calls, without its wrapper); the bad value itself is
-        # looked up only for the message.
-        twin = _UNSIGNED.get(idx.dtype)
-        if twin is None:  # (unsigned)
-            if int(_np_max(idx, None)) < n:
-                return
-        elif n <= twin[1] and int(_np_max(idx.view(twin[0]), None)) < n:
-            return
-        lo, hi = int(_np_min(idx, None)), int(_np_max(idx, None))
-    else:
-        lo, hi = int(xp.amin(idx)), int(xp.amax(idx))
-    if lo < 0 or hi >= n:
-        bad = lo if lo < 0 else hi
-        raise IndexOutOfRangeError(
-            f"{op}: class index {bad} in argument '{arg}' is out of bounds for {n} classes [0, {n})"
-        )
-
-
-#: Each signed integer dtype's unsigned twin (same size) and the least negative value seen through it
-#: (2**(bits - 1)), for :func:`_check_classes`'s view.
-_UNSIGNED: Final = {np.dtype(f"i{k}"): (np.dtype(f"u{k}"), 1 << (8 * k - 1)) for k in (1, 2, 4, 8)}
-
-
 @_ks.one_hot.xp
 def _one_hot(xp: ModuleType, self: D, num_classes: int, *, out: ConstOut[D]) -> None:
     idx, o = self._array, out.array
-    _check_classes(xp, "one_hot", "self", idx, num_classes)
+    check_classes(xp, "one_hot", "self", idx, num_classes)
     if o.size == 0:
         return
     # Indices are in [0, n) now, so int64 holds them whatever their dtype (uint64 included).
@@ -475,7 +452,7 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
     x, t = input._array, target._array
     o: Any = out.array
     n, c = x.shape
-    _check_classes(xp, "cross_entropy", "target", t, c)
+    check_classes(xp, "cross_entropy", "target", t, c)
     compute = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     if x.dtype != compute:
         x = x.astype(compute)
@@ -487,7 +464,8 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
         logsumexp_body(xp, x, 1, lse)
         picked = xp.take_along_axis(x, t.astype(_INT64, copy=False)[:, None], axis=1)[:, 0]
         xp.subtract(lse, picked, out=lse)
-        xp.copyto(o, xp.mean(lse), casting="same_kind")
+        loss = xp.mean(lse)
+    xp.copyto(o, loss, casting="same_kind")  # (a narrowing write in the caller's state, as _cross_entropy_cpu's)
 
 
 def _cross_entropy_cpu(x: Any, t: Any, out: Any) -> None:
@@ -497,36 +475,40 @@ def _cross_entropy_cpu(x: Any, t: Any, out: Any) -> None:
     kernel is the handler, without a ConstOut), so it keeps the floating-point rule itself: every step runs
     quiet (divide, invalid and over ignored, under as the caller has it), and should a condition still surface
     as an error (an underflow the caller made one), the loss is computed again silenced and written before the
-    error propagates. The class check comes first, before any write."""
+    error propagates. The class check comes first, before any write; the cast into an ``out`` narrower than the
+    compute dtype runs in the caller's state (an overflow into float16 is reported after the write)."""
     n, c = x.shape
-    _check_classes(np, "cross_entropy", "target", t, c)
+    check_classes(np, "cross_entropy", "target", t, c)
     compute = _CE_COMPUTE.get(x.dtype)
     if compute is None:
         compute = _CE_COMPUTE[x.dtype] = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     if x.dtype is not compute:
         x = x.astype(compute)
+    narrow = None
     try:
         if n == 0:
             _cross_entropy_empty(compute, out)
             return
         if QUIET is None:  # pragma: no cover (NumPy 2 has the state variable)
             with quiet():
-                _cross_entropy_mean(x, t, n, out)
-            return
-        caller = EXTOBJ.get()
-        token = EXTOBJ.set(QUIET.get(caller) or quiet_extobj())  # (quiet(), inline)
-        try:
-            _cross_entropy_mean(x, t, n, out)
-        finally:
-            EXTOBJ.reset(token)
+                narrow = _cross_entropy_mean(x, t, n, out)
+        else:
+            caller = EXTOBJ.get()
+            token = EXTOBJ.set(QUIET.get(caller) or quiet_extobj())  # (quiet(), inline)
+            try:
+                narrow = _cross_entropy_mean(x, t, n, out)
+            finally:
+                EXTOBJ.reset(token)
     except (Warning, FloatingPointError):
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if n == 0:
                 _cross_entropy_empty(compute, out)
-            else:
-                _cross_entropy_mean(x, t, n, out)
+            elif (narrow := _cross_entropy_mean(x, t, n, out)) is not None:
+                _np_copyto(out, narrow, casting="same_kind")
         raise
+    if narrow is not None:
+        _np_copyto(out, narrow, casting="same_kind")
 
 
 def _cross_entropy_empty(compute: Any, o: Any) -> None:
@@ -538,7 +520,7 @@ def _cross_entropy_empty(compute: Any, o: Any) -> None:
         np.mean(np.empty((0,), compute))
 
 
-def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> None:
+def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> Any:
     # logsumexp_body's steps, each row's maximum and sum computed once and used in place; then the target logits
     # by fancy indexing with a cached row index, and the mean as np.mean computes it. The values are the general
     # path's, bit for bit: that path replaces a non-finite row maximum by 0 first, and a non-finite maximum always
@@ -552,11 +534,12 @@ def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> None:
     # float64 (float32 / int64 promotes), then converted back to the sum's dtype; here as Python floats, the
     # same float64 division (floats up to float64; n is exact in a float64). Written straight when out has
     # the compute dtype (a float64 stored into it rounds as the conversion does).
+    # Returns None when written, or the loss (of x's dtype) that the caller casts into an o of another dtype.
     mean = float(total) / n
-    if o.dtype is total.dtype:
-        o[()] = mean
-    else:
-        _np_copyto(o, total.dtype.type(mean), casting="same_kind")
+    if o.dtype is not total.dtype:
+        return total.dtype.type(mean)
+    o[()] = mean
+    return None
 
 
 _CE_DIRECT[1] = _cross_entropy_cpu
