@@ -1126,9 +1126,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (alpha is _ONE or (self._array.flags.c_contiguous and other._array.flags.c_contiguous)))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
+                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1285,9 +1285,9 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (alpha is _ONE or (self._array.flags.c_contiguous and other._array.flags.c_contiguous)))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
+                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1642,9 +1642,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (alpha is _ONE or (self._array.flags.c_contiguous and other._array.flags.c_contiguous)))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
+                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1801,9 +1801,9 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (alpha is _ONE or (self._array.flags.c_contiguous and other._array.flags.c_contiguous)))):
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
+                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -2157,9 +2157,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -2293,9 +2293,9 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -2885,9 +2885,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -3021,9 +3021,9 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -3583,9 +3583,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -3692,9 +3692,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -3929,9 +3929,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4038,9 +4038,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4275,9 +4275,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4384,9 +4384,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4621,9 +4621,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4730,9 +4730,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4967,9 +4967,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -5076,9 +5076,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -5313,9 +5313,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -5422,9 +5422,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -5659,9 +5659,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -5768,9 +5768,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -6535,9 +6535,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -6671,9 +6671,9 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -6967,9 +6967,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -7103,9 +7103,9 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -7881,9 +7881,9 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8017,9 +8017,9 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8313,9 +8313,9 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8449,9 +8449,9 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8745,9 +8745,9 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8881,9 +8881,9 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -9177,9 +9177,9 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -9313,9 +9313,9 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -9609,9 +9609,9 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -9745,9 +9745,9 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -10041,9 +10041,9 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -10177,9 +10177,9 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -10473,9 +10473,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -10609,9 +10609,9 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -10905,9 +10905,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -11041,9 +11041,9 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -11337,9 +11337,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -11473,9 +11473,9 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -11743,9 +11743,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -11852,9 +11852,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -12115,9 +12115,9 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -12251,9 +12251,9 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -12547,9 +12547,9 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -12683,9 +12683,9 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -12979,9 +12979,9 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -13115,9 +13115,9 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -13385,9 +13385,9 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -13494,9 +13494,9 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -13757,9 +13757,9 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -13893,9 +13893,9 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -14189,9 +14189,9 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -14325,9 +14325,9 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -14595,9 +14595,9 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -14704,9 +14704,9 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -15191,9 +15191,9 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -15300,9 +15300,9 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27017,9 +27017,9 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27126,9 +27126,9 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27363,9 +27363,9 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27472,9 +27472,9 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27709,9 +27709,9 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27818,9 +27818,9 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -28055,9 +28055,9 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -28164,9 +28164,9 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -28655,9 +28655,9 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -28764,9 +28764,9 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29001,9 +29001,9 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29110,9 +29110,9 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29347,9 +29347,9 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29456,9 +29456,9 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29571,9 +29571,9 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29680,9 +29680,9 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29795,9 +29795,9 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29904,9 +29904,9 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30019,9 +30019,9 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30128,9 +30128,9 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30243,9 +30243,9 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30352,9 +30352,9 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30589,9 +30589,9 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30698,9 +30698,9 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30935,9 +30935,9 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31044,9 +31044,9 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31281,9 +31281,9 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31390,9 +31390,9 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31627,9 +31627,9 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31736,9 +31736,9 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31973,9 +31973,9 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -32082,9 +32082,9 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -32319,9 +32319,9 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -32428,9 +32428,9 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -32665,9 +32665,9 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -32774,9 +32774,9 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33011,9 +33011,9 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33120,9 +33120,9 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and self._array.flags.c_contiguous)):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array)
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33383,9 +33383,9 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33519,9 +33519,9 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33815,9 +33815,9 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33951,9 +33951,9 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -34247,9 +34247,9 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -34383,9 +34383,9 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -34679,9 +34679,9 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -34815,9 +34815,9 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -34957,9 +34957,9 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -35093,9 +35093,9 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -35389,9 +35389,9 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -35525,9 +35525,9 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -35821,9 +35821,9 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -35957,9 +35957,9 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (not _self_is_tensor or self._array.flags.c_contiguous) and (not _other_is_tensor or other._array.flags.c_contiguous))):
+            if _handler is _direct[0] and _device._guard is None and _spec[0]:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other)
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:

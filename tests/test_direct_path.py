@@ -179,10 +179,12 @@ def test_out_and_inplace_conditions_leave_the_result_written() -> None:
 
 
 def test_results_the_ufunc_allocates_are_fresh_c_contiguous_arrays() -> None:
-    # The functional direct path lets the ufunc allocate (1-d, or C-contiguous operands); other layouts
-    # (a transposed operand) take the allocating path: either way a fresh, writable, C-contiguous result.
+    # The functional direct path lets the ufunc allocate, asked for C order where the result has 2 or more dims
+    # (whatever the operands' layouts); alpha != 1 allocates so only for C-contiguous operands: either way a
+    # fresh, writable, C-contiguous result.
     m = np.arange(12, dtype=np.float32).reshape(3, 4)
     tm = dt.from_numpy(m)
+    fm = dt.from_numpy(np.asfortranarray(m))
     strided = dt.from_numpy(np.arange(10, dtype=np.float32))[::2]
     for got, expected in [
         (dt.exp(tm), np.exp(m)),
@@ -190,13 +192,18 @@ def test_results_the_ufunc_allocates_are_fresh_c_contiguous_arrays() -> None:
         (dt.neg(strided), -np.arange(0, 10, 2, dtype=np.float32)),
         (dt.mul(tm.transpose(0, 1), 2.5), m.T * np.float32(2.5)),
         (dt.add(strided, strided), np.arange(0, 10, 2, dtype=np.float32) * 2),
+        (dt.add(fm, fm), m + m),
+        (dt.add(fm, tm, alpha=2.0), m + 2 * m),
+        (dt.sub(tm.transpose(0, 1), fm.transpose(0, 1)), m.T - m.T),
+        (dt.gt(fm, 5.0), m > 5),
+        (fm.transpose(0, 1) * fm.transpose(0, 1)[0], m.T * m.T[0]),
     ]:
         arr = got.numpy()
         assert arr.dtype == expected.dtype and arr.tolist() == expected.tolist()
         assert arr.flags.c_contiguous and arr.flags.writeable and got._array.flags.owndata
         assert got.dtype == arr.dtype and got.shape == arr.shape
         version = got._storage.version
-        got.add_(1)  # (its own storage: the inputs are untouched)
+        got.add_(True if got.dtype == dt.bool else 1)  # (its own storage: the inputs are untouched)
         assert got._storage.version == version + 1
     assert tm.numpy().tolist() == np.arange(12, dtype=np.float32).reshape(3, 4).tolist()
 
