@@ -249,9 +249,10 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     the result itself (NumPy allocates and writes a fresh result faster than it writes into ``np.empty``'s), the
     last line an ``else:`` for the allocating path; [] for other ops. Only where the array is the one the
     allocating path would make: on the CPU (no device guard), a result of at least one dim (a 0-d ufunc result
-    is a NumPy scalar, not an array), C-contiguous (1-d, or every tensor operand C-contiguous: NumPy lays a
-    fresh result out as its inputs; or up to meta.FRESH_C dims whatever the operands' layouts), of the meta's
-    dtype (the direct ops' meta functions resolve dtypes as NumPy's ufunc does)."""
+    is a NumPy scalar, not an array), C-contiguous (1-d; a ufunc asked for C order; every tensor operand
+    C-contiguous, as NumPy lays a fresh result out as its inputs otherwise; or up to meta.FRESH_C dims whatever
+    the operands' layouts), of the meta's dtype (the direct ops' meta functions resolve dtypes as NumPy's ufunc
+    does)."""
     if "_direct" not in _meta_lines(op, "functional")[1]:
         return []
     kind = _call_direct(op)
