@@ -17,8 +17,6 @@ structured ops with one xp kernel each, registered for both devices by ``kernel_
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 import threading
 import warnings
 from collections.abc import Callable
@@ -31,6 +29,7 @@ from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import Scalar
 from devtensor.meta import _COMPARISONS, _IINFO, DIRECT, binary_ufunc_meta, int_bounds, unary_ufunc_meta
 from devtensor.structured import StructuredOp
+from devtensor.structured.rules import caller_level
 from devtensor.tensor import Tensor
 from devtensor.typed import CPUTensor, CUDATensor
 from devtensor.typed.const_out import InplaceOut
@@ -209,15 +208,11 @@ class deferred_conditions:
             _report(self._seen)
 
 
-#: The files of devtensor's own frames: the package, and the fronts and plan replays it compiles at run time.
-_OWN_FILES: Final = (os.path.dirname(os.path.abspath(__file__)).rsplit(os.sep, 1)[0] + os.sep, "<devtensor.", "<plan ")
-
-
 def _report(seen: set[str]) -> None:
     """Report each recorded condition once, in NumPy's order, as the caller's ``np.errstate`` says: a
-    RuntimeWarning (mode "warn") attributed to the first frame outside devtensor, the user's line (NumPy's own
-    warning would name the kernel's line; ``warnings.warn``'s ``skip_file_prefixes`` is Python 3.12+, so the
-    level is counted here); any other mode through NumPy itself (raise, call, print, log, ignore)."""
+    RuntimeWarning (mode "warn") attributed to the first frame outside devtensor, the user's line
+    (:func:`~devtensor.structured.rules.caller_level`; NumPy's own warning would name the kernel's line); any
+    other mode through NumPy itself (raise, call, print, log, ignore)."""
     modes: Any = np.geterr()  # (a TypedDict: indexed by the keys above)
     for condition, key, trigger in _CONDITIONS:
         if condition not in seen:
@@ -225,12 +220,7 @@ def _report(seen: set[str]) -> None:
         if modes[key] != "warn":
             trigger()
             continue
-        frame = sys._getframe()
-        level = 1
-        while frame is not None and frame.f_code.co_filename.startswith(_OWN_FILES):
-            frame = frame.f_back  # type: ignore[assignment]
-            level += 1
-        warnings.warn(f"{condition} encountered", RuntimeWarning, stacklevel=level)
+        warnings.warn(f"{condition} encountered", RuntimeWarning, stacklevel=caller_level())
 
 
 def write_with_special(xp: Any, ufunc: np.ufunc, operands: tuple[Any, ...], out: Any, special: Any, fixed: Any) -> None:

@@ -405,9 +405,10 @@ def written_then_raised(target: Tensor, array: Any) -> None:
         target._storage.version += 1
 
 
-def _caller_level() -> int:
+def caller_level() -> int:
     """The ``stacklevel`` that attributes a warning issued by the caller of this function to the first frame
-    outside devtensor (its package, and the fronts and plans it compiles at run time): the user's line."""
+    outside devtensor (its package, and the fronts and plans it compiles at run time): the user's line
+    (``warnings.warn``'s ``skip_file_prefixes`` is Python 3.12+, so the level is counted)."""
     frame = sys._getframe(2)
     level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_OWN_FILES):
@@ -416,7 +417,7 @@ def _caller_level() -> int:
     return level
 
 
-#: The files of devtensor's own frames (see :func:`_caller_level`).
+#: The files of devtensor's own frames (see :func:`caller_level`).
 _OWN_FILES: Final = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep, "<devtensor.", "<plan ")
 
 
@@ -430,7 +431,7 @@ def swap_storage(op: str, out: Tensor, array: Any) -> None:
             f"which does not match the required output shape {list(array.shape)}. Resizing a non-empty out is "
             "deprecated (as in PyTorch): pass an out with no elements or of the right shape.",
             UserWarning,
-            stacklevel=_caller_level(),
+            stacklevel=caller_level(),
         )
     out._storage = Storage(array, out._storage.version)
     out._array = array
