@@ -303,19 +303,20 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
         )
     alpha = ""
     call = f"_direct[1]({operands})"
-    if kind is None and isinstance(getattr(op.meta, DIRECT)[1], np.ufunc):
-        # A ufunc lays out a result of 2 or more dims in C order when asked (order="C": cheaper than testing the
-        # operands' layouts), so any layout takes the direct path; 1-d results are C-contiguous anyway.
+    # A ufunc lays out a result of 2 or more dims in C order when asked (order="C": cheaper than testing the
+    # operands' layouts), so any layout takes the direct path; 1-d results are C-contiguous anyway.
+    ordered = kind is None and isinstance(getattr(op.meta, DIRECT)[1], np.ufunc)
+    if ordered:
         call = f"_direct[1]({operands}) if len(_spec[0]) == 1 else _direct[1]({operands}, order='C')"
-        layout = "True"
     if len(op.schema.params) == 3 and kind is None:
         # (alpha != 1: the two steps allocate too, for two tensors of one dtype, the result's; in the operands'
         # layout, so only where that is C order)
         alpha = " and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype)"
         call = f"({call}) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)"
-        if layout == "True":
+        if ordered:
+            ordered = False
             layout = "(alpha is _ONE or (self._array.flags.c_contiguous and other._array.flags.c_contiguous))"
-    if layout == "True":
+    if ordered:
         return _allocating_lines("_spec[0]", call, alpha)
     return _allocating_lines(f"(len(_spec[0]) == 1 or (_spec[0] and {layout}))", call, alpha)
 
