@@ -106,25 +106,10 @@ def others_alive(tensor: Tensor) -> bool:
     return _references(tensor) > _ALONE
 
 
-def _alone() -> int:
-    """The reference count :func:`_references` reads for a tensor alone on its storage (calibrated once: the
-    interpreter's own references to an argument differ between versions)."""
-
-    class _Probe:
-        __slots__ = ("_storage",)
-        _storage: Storage
-
-    probe = _Probe()
-    probe._storage = Storage(None)
-    return _references(probe)  # type: ignore[arg-type]
-
-
-_ALONE = _alone()
-
-
-def _root_alone() -> int:
-    """The reading of :func:`_root_references` for a root array held by its record and one tensor's array only
-    (calibrated once, as :func:`_alone`)."""
+def _calibrate() -> tuple[int, int]:
+    """The readings of :func:`_references` and :func:`_root_references` for a tensor alone on its storage, whose
+    array is the root (calibrated once, on a stand-in tensor: the interpreter's own references to an argument
+    differ between versions)."""
 
     class _Probe:
         __slots__ = ("_array", "_storage")
@@ -134,7 +119,7 @@ def _root_alone() -> int:
     probe = _Probe()
     probe._array = np.empty(1)
     probe._storage = Storage(probe._array)
-    return _root_references(probe)  # type: ignore[arg-type]
+    return _references(probe), _root_references(probe)  # type: ignore[arg-type]
 
 
-_ROOT_ALONE = _root_alone()
+_ALONE, _ROOT_ALONE = _calibrate()
