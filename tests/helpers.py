@@ -6,8 +6,12 @@ This is the one test module that touches private devtensor names (``devtensor.mo
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -16,7 +20,14 @@ import devtensor as dt
 from devtensor import modes as modes_mod
 from devtensor import views
 
-__all__ = ["SUPPORTED_DTYPES", "raises_devtensor_error_naming", "remove_view_op", "reset_dispatch_modes", "unique"]
+__all__ = [
+    "SUPPORTED_DTYPES",
+    "loaded_example",
+    "raises_devtensor_error_naming",
+    "remove_view_op",
+    "reset_dispatch_modes",
+    "unique",
+]
 
 #: Every dtype devtensor supports, in the order devtensor exports them (bool, signed, unsigned, float, complex).
 SUPPORTED_DTYPES = [
@@ -65,3 +76,16 @@ def raises_devtensor_error_naming(call: Callable[[], object], op: str) -> BaseEx
     assert isinstance(info.value, dt.DevtensorError), f"{type(info.value).__name__}: {info.value}"
     assert op in str(info.value)
     return info.value
+
+
+def loaded_example(path: Path, name: str) -> Iterator[ModuleType]:
+    """The body of a module-scoped fixture: the example script at ``path`` imported as the module ``name``,
+    registered in ``sys.modules`` while the tests use it (dataclasses look their module up while a class is
+    made), then removed. Use as ``yield from loaded_example(EXAMPLE, "train_digits_plan")``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop(name, None)

@@ -11,8 +11,6 @@ losses' bytes. Both run here, on this machine: no stored digest.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -20,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import loaded_example
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "train_digits.py"
 NDArray = np.ndarray[Any, np.dtype[Any]]
@@ -27,13 +26,7 @@ NDArray = np.ndarray[Any, np.dtype[Any]]
 
 @pytest.fixture(scope="module")
 def example() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("train_digits_bits", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_digits_bits"] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("train_digits_bits", None)
+    yield from loaded_example(EXAMPLE, "train_digits_bits")
 
 
 class OldKernels:

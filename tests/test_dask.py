@@ -5,7 +5,6 @@ cluster starts once for this module) running chunked ops; the least-squares exam
 
 from __future__ import annotations
 
-import importlib.util
 import pickle
 import sys
 from collections.abc import Callable, Iterator
@@ -22,6 +21,7 @@ pytest.importorskip("distributed")
 import dask
 import dask.array as da
 from distributed import Client, LocalCluster
+from helpers import loaded_example
 
 import devtensor as dt
 import devtensor.dask as dd
@@ -394,13 +394,7 @@ def test_cluster_runs_chunked_ops_on_worker_processes(client: Client) -> None:
 
 @pytest.fixture(scope="module")
 def example() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("dask_least_squares", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["dask_least_squares"] = module  # (dataclasses look the module up)
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("dask_least_squares", None)
+    yield from loaded_example(EXAMPLE, "dask_least_squares")
 
 
 @pytest.mark.usefixtures("threads")

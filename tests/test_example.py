@@ -3,8 +3,6 @@ the plain-NumPy reference, and a training step allocates nothing after the first
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -16,18 +14,14 @@ from devtensor.backends import Backend
 
 pytest.importorskip("sklearn")
 
+from helpers import loaded_example
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "train_digits.py"
 
 
 @pytest.fixture(scope="module")
 def example() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("train_digits", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_digits"] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("train_digits", None)
+    yield from loaded_example(EXAMPLE, "train_digits")
 
 
 def test_reduced_training_reaches_the_floor_and_matches_numpy(example: ModuleType) -> None:

@@ -4,8 +4,6 @@ memory than the NumPy reference with buffers, and the plan's memory is at most t
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import loaded_example
 
 import devtensor as dt
 
@@ -22,13 +21,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "train_digits.py"
 
 @pytest.fixture(scope="module")
 def example() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("train_digits_plan", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_digits_plan"] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("train_digits_plan", None)
+    yield from loaded_example(EXAMPLE, "train_digits_plan")
 
 
 def _setup(example: ModuleType, planned: bool) -> tuple[Any, Any, Any]:
