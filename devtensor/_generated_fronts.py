@@ -456,14 +456,14 @@ FINGERPRINTS = {
     'make_fmod_': 'fmod|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_nextafter': 'nextafter|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_nextafter_': 'nextafter|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
-    'make_sum': "sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_prod': "prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_amax': "amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_amin': "amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_sum': "sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_prod': "prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_amax': "amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_amin': "amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_argmax': "argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_argmin': "argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_all': "all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_any': "any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_all': "all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_any': "any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_mean': "mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_var': "var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
     'make_std': "std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
@@ -1116,19 +1116,23 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other, alpha=alpha)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
             if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (alpha is _ONE or (self._array.flags.c_contiguous and other._array.flags.c_contiguous)))):
                 try:
-                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
+                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1275,19 +1279,23 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other, alpha=alpha)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
             if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (alpha is _ONE or (self._array.flags.c_contiguous and other._array.flags.c_contiguous)))):
                 try:
-                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
+                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1424,7 +1432,7 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _spec = _meta(self, other, alpha=alpha)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other, alpha=alpha)
@@ -1517,7 +1525,7 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _spec = _meta(self, other, alpha=alpha)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other, alpha=alpha)
@@ -1632,19 +1640,23 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other, alpha=alpha)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
             if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (alpha is _ONE or (self._array.flags.c_contiguous and other._array.flags.c_contiguous)))):
                 try:
-                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
+                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1791,19 +1803,23 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other, alpha=alpha)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other, alpha=alpha)
         else:
-            _spec = _meta(self, other, alpha=alpha)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
             if _handler is _direct[0] and (alpha is _ONE or _self_is_tensor and _other_is_tensor and self._dtype is other._dtype) and _device._guard is None and (len(_spec[0]) == 1 or (_spec[0] and (alpha is _ONE or (self._array.flags.c_contiguous and other._array.flags.c_contiguous)))):
                 try:
-                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
+                    _out_array = (_direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)) if alpha is _ONE else _direct[2](self._array, other._array, alpha, None)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -1940,7 +1956,7 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _spec = _meta(self, other, alpha=alpha)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other, alpha=alpha)
@@ -2033,7 +2049,7 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _spec = _meta(self, other, alpha=alpha)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3] and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]) and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc'):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other, alpha=alpha)
@@ -2147,19 +2163,23 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -2283,19 +2303,23 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -2409,7 +2433,7 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -2483,7 +2507,7 @@ def make_mul_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -2875,19 +2899,23 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -3011,19 +3039,23 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -3137,7 +3169,7 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -3211,7 +3243,7 @@ def make_remainder_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -3583,9 +3615,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -3692,9 +3724,9 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -3929,9 +3961,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4038,9 +4070,9 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4275,9 +4307,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4384,9 +4416,9 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4621,9 +4653,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4730,9 +4762,9 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -4967,9 +4999,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -5076,9 +5108,9 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -5313,9 +5345,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -5422,9 +5454,9 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -5659,9 +5691,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -5768,9 +5800,9 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -6525,19 +6557,23 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -6661,19 +6697,23 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -6787,7 +6827,7 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -6861,7 +6901,7 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -6957,19 +6997,23 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -7093,19 +7137,23 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -7219,7 +7267,7 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -7293,7 +7341,7 @@ def make_minimum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -7871,19 +7919,23 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8007,19 +8059,23 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8133,7 +8189,7 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -8207,7 +8263,7 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -8303,19 +8359,23 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8439,19 +8499,23 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8565,7 +8629,7 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -8639,7 +8703,7 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -8735,19 +8799,23 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8871,19 +8939,23 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -8997,7 +9069,7 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -9071,7 +9143,7 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -9167,19 +9239,23 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -9303,19 +9379,23 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -9429,7 +9509,7 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -9503,7 +9583,7 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -9599,19 +9679,23 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -9735,19 +9819,23 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -9861,7 +9949,7 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -9935,7 +10023,7 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -10031,19 +10119,23 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -10167,19 +10259,23 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -10293,7 +10389,7 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -10367,7 +10463,7 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -10463,19 +10559,23 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -10599,19 +10699,23 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -10725,7 +10829,7 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -10799,7 +10903,7 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -10895,19 +10999,23 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -11031,19 +11139,23 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -11157,7 +11269,7 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -11231,7 +11343,7 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -11327,19 +11439,23 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -11463,19 +11579,23 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -11589,7 +11709,7 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -11663,7 +11783,7 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -11743,9 +11863,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -11852,9 +11972,9 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -12105,19 +12225,23 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -12241,19 +12365,23 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -12367,7 +12495,7 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -12441,7 +12569,7 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -12537,19 +12665,23 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -12673,19 +12805,23 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -12799,7 +12935,7 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -12873,7 +13009,7 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -12969,19 +13105,23 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -13105,19 +13245,23 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -13231,7 +13375,7 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -13305,7 +13449,7 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -13385,9 +13529,9 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -13494,9 +13638,9 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -13747,19 +13891,23 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -13883,19 +14031,23 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -14009,7 +14161,7 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -14083,7 +14235,7 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -14179,19 +14331,23 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -14315,19 +14471,23 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -14441,7 +14601,7 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -14515,7 +14675,7 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -14595,9 +14755,9 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -14704,9 +14864,9 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -15191,9 +15351,9 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -15300,9 +15460,9 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27017,9 +27177,9 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27126,9 +27286,9 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27363,9 +27523,9 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27472,9 +27632,9 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27709,9 +27869,9 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -27818,9 +27978,9 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -28055,9 +28215,9 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -28164,9 +28324,9 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -28655,9 +28815,9 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -28764,9 +28924,9 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29001,9 +29161,9 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29110,9 +29270,9 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29347,9 +29507,9 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29456,9 +29616,9 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29571,9 +29731,9 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29680,9 +29840,9 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29795,9 +29955,9 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -29904,9 +30064,9 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30019,9 +30179,9 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30128,9 +30288,9 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30243,9 +30403,9 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30352,9 +30512,9 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30589,9 +30749,9 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30698,9 +30858,9 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -30935,9 +31095,9 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31044,9 +31204,9 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31281,9 +31441,9 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31390,9 +31550,9 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31627,9 +31787,9 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31736,9 +31896,9 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -31973,9 +32133,9 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -32082,9 +32242,9 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -32319,9 +32479,9 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -32428,9 +32588,9 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -32665,9 +32825,9 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -32774,9 +32934,9 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33011,9 +33171,9 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33120,9 +33280,9 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C')
+                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33373,19 +33533,23 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33509,19 +33673,23 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33635,7 +33803,7 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -33709,7 +33877,7 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -33805,19 +33973,23 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -33941,19 +34113,23 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -34067,7 +34243,7 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -34141,7 +34317,7 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -34237,19 +34413,23 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -34373,19 +34553,23 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -34499,7 +34683,7 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -34573,7 +34757,7 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -34669,19 +34853,23 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -34805,19 +34993,23 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -34947,19 +35139,23 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -35083,19 +35279,23 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -35209,7 +35409,7 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -35283,7 +35483,7 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -35379,19 +35579,23 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -35515,19 +35719,23 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -35641,7 +35849,7 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -35715,7 +35923,7 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -35811,19 +36019,23 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -35947,19 +36159,23 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _spec = _meta(self, other)
         elif _self_is_tensor:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
         else:
-            _spec = _meta(self, other)
+            _last = _meta_last[2]
+            if type(self) is _last[0] and other._dtype is _last[1] and (not _last[3] or _last[5] <= self <= _last[6]):
+                _spec = (other._shape, _last[2])
+            else:
+                _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None and _spec[0]:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C')
+                    _out_array = _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other) if len(_spec[0]) == 1 else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, order='C') if _spec[0] else _direct[1](self._array if _self_is_tensor else self, other._array if _other_is_tensor else other, out=...)
                 except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
             else:
@@ -36073,7 +36289,7 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -36147,7 +36363,7 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _spec = _meta(self, other)
         else:
             _last = _meta_last[1]
-            if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]:
+            if self._dtype is _last[0] and type(other) is _last[1] and (not _last[3] or _last[5] <= other <= _last[6]):
                 _spec = (self._shape, _last[2])
             else:
                 _spec = _meta(self, other)
@@ -36208,7 +36424,7 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
+def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -36230,25 +36446,35 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -36266,7 +36492,16 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36279,7 +36514,16 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36314,25 +36558,35 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -36350,7 +36604,16 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36363,7 +36626,16 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36382,7 +36654,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
+def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -36404,25 +36676,35 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -36440,7 +36722,16 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36453,7 +36744,16 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36488,25 +36788,35 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, dtype=dtype, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -36524,7 +36834,16 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36537,7 +36856,16 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36556,7 +36884,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
+def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim):
     def amax(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -36578,25 +36906,35 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -36614,7 +36952,16 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36627,7 +36974,16 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36662,25 +37018,35 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -36698,7 +37064,16 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36711,7 +37086,16 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36730,7 +37114,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
+def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim):
     def amin(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -36752,25 +37136,35 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -36788,7 +37182,16 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36801,7 +37204,16 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -36836,25 +37248,35 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -36872,7 +37294,16 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -36885,7 +37316,16 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37252,7 +37692,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
+def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim):
     def all(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -37274,25 +37714,35 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -37310,7 +37760,16 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37323,7 +37782,16 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37358,25 +37826,35 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -37394,7 +37872,16 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37407,7 +37894,16 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37426,7 +37922,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
+def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim):
     def any(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -37448,25 +37944,35 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -37484,7 +37990,16 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37497,7 +38012,16 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -37532,25 +38056,35 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _device._guard is None:
+            if _handler is _direct[0] and _device._guard is None:
                 try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
+                    _out_array = _direct[1](self._array, _spec[2])
+                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
                     _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             else:
-                with _device._guard():
+                if _device._guard is None:
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
+                    if _handler is _direct[0]:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
+                else:
+                    with _device._guard():
+                        try:
+                            _out_array = _backend.alloc(_spec[0], _spec[1])
+                        except (ValueError, MemoryError) as _error:
+                            _alloc_failed(_name, _spec, _error, _device)
+                        if _handler is _direct[0]:
+                            _direct[1](self._array, _spec[2], _out_array)
+                        elif _handler is not _META_ONLY:
+                            _const_out = _new_const_out()
+                            _set_out_array(_const_out, _out_array.view())
+                            _handler(self, dim, keepdim, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -37568,7 +38102,16 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
-            if _handler is not _META_ONLY:
+            if _handler is _direct[0]:
+                try:
+                    _direct[1](self._array, _spec[2], _out_array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _written_then_raised(out, _out_array)
+                    raise
+            elif _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -37581,7 +38124,16 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     raise
         else:
             with _device._guard():
-                if _handler is not _META_ONLY:
+                if _handler is _direct[0]:
+                    try:
+                        _direct[1](self._array, _spec[2], _out_array)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _written_then_raised(out, _out_array)
+                        raise
+                elif _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:

@@ -60,7 +60,9 @@ __all__ = [
 #: to inline their common case, saving a Python call per op call: ``("unary", cache)`` for
 #: :func:`unary_ufunc_meta` (``cache`` maps ``self``'s dtype to the result's), ``("binary", last)`` for
 #: :func:`binary_ufunc_meta` (``last[0]`` is the entry used last for two tensors, ``last[1]`` for a tensor and a
-#: Python number: ``(self's dtype, other's dtype or type, result dtype, ints to range-check, ...)``). What the
+#: Python number, ``last[2]`` for a Python number and a tensor: ``(self's dtype or type, other's dtype or type,
+#: result dtype, ints to range-check, loop dtypes, the lowest and highest Python int passing the range check)``).
+#: What the
 #: fronts compute inline is exactly what the meta function would return; any other case calls it.
 INLINE: Final = "_devtensor_inline"
 
@@ -73,7 +75,8 @@ INLINE: Final = "_devtensor_inline"
 DIRECT: Final = "_devtensor_direct"
 
 #: With the direct path: up to how many result dims its one NumPy call allocates C-contiguous results whatever
-#: the operands' layouts (np.matmul: 2, core dims only), so the fronts let it allocate for transposed operands.
+#: the operands' layouts (np.matmul: 2, core dims only), so the fronts let it allocate for transposed operands;
+#: for a call taking a plan (a reduction's: 64, NumPy's most), also of the meta's dtype, 0-d results as arrays.
 FRESH_C: Final = "_devtensor_fresh_c"
 
 #: The attribute through which a meta function of a tensor list and an int dim (``cat``) offers the generated
@@ -254,12 +257,14 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
     The returned meta raises ShapeError (shapes that do not broadcast), ArgumentTypeError (no NumPy loop, or
     a bad ``alpha``) and ScalarOverflowError (a Python int out of range of the integer dtype it meets).
     """
-    # (operand dtypes or types) -> (da, db, result dtype, int scalars to range-check, loop dtypes)
-    cache: dict[Any, dict[Any, tuple[Any, Any, DType, tuple[int, ...], tuple[DType, ...]]]] = {}
+    # (operand dtypes or types) -> (da, db, result dtype, int scalars to range-check, loop dtypes, and the
+    # smallest and largest Python int ``other`` that passes the check: see _int_window)
+    cache: dict[Any, dict[Any, _Entry]] = {}
     # The entries used last (each swapped whole, so threads always see a consistent one): [0] for two tensors
-    # (or a Python number first), [1] for a tensor and a Python number (``x * 0.5`` beside ``x * mask``).
-    empty = (None, None, _NO_DTYPE, (), ())
-    last: list[tuple[Any, Any, DType, tuple[int, ...], tuple[DType, ...]]] = [empty, empty]
+    # (or two Python numbers), [1] for a tensor and a Python number (``x * 0.5`` beside ``x * mask``), [2] for a
+    # Python number and a tensor (``0.5 * x``).
+    empty: _Entry = (None, None, _NO_DTYPE, (), (), 1, 0)
+    last: list[_Entry] = [empty, empty, empty]
 
     def meta(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1) -> TensorSpec:
         slot = 0
@@ -278,6 +283,7 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
             if isinstance(other, Tensor):
                 shape = other._shape
                 db = other._dtype
+                slot = 2
             else:
                 shape = ()
                 db = type(other)
@@ -287,7 +293,8 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
             try:
                 entry = cache[da][db]
             except KeyError:
-                entry = cache.setdefault(da, {})[db] = (da, db, *_resolve(op, ufunc, (da, db)))
+                result, checks, loops = _resolve(op, ufunc, (da, db))
+                entry = cache.setdefault(da, {})[db] = (da, db, result, checks, loops, *_int_window(checks, loops))
             last[slot] = entry
         if entry[3]:
             for i in entry[3]:
@@ -309,10 +316,27 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
         meta.__annotations__ = {k: v for k, v in meta.__annotations__.items() if k != "alpha"}
     meta.__name__ = meta.__qualname__ = op
     # The generated fronts inline the common cases (see INLINE): two tensors of one shape whose dtypes are those
-    # of ``last[0]``, or a tensor and a Python number (no int to range-check) those of ``last[1]``; alpha left at
-    # 1 or, for a floating-point result, a float.
+    # of ``last[0]``, or a tensor and a Python number (no int to range-check, or an int within the entry's
+    # window) those of ``last[1]`` (the number first: ``last[2]``); alpha left at 1 or, for a floating-point
+    # result, a float.
     meta.__dict__[INLINE] = ("binary", last)
     return meta
+
+
+_Entry = tuple[Any, Any, DType, tuple[int, ...], tuple[DType, ...], int, int]
+_FLOAT_SAFE: Final = 2**1023  # (every Python int of smaller magnitude converts to a float)
+
+
+def _int_window(checks: tuple[int, ...], loops: tuple[DType, ...]) -> tuple[int, int]:
+    """For a binary ufunc entry with one Python int to range-check (a tensor and an int), the ints that pass
+    :func:`check_int_scalar`: the loop dtype's range (every int below 2**1023 in magnitude for float and complex
+    loops); an empty window (1, 0) for other entries."""
+    if len(checks) != 1:
+        return 1, 0
+    dtype = loops[checks[0]]
+    if dtype.kind in "fc":
+        return -_FLOAT_SAFE, _FLOAT_SAFE
+    return _IINFO.get(dtype) or int_bounds(dtype)
 
 
 def _check_alpha(op: str, alpha: Scalar, result: DType, other: TensorOrScalar) -> None:

@@ -509,3 +509,49 @@ def test_addmm_offers_it_with_the_kernels_bytes_layouts_and_rules() -> None:
         assert dt.addmm(ts, t1, t2).numpy().tobytes() == np.add(np.matmul(m1, m2), s).tobytes()
         dt.addmm(ts, t1, t2, out=out)
     assert calls == ["addmm", "addmm"]
+
+
+@pytest.mark.parametrize("dtype", [dt.int8, dt.uint8, dt.int64, dt.float32, dt.float64])
+def test_a_python_int_is_range_checked_after_an_in_range_call_of_the_same_types(dtype: DType) -> None:
+    # The fronts reuse the meta's entry for (dtype, int) inline when the int is within the dtype's window:
+    # a later int outside it still gets the meta's ScalarOverflowError, whichever operand it is.
+    t = dt.from_numpy(np.array([1, 2], dtype))
+    big = 300 if dtype.kind in "iu" and dtype.itemsize == 1 else 10**400
+    assert dt.add(t, 3).tolist() == dt.add(3, t).tolist() == np.add(np.array([1, 2], dtype), 3).tolist()
+    with pytest.raises(dt.errors.ScalarOverflowError, match="other"):
+        dt.add(t, big)
+    with pytest.raises(dt.errors.ScalarOverflowError, match="self"):
+        dt.add(big, t)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        for value in (int(info.min), int(info.max)):  # (the window's edges pass)
+            assert (t * value).dtype == dtype and (value * t).dtype == dtype
+        with pytest.raises(dt.errors.ScalarOverflowError):
+            t * (int(info.max) + 1)
+
+
+def test_a_python_number_first_takes_the_inline_entry_with_the_metas_values() -> None:
+    m = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = dt.from_numpy(m)
+    for _ in range(2):  # (the second call hits the entry the first made)
+        for got, expected in [(0.5 * t, 0.5 * m), (2 - t, 2 - m), (3 + t, 3 + m), (True * t, True * m)]:
+            assert got.dtype == expected.dtype and got.numpy().tolist() == expected.tolist()
+            assert got._array.flags.c_contiguous
+    assert (2.0**0.5 / t[1]).tolist() == (np.float32(2.0**0.5) / m[1]).tolist()
+    i8 = dt.from_numpy(np.array([1, 2], np.int8))
+    assert (2 * i8).dtype == dt.int8 and (2.5 * i8).dtype == dt.float64
+
+
+def test_zero_d_results_are_zero_d_tensors_over_fresh_arrays() -> None:
+    # The direct path asks NumPy for an array (out=...) where a 0-d ufunc result would be a NumPy scalar.
+    s = dt.from_numpy(np.array(3.0, np.float32))
+    for got, expected in [
+        (s * -0.5, np.float32(-1.5)),
+        (-s, np.float32(-3.0)),
+        (s > 2, np.True_),
+        (2.0 - s, np.float32(-1.0)),
+    ]:
+        assert isinstance(got._array, np.ndarray) and got.shape == () and got.dtype == np.asarray(expected).dtype
+        assert got.item() == expected and got._array.flags.writeable and got._array.flags.owndata
+        got.add_(True if got.dtype == dt.bool else 1)
+    assert s.item() == 3.0 and s.version == 0

@@ -30,6 +30,13 @@ __all__: list[str] = []
 
 
 def _reflected(fn: Callable[..., Tensor], **kwargs: Any) -> Callable[[Tensor, Any], Tensor]:
+    if not kwargs:  # (the common case without building a keyword dict per call)
+
+        def swapped(self: Tensor, other: Any) -> Tensor:
+            return fn(other, self)
+
+        return swapped
+
     def op(self: Tensor, other: Any) -> Tensor:
         return fn(other, self, **kwargs)
 

@@ -25,10 +25,11 @@ import numpy as np
 
 from devtensor import dtypes
 from devtensor.device import as_index
+from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.ufunc_family import D, register_xp
-from devtensor.meta import normalize_dim, normalize_dims
+from devtensor.meta import normalize_dim, normalize_dims, offers_direct
 from devtensor.structured import PlannedSpec, StructuredOp
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -64,6 +65,8 @@ _FLOAT16: Final = dtypes.float16
 # --- dims -----------------------------------------------------------------------------------------------
 
 # (dim as given, ndim) -> normalized dims, sorted; only valid combinations are cached.
+_NONE_TYPE: Final = type(None)
+_MAX_DIMS: Final = 64  # (NumPy's: a reduction's direct call lays out any result C-contiguous, meta.FRESH_C)
 _dims_cache: dict[tuple[object, int], tuple[int, ...]] = {}
 _MAX_CACHE: Final = 4096
 
@@ -298,19 +301,21 @@ class ReductionPlan:
         axis: NumPy's ``axis`` (None for every dimension, an int for one-dim ops, else a tuple).
         dtype: the result dtype.
         compute: the dtype to compute in (``dtype``, or float32 for float16 means, as NumPy accumulates them).
+        keepdim: whether the reduced dims stay, of size 1 (NumPy's ``keepdims``).
     """
 
     # A plain class, not a NamedTuple: code that copies tuple arguments element by element (a CPU fallback
     # moving tensors to the host) would turn a NamedTuple into a plain tuple.
-    __slots__ = ("axis", "compute", "dtype")
+    __slots__ = ("axis", "compute", "dtype", "keepdim")
 
-    def __init__(self, axis: int | tuple[int, ...] | None, dtype: DType, compute: DType) -> None:
+    def __init__(self, axis: int | tuple[int, ...] | None, dtype: DType, compute: DType, keepdim: bool) -> None:
         self.axis = axis
         self.dtype = dtype
         self.compute = compute
+        self.keepdim = keepdim
 
     def __repr__(self) -> str:
-        return f"ReductionPlan(axis={self.axis!r}, dtype={self.dtype}, compute={self.compute})"
+        return f"ReductionPlan(axis={self.axis!r}, dtype={self.dtype}, compute={self.compute}, keepdim={self.keepdim})"
 
 
 class _Rules(NamedTuple):
@@ -346,7 +351,7 @@ def _spec(r: _Rules, self: TensorMeta, dim: object, keepdim: bool, arg: Any) -> 
         axis: int | tuple[int, ...] | None = None if dim is None or ndim == 0 else dims[0]
     else:
         axis = _axis(dims, ndim)
-    return reduced_shape(shape, dims, keepdim), result, ReductionPlan(axis, result, compute)
+    return reduced_shape(shape, dims, keepdim), result, ReductionPlan(axis, result, compute, keepdim)
 
 
 # --- meta functions and kernels, one per signature ---------------------------------------------------------
@@ -377,6 +382,8 @@ def _planned(
 
 
 def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
+    # Each meta function looks its cache up itself (keyed as _planned keys; a tuple dim goes through
+    # _planned, which checks its items' types): one Python call less for a repeated call.
     cache: dict[Any, PlannedSpec[ReductionPlan]] = {}
     if r.dtype_arg:
 
@@ -387,6 +394,12 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
             *,
             dtype: DTypeLike | None = None,
         ) -> PlannedSpec[ReductionPlan]:
+            if type(dim) is not tuple:
+                key = (self.shape, self.dtype, dim, type(dim), keepdim, type(keepdim), dtype, type(dtype))
+                try:
+                    return cache[key]
+                except (KeyError, TypeError):
+                    pass
             return _planned(r, cache, self, dim, keepdim, dtype)
 
     elif r.correction:
@@ -410,6 +423,12 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
         def meta(  # type: ignore[misc]
             self: TensorMeta, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False
         ) -> PlannedSpec[ReductionPlan]:
+            if type(dim) is not tuple:
+                key = (self.shape, self.dtype, dim, type(dim), keepdim, type(keepdim), None, _NONE_TYPE)
+                try:
+                    return cache[key]
+                except (KeyError, TypeError):
+                    pass
             return _planned(r, cache, self, dim, keepdim, None)
 
     meta.__name__ = meta.__qualname__ = r.name
@@ -440,43 +459,44 @@ _REDUCE_UFUNCS: Final[dict[str, tuple[np.ufunc, DType | None]]] = {
 }
 
 
-def _reduce_kernel(r: _Rules, function: str, ufunc: np.ufunc, fixed_dtype: DType | None) -> Callable[..., None]:
-    """The kernel of a reduction NumPy computes with ``ufunc.reduce`` (see ``_REDUCE_UFUNCS``)."""
+def _reduce_calls(r: _Rules, function: str, ufunc: np.ufunc, fixed_dtype: DType | None) -> tuple[Any, Any]:
+    """The kernel of a reduction NumPy computes with ``ufunc.reduce`` (see ``_REDUCE_UFUNCS``) and its NumPy call,
+    which is also the direct path's (meta.DIRECT, kind "plan"): ``direct(array, plan, out=None)`` writes into
+    ``out`` (cast same_kind when its dtype is not the plan's compute dtype), or, without one, returns a fresh
+    result as the allocating path lays it out (C-contiguous, of the plan's dtype; ``out=...`` makes NumPy return a
+    0-d array, not a scalar, for a full reduction)."""
     reduce = ufunc.reduce
+    by_plan = r.dtype_arg  # (NumPy's dtype= is the plan's compute dtype; else the ufunc's fixed one or None)
 
-    if r.dtype_arg:
+    def direct(a: Any, plan: ReductionPlan, out: Any = None) -> Any:
+        dtype = plan.compute if by_plan else fixed_dtype
+        if out is None:
+            result = reduce(a, plan.axis, dtype, out=..., keepdims=plan.keepdim)
+            return result if result.ndim < 2 or result.flags.c_contiguous else np.ascontiguousarray(result)
+        if out.dtype == plan.compute:
+            reduce(a, plan.axis, dtype, out, keepdims=plan.keepdim)
+        else:
+            np.copyto(out, reduce(a, plan.axis, dtype, keepdims=plan.keepdim), casting="same_kind")
+        return out
 
-        def kernel(
-            xp: ModuleType, self: D, dim: object, keepdim: bool, *, dtype: object, plan: ReductionPlan, out: ConstOut[D]
-        ) -> None:
-            o: Any = out.array
-            if xp is not np:
-                write(xp, getattr(xp, function), self._array, keepdim, plan, o, dtype=plan.compute)
-            elif o.dtype == plan.compute:
-                reduce(self._array, plan.axis, plan.compute, o, keepdims=keepdim)
-            else:
-                np.copyto(o, reduce(self._array, plan.axis, plan.compute, keepdims=keepdim), casting="same_kind")
+    def kernel(xp: ModuleType, self: D, dim: object, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[D]) -> None:
+        if xp is np:
+            direct(self._array, plan, out.array)
+        else:
+            kw = {"dtype": plan.compute} if by_plan else {}
+            write(xp, getattr(xp, function), self._array, keepdim, plan, out.array, **kw)
 
-    else:
+    def kernel_dtype(  # (the kernel of the ops with ``dtype=``)
+        xp: ModuleType, self: D, dim: object, keepdim: bool, *, dtype: object, plan: ReductionPlan, out: ConstOut[D]
+    ) -> None:
+        kernel(xp, self, dim, keepdim, plan=plan, out=out)
 
-        def kernel(  # type: ignore[misc]
-            xp: ModuleType, self: D, dim: object, keepdim: bool, *, plan: ReductionPlan, out: ConstOut[D]
-        ) -> None:
-            o: Any = out.array
-            if xp is not np:
-                write(xp, getattr(xp, function), self._array, keepdim, plan, o)
-            elif o.dtype == plan.compute:
-                reduce(self._array, plan.axis, fixed_dtype, o, keepdims=keepdim)
-            else:
-                np.copyto(o, reduce(self._array, plan.axis, fixed_dtype, keepdims=keepdim), casting="same_kind")
-
-    kernel.__name__ = kernel.__qualname__ = f"{r.name}_kernel"
-    return kernel
+    chosen = kernel_dtype if by_plan else kernel
+    chosen.__name__ = chosen.__qualname__ = f"{r.name}_kernel"
+    return chosen, direct
 
 
 def _kernel(r: _Rules, function: str) -> Callable[..., None]:
-    if function in _REDUCE_UFUNCS and not r.correction and not r.single_dim:
-        return _reduce_kernel(r, function, *_REDUCE_UFUNCS[function])
     np_fn = getattr(np, function)  # (NumPy's looked up once; another module's at each call)
     if r.dtype_arg:
 
@@ -564,7 +584,16 @@ def reduction(
     extra_value += "; ``correction`` not finite" if correction else ""
     text = _doc(name, doc + (_DTYPE_ARG_DOC if dtype_arg else ""), extra_type, extra_value)
     meta.__doc__ = text
+    direct: list[Any] | None = None
+    function = function or name
+    if kernel is None and function in _REDUCE_UFUNCS and not correction and not single_dim:
+        # The fronts call NumPy's ufunc.reduce themselves while this kernel is the CPU handler.
+        kernel, call = _reduce_calls(rules, function, *_REDUCE_UFUNCS[function])
+        direct = [None, call]
+        offers_direct(direct, fresh_c=_MAX_DIMS)(meta)
     op = StructuredOp(name, meta, inplace=False)
     op.functional.__doc__ = text
-    register_xp(op, kernel or _kernel(rules, function or name))
+    register_xp(op, kernel or _kernel(rules, function))
+    if direct is not None:
+        direct[0] = op.table.kernels.get(DispatchKey.CPU)
     return op

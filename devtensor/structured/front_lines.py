@@ -139,7 +139,8 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
         # Both tensors (the flags of the argument checks; an inplace self is one), dtypes those of the entry
         # used last, one shape, alpha at its default (the meta function checks nothing then).
         # A float alpha for a floating-point result needs no check either (the meta function's own test).
-        # A tensor and a Python number: the meta's other entry, when it has no int to range-check.
+        # A tensor and a Python number, or a number and a tensor: the meta's entry for that order, when it has
+        # no int to range-check or the int is within the entry's window.
         inplace = variant == "inplace"
         tensors = "_other_is_tensor" if inplace else "_self_is_tensor and _other_is_tensor"
         alpha_test = (
@@ -158,12 +159,24 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
             "        " + call,
             "    else:" if inplace else "    elif _self_is_tensor:",
             "        _last = _meta_last[1]",
-            f"        if self._dtype is _last[0] and type(other) is _last[1] and not _last[3]{alpha_test}:",
+            "        if self._dtype is _last[0] and type(other) is _last[1]"
+            f" and (not _last[3] or _last[5] <= other <= _last[6]){alpha_test}:",
             "            _spec = (self._shape, _last[2])",
             "        else:",
             "        " + call,
         ]
-        return lines if inplace else [*lines, "    else:", "    " + call], values
+        if inplace:
+            return lines, values
+        return [
+            *lines,
+            "    else:",
+            "        _last = _meta_last[2]",
+            "        if type(self) is _last[0] and other._dtype is _last[1]"
+            f" and (not _last[3] or _last[5] <= self <= _last[6]){alpha_test}:",
+            "            _spec = (other._shape, _last[2])",
+            "        else:",
+            "        " + call,
+        ], values
     checks, values = rules.value_check_lines(params)
     kind = _call_direct(op)
     if kind is not None:
@@ -248,8 +261,8 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     """For an op with the direct path (meta.DIRECT), the functional front's lines that let the ufunc allocate
     the result itself (NumPy allocates and writes a fresh result faster than it writes into ``np.empty``'s), the
     last line an ``else:`` for the allocating path; [] for other ops. Only where the array is the one the
-    allocating path would make: on the CPU (no device guard), a result of at least one dim (a 0-d ufunc result
-    is a NumPy scalar, not an array), C-contiguous (1-d; a ufunc asked for C order; every tensor operand
+    allocating path would make: on the CPU (no device guard), an array (a 0-d ufunc result is a NumPy scalar
+    unless asked with ``out=...``), C-contiguous (1-d; a ufunc asked for C order; every tensor operand
     C-contiguous, as NumPy lays a fresh result out as its inputs otherwise; or up to meta.FRESH_C dims whatever
     the operands' layouts), of the meta's dtype (the direct ops' meta functions resolve dtypes as NumPy's ufunc
     does)."""
@@ -262,6 +275,8 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
         first = next(p.name for p in op.schema.params if p.category == TENSOR)
         arrays = ", ".join(f"{p.name}._array" for p in op.schema.params if p.category == TENSOR)
         layout = f"_spec[1] is {first}._dtype and {first}._array.flags.c_contiguous"
+        if getattr(op.meta, FRESH_C, 0):  # (the call lays out any result itself: meta.FRESH_C)
+            layout = ""
         return _allocating_lines(layout, f"_direct[1]({arrays}, _spec[2])")
     if kind == "scalars":
         params = op.schema.params
@@ -307,7 +322,11 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
     # operands' layouts), so any layout takes the direct path; 1-d results are C-contiguous anyway.
     ordered = kind is None and isinstance(getattr(op.meta, DIRECT)[1], np.ufunc)
     if ordered:
-        call = f"_direct[1]({operands}) if len(_spec[0]) == 1 else _direct[1]({operands}, order='C')"
+        # (and a 0-d result as a 0-d array, not the NumPy scalar a ufunc returns without out=...)
+        call = (
+            f"_direct[1]({operands}) if len(_spec[0]) == 1 else _direct[1]({operands}, order='C') if _spec[0]"
+            f" else _direct[1]({operands}, out=...)"
+        )
     if len(op.schema.params) == 3 and kind is None:
         # (alpha != 1: the two steps allocate too, for two tensors of one dtype, the result's; in the operands'
         # layout, so only where that is C order)
@@ -317,14 +336,14 @@ def _direct_result_lines(op: StructuredOp) -> list[str]:
             ordered = False
             layout = "(alpha is _ONE or (self._array.flags.c_contiguous and other._array.flags.c_contiguous))"
     if ordered:
-        return _allocating_lines("_spec[0]", call, alpha)
+        return _allocating_lines("", call, alpha)
     return _allocating_lines(f"(len(_spec[0]) == 1 or (_spec[0] and {layout}))", call, alpha)
 
 
 def _allocating_lines(layout: str, call: str, alpha: str = "") -> list[str]:
     """The lines of :func:`_direct_result_lines` for the result's ``layout`` test and the allocating ``call``."""
     return [
-        f"if _handler is _direct[0]{alpha} and _device._guard is None and {layout}:",
+        f"if _handler is _direct[0]{alpha} and _device._guard is None{' and ' * bool(layout)}{layout}:",
         "    try:",
         f"        _out_array = {call}",
         "    except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)",
