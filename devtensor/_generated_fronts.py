@@ -14,7 +14,7 @@ from devtensor.views import VIEW_COMMON
 
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
-COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_int', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
+COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_float', '_int', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
 VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_new', '_one', '_rare', '_reshape_kernel', '_run_modes', '_too_large')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
@@ -32,6 +32,7 @@ _complete_after_condition = COMMON.get('_complete_after_condition')
 _copy_back = COMMON.get('_copy_back')
 _exact_shape = COMMON.get('_exact_shape')
 _finish_out = COMMON.get('_finish_out')
+_float = COMMON.get('_float')
 _InplaceOut = COMMON.get('_InplaceOut')
 _int = COMMON.get('_int')
 _is_sequence = VIEW_COMMON.get('_is_sequence')
@@ -259,10 +260,10 @@ FINGERPRINTS = {
     'make_view_split': "split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
     'make_view_chunk': "chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
     'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers|()',
-    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
-    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
-    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
-    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_float,_meta_last,_default_alpha|()',
+    'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
+    'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
+    'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
+    'make_sub_': 'sub|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
     'make_mul': 'mul|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_mul_': 'mul|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_div': 'div|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;rounding_mode:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_rounding_mode,_check_values,_type_rounding_mode,_value_checks,_default_rounding_mode|()',
@@ -1080,9 +1081,35 @@ def make_view_movedim(*, _name, _op, _meta, _handlers):
     return _public, _raw
 
 
-def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
+def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
     def add(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
+        if out is None and alpha is _ONE and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -1246,6 +1273,32 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return out
 
     def _raw_add(self, other, *, alpha=_default_alpha, out=None):
+        if out is None and alpha is _ONE and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -1412,7 +1465,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
+def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
     def add_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
@@ -1604,9 +1657,35 @@ def make_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
+def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
     def sub(self, other, *, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'alpha': alpha, 'out': out})
+        if out is None and alpha is _ONE and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -1770,6 +1849,32 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return out
 
     def _raw_sub(self, other, *, alpha=_default_alpha, out=None):
+        if out is None and alpha is _ONE and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -1936,7 +2041,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _float, _meta_last, _default_alpha):
+def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last, _default_alpha):
     def sub_(self, other, *, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, other, ), {'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, other, ), {'alpha': alpha}, 'self')
@@ -2131,6 +2236,32 @@ def make_sub_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def mul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -2271,6 +2402,32 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return out
 
     def _raw_mul(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -2867,6 +3024,32 @@ def make_div_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def remainder(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -3007,6 +3190,32 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return out
 
     def _raw_remainder(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -3599,6 +3808,24 @@ def make_pow_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def neg(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -3708,6 +3935,24 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return out
 
     def _raw_neg(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -3945,6 +4190,24 @@ def make_neg_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def abs(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4054,6 +4317,24 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return out
 
     def _raw_abs(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4291,6 +4572,24 @@ def make_abs_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def exp(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4400,6 +4699,24 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return out
 
     def _raw_exp(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4637,6 +4954,24 @@ def make_exp_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4746,6 +5081,24 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return out
 
     def _raw_log(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4983,6 +5336,24 @@ def make_log_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sqrt(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -5092,6 +5463,24 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_sqrt(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -5329,6 +5718,24 @@ def make_sqrt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -5438,6 +5845,24 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return out
 
     def _raw_sin(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -5675,6 +6100,24 @@ def make_sin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def cos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -5784,6 +6227,24 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return out
 
     def _raw_cos(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -6525,6 +6986,32 @@ def make_sigmoid_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def maximum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -6665,6 +7152,32 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         return out
 
     def _raw_maximum(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -6965,6 +7478,32 @@ def make_maximum_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def minimum(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -7105,6 +7644,32 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         return out
 
     def _raw_minimum(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -7887,6 +8452,32 @@ def make_where(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def eq(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -8027,6 +8618,32 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         return out
 
     def _raw_eq(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -8327,6 +8944,32 @@ def make_eq_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def ne(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -8467,6 +9110,32 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         return out
 
     def _raw_ne(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -8767,6 +9436,32 @@ def make_ne_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def lt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -8907,6 +9602,32 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         return out
 
     def _raw_lt(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -9207,6 +9928,32 @@ def make_lt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def le(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -9347,6 +10094,32 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         return out
 
     def _raw_le(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -9647,6 +10420,32 @@ def make_le_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def gt(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -9787,6 +10586,32 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         return out
 
     def _raw_gt(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -10087,6 +10912,32 @@ def make_gt_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def ge(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -10227,6 +11078,32 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
         return out
 
     def _raw_ge(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -10527,6 +11404,32 @@ def make_ge_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
 def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logical_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -10667,6 +11570,32 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return out
 
     def _raw_logical_and(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -10967,6 +11896,32 @@ def make_logical_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logical_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -11107,6 +12062,32 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return out
 
     def _raw_logical_or(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -11407,6 +12388,32 @@ def make_logical_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logical_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -11547,6 +12554,32 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return out
 
     def _raw_logical_xor(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -11847,6 +12880,24 @@ def make_logical_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def logical_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -11956,6 +13007,24 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return out
 
     def _raw_logical_not(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -12193,6 +13262,32 @@ def make_logical_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_and(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -12333,6 +13428,32 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return out
 
     def _raw_bitwise_and(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -12633,6 +13754,32 @@ def make_bitwise_and_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_or(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -12773,6 +13920,32 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return out
 
     def _raw_bitwise_or(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -13073,6 +14246,32 @@ def make_bitwise_or_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_xor(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -13213,6 +14412,32 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return out
 
     def _raw_bitwise_xor(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -13513,6 +14738,24 @@ def make_bitwise_xor_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def bitwise_not(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -13622,6 +14865,24 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return out
 
     def _raw_bitwise_not(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -13859,6 +15120,32 @@ def make_bitwise_not_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_left_shift(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -13999,6 +15286,32 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         return out
 
     def _raw_bitwise_left_shift(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -14299,6 +15612,32 @@ def make_bitwise_left_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_may
 def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def bitwise_right_shift(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -14439,6 +15778,32 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
         return out
 
     def _raw_bitwise_right_shift(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -14739,6 +16104,24 @@ def make_bitwise_right_shift_(*, _name, _op, _meta, _handlers, _resolve, _out_ma
 def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def positive(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -14848,6 +16231,24 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return out
 
     def _raw_positive(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -15335,6 +16736,24 @@ def make_round_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def conj(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -15444,6 +16863,24 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_conj(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -27161,6 +28598,24 @@ def make_trunc_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sign(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -27270,6 +28725,24 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_sign(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -27507,6 +28980,24 @@ def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def square(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -27616,6 +29107,24 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         return out
 
     def _raw_square(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -27853,6 +29362,24 @@ def make_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def reciprocal(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -27962,6 +29489,24 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return out
 
     def _raw_reciprocal(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -28199,6 +29744,24 @@ def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
 def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log1p(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -28308,6 +29871,24 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return out
 
     def _raw_log1p(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -28799,6 +30380,24 @@ def make_expm1_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log2(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -28908,6 +30507,24 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_log2(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29145,6 +30762,24 @@ def make_log2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def log10(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29254,6 +30889,24 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return out
 
     def _raw_log10(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29491,6 +31144,24 @@ def make_log10_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def isnan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29600,6 +31271,24 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return out
 
     def _raw_isnan(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29715,6 +31404,24 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def isinf(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29824,6 +31531,24 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return out
 
     def _raw_isinf(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29939,6 +31664,24 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def isfinite(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30048,6 +31791,24 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return out
 
     def _raw_isfinite(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30163,6 +31924,24 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
 def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def signbit(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30272,6 +32051,24 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
         return out
 
     def _raw_signbit(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30387,6 +32184,24 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
 def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def tan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30496,6 +32311,24 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
         return out
 
     def _raw_tan(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30733,6 +32566,24 @@ def make_tan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
 def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def asin(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30842,6 +32693,24 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_asin(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31079,6 +32948,24 @@ def make_asin_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def acos(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31188,6 +33075,24 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_acos(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31425,6 +33330,24 @@ def make_acos_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def atan(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31534,6 +33457,24 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_atan(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31771,6 +33712,24 @@ def make_atan_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def sinh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31880,6 +33839,24 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_sinh(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32117,6 +34094,24 @@ def make_sinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def cosh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32226,6 +34221,24 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_cosh(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32463,6 +34476,24 @@ def make_cosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def asinh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32572,6 +34603,24 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return out
 
     def _raw_asinh(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32809,6 +34858,24 @@ def make_asinh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def acosh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32918,6 +34985,24 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return out
 
     def _raw_acosh(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33155,6 +35240,24 @@ def make_acosh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def atanh(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33264,6 +35367,24 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return out
 
     def _raw_atanh(self, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33501,6 +35622,32 @@ def make_atanh_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def atan2(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -33641,6 +35788,32 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return out
 
     def _raw_atan2(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -33941,6 +36114,32 @@ def make_atan2_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def hypot(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -34081,6 +36280,32 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
         return out
 
     def _raw_hypot(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -34381,6 +36606,32 @@ def make_hypot_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
 def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def copysign(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -34521,6 +36772,32 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
         return out
 
     def _raw_copysign(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -34821,6 +37098,32 @@ def make_copysign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def logaddexp(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -34961,6 +37264,32 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return out
 
     def _raw_logaddexp(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -35107,6 +37436,32 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
 def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def float_power(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -35247,6 +37602,32 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
         return out
 
     def _raw_float_power(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -35547,6 +37928,32 @@ def make_float_power_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
 def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def fmod(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -35687,6 +38094,32 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_fmod(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -35987,6 +38420,32 @@ def make_fmod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
 def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _ONE, _direct, _meta_last):
     def nextafter(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -36127,6 +38586,32 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
         return out
 
     def _raw_nextafter(self, other, *, out=None):
+        if out is None and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = self._shape
+                try:
+                    _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device

@@ -555,3 +555,37 @@ def test_zero_d_results_are_zero_d_tensors_over_fresh_arrays() -> None:
         assert got.item() == expected and got._array.flags.writeable and got._array.flags.owndata
         got.add_(True if got.dtype == dt.bool else 1)
     assert s.item() == 3.0 and s.version == 0
+
+
+def test_the_common_case_lane_keeps_promotion_overrides_and_modes() -> None:
+    # A functional ufunc call of a tensor and a tensor of its shape, or a Python float or int, takes one pass
+    # (fronts' lane); NumPy scalars, broadcasting, out=, overrides and modes still take the general path.
+    m = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = dt.from_numpy(m)
+    assert (t * 2.0).dtype == dt.float32  # (primes the entry for float32 and a Python float)
+    for other in (np.float64(2.0), np.float32(2.0)):
+        got, expected = dt.mul(t, cast(Any, other)), np.multiply(m, other)
+        assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+    assert dt.mul(t, t[0]).tolist() == (m * m[0]).tolist()
+    calls: list[str] = []
+
+    def mul_logged(self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None:
+        calls.append("mul")
+        assert isinstance(self, CPUTensor)
+        np.multiply(self.array, other.array if isinstance(other, CPUTensor) else other, out=out.array)
+
+    with library.override("mul", "cpu", mul_logged):
+        assert (t * t).tolist() == (m * m).tolist() and (t * 3).tolist() == (m * 3).tolist()
+    assert calls == ["mul", "mul"]
+
+    class Seen(DispatchMode):
+        def __dispatch__(
+            self, op: Any, variant: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+        ) -> Any:
+            calls.append(op.name)
+            return func(*args, **kwargs)
+
+    with Seen():
+        t * t
+        dt.exp(t)
+    assert calls[-2:] == ["mul", "exp"]

@@ -147,8 +147,6 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
             " and (alpha is _ONE or type(alpha) is _float and _last[2].kind in 'fc')" if len(params) == 3 else ""
         )
         values = {"_meta_last": state, "_ONE": ONE, **extra}
-        if len(params) == 3:
-            values["_float"] = float
         lines = [
             f"    if {tensors}:",
             "        _last = _meta_last[0]",
@@ -349,4 +347,61 @@ def _allocating_lines(layout: str, call: str, alpha: str = "") -> list[str]:
         "    except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)",
         "        _alloc_failed(_name, _spec, _error, _device)",
         "else:",
+    ]
+
+
+def _lane_lines(op: StructuredOp) -> list[str]:
+    """A functional ufunc front's first lines: the common case in one pass, before the general checks (which it
+    would pass: the same tests, in fewer steps). No out, alpha at its default, ``self`` a tensor and ``other`` a
+    tensor of ``self``'s device and shape or a Python float or int, dtypes those of the meta's entry used last
+    for that form (an int within the entry's window), no device guard, the op's CPU kernel the handler: the ufunc
+    allocates the result (C order, a 0-d one as an array), which the lane wraps. [] for other ops."""
+    kind, _state = _inline_kind(op)
+    direct = getattr(op.meta, DIRECT, None)
+    if kind is None or direct is None or _call_direct(op) is not None or not isinstance(direct[1], np.ufunc):
+        return []
+    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""
+    if kind == "unary":
+        head = [
+            "if out is None and isinstance(self, _Tensor):",
+            "    _device = self._device",
+            "    if _meta_cache.get(self._dtype) is not None and _device._guard is None and"
+            " _handlers.get(_device.key) is _direct[0]:",
+        ]
+        operands, dtype = "self._array", "_meta_cache[self._dtype]"
+    else:
+        head = [
+            f"if out is None{alpha} and isinstance(self, _Tensor):",
+            "    _device = self._device",
+            "    if isinstance(other, _Tensor):",
+            "        _last = _meta_last[0]",
+            "        _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape",
+            "        _other = other._array",
+            "    else:",
+            "        _last = _meta_last[1]",
+            "        _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and"
+            " (not _last[3] or _last[5] <= other <= _last[6]))",
+            "        _other = other",
+            "    if _lane and self._dtype is _last[0] and _device._guard is None and"
+            " _handlers.get(_device.key) is _direct[0]:",
+        ]
+        operands, dtype = "self._array, _other", "_last[2]"
+    return [
+        *head,
+        "        _shape = self._shape",
+        "        try:",
+        f"            _out_array = _direct[1]({operands}) if len(_shape) == 1 else _direct[1]({operands}, order='C')"
+        f" if _shape else _direct[1]({operands}, out=...)",
+        "        except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)",
+        f"            _alloc_failed(_name, (_shape, {dtype}), _error, _device)",
+        "        _result = _new_object(self._backend.tensor_class)",
+        "        _result._array = _out_array",
+        "        _result._device = _device",
+        "        _result._storage = _storage = _new_object(_Storage)",
+        "        _storage.root = _out_array",
+        "        _storage.version = 0",
+        "        _result._shape = _shape",
+        "        _result._dtype = _out_array.dtype",
+        "        _result._write_checked = True",
+        "        return _result",
     ]

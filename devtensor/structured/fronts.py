@@ -19,6 +19,7 @@ from devtensor.structured.front_lines import (
     _direct_result_lines,
     _guarded,
     _impl_call,
+    _lane_lines,
     _meta_lines,
 )
 from devtensor.structured.front_lines import (
@@ -70,6 +71,7 @@ COMMON: Final[dict[str, Any]] = {
     "_written_then_raised": rules.written_then_raised,
     "_Storage": Storage,
     "_int": int,  # (a parameter may be named int: the direct path's dim test reads the builtin)
+    "_float": float,
     "_check_pair": rules.check_pair,
     "_modes": modes.ACTIVE,
     "_run_modes": modes.run_modes,
@@ -274,6 +276,8 @@ def _variant_lines(op: StructuredOp, variant: str, refined: bool) -> tuple[str, 
         inputs = "(" + "".join(f"{n}, " for n in tensor_names) + ")"
         named = "(" + "".join(f"('{n}', {n}), " for n in tensor_names) + "('out', out))"
         lines = [f"def {fname}({alias_signature(params, True)}):"]
+        if not refined:
+            lines += [f"    {line}" for line in _lane_lines(op)]
         lines += _arg_checks(params, named, first_is_self=False, refined=refined)
         retry_out = _retry(params, variant, "out", refined)
         lines += [
