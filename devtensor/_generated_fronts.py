@@ -1110,6 +1110,25 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and alpha is _ONE and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -1290,6 +1309,25 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and alpha is _ONE and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -1686,6 +1724,25 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and alpha is _ONE and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -1866,6 +1923,25 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and alpha is _ONE and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -2262,6 +2338,25 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -2419,6 +2514,25 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -3050,6 +3164,25 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -3207,6 +3340,25 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -7012,6 +7164,25 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -7169,6 +7340,25 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -7504,6 +7694,25 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -7661,6 +7870,25 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -8478,6 +8706,25 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -8635,6 +8882,25 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -8970,6 +9236,25 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -9127,6 +9412,25 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -9462,6 +9766,25 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -9619,6 +9942,25 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -9954,6 +10296,25 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -10111,6 +10472,25 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -10446,6 +10826,25 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -10603,6 +11002,25 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -10938,6 +11356,25 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -11095,6 +11532,25 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -11430,6 +11886,25 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -11587,6 +12062,25 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -11922,6 +12416,25 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -12079,6 +12592,25 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -12414,6 +12946,25 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -12571,6 +13122,25 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -13288,6 +13858,25 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -13445,6 +14034,25 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -13780,6 +14388,25 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -13937,6 +14564,25 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -14272,6 +14918,25 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -14429,6 +15094,25 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -15146,6 +15830,25 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -15303,6 +16006,25 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -15638,6 +16360,25 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -15795,6 +16536,25 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -35648,6 +36408,25 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -35805,6 +36584,25 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -36140,6 +36938,25 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -36297,6 +37114,25 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -36632,6 +37468,25 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -36789,6 +37644,25 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -37124,6 +37998,25 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -37281,6 +38174,25 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -37462,6 +38374,25 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -37619,6 +38550,25 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -37954,6 +38904,25 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -38111,6 +39080,25 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
@@ -38446,6 +39434,25 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _result._dtype = _out_array.dtype
                 _result._write_checked = True
                 return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -38603,6 +39610,25 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
                 _result = _new_object(self._backend.tensor_class)
+                _result._array = _out_array
+                _result._device = _device
+                _result._storage = _storage = _new_object(_Storage)
+                _storage.root = _out_array
+                _storage.version = 0
+                _result._shape = _shape
+                _result._dtype = _out_array.dtype
+                _result._write_checked = True
+                return _result
+        elif out is None and isinstance(other, _Tensor):
+            _device = other._device
+            _last = _meta_last[2]
+            if type(self) is _last[0] and (_last[0] is _float or _last[0] is _int and (not _last[3] or _last[5] <= self <= _last[6])) and other._dtype is _last[1] and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                _shape = other._shape
+                try:
+                    _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
+                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
+                    _alloc_failed(_name, (_shape, _last[2]), _error, _device)
+                _result = _new_object(other._backend.tensor_class)
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)

@@ -353,48 +353,57 @@ def _allocating_lines(layout: str, call: str, alpha: str = "") -> list[str]:
 def _lane_lines(op: StructuredOp) -> list[str]:
     """A functional ufunc front's first lines: the common case in one pass, before the general checks (which it
     would pass: the same tests, in fewer steps). No out, alpha at its default, ``self`` a tensor and ``other`` a
-    tensor of ``self``'s device and shape or a Python float or int, dtypes those of the meta's entry used last
-    for that form (an int within the entry's window), no device guard, the op's CPU kernel the handler: the ufunc
-    allocates the result (C order, a 0-d one as an array), which the lane wraps. [] for other ops."""
+    tensor of ``self``'s device and shape or a Python float or int (or such a number and a tensor: ``2 * x``),
+    dtypes those of the meta's entry used last for that form (an int within the entry's window), no device
+    guard, the op's CPU kernel the handler: the ufunc allocates the result (C order, a 0-d one as an array),
+    which the lane wraps. [] for other ops."""
     kind, _state = _inline_kind(op)
     direct = getattr(op.meta, DIRECT, None)
     if kind is None or direct is None or _call_direct(op) is not None or not isinstance(direct[1], np.ufunc):
         return []
-    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""
     if kind == "unary":
-        head = [
+        return [
             "if out is None and isinstance(self, _Tensor):",
             "    _device = self._device",
             "    if _meta_cache.get(self._dtype) is not None and _device._guard is None and"
             " _handlers.get(_device.key) is _direct[0]:",
+            *_lane_result("self", "self._array", "_meta_cache[self._dtype]"),
         ]
-        operands, dtype = "self._array", "_meta_cache[self._dtype]"
-    else:
-        head = [
-            f"if out is None{alpha} and isinstance(self, _Tensor):",
-            "    _device = self._device",
-            "    if isinstance(other, _Tensor):",
-            "        _last = _meta_last[0]",
-            "        _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape",
-            "        _other = other._array",
-            "    else:",
-            "        _last = _meta_last[1]",
-            "        _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and"
-            " (not _last[3] or _last[5] <= other <= _last[6]))",
-            "        _other = other",
-            "    if _lane and self._dtype is _last[0] and _device._guard is None and"
-            " _handlers.get(_device.key) is _direct[0]:",
-        ]
-        operands, dtype = "self._array, _other", "_last[2]"
+    alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""
+    number = "(_last[{i}] is _float or _last[{i}] is _int and (not _last[3] or _last[5] <= {n} <= _last[6]))"
     return [
-        *head,
-        "        _shape = self._shape",
+        f"if out is None{alpha} and isinstance(self, _Tensor):",
+        "    _device = self._device",
+        "    if isinstance(other, _Tensor):",
+        "        _last = _meta_last[0]",
+        "        _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape",
+        "        _other = other._array",
+        "    else:",
+        "        _last = _meta_last[1]",
+        f"        _lane = type(other) is _last[1] and {number.format(i=1, n='other')}",
+        "        _other = other",
+        "    if _lane and self._dtype is _last[0] and _device._guard is None and"
+        " _handlers.get(_device.key) is _direct[0]:",
+        *_lane_result("self", "self._array, _other", "_last[2]"),
+        f"elif out is None{alpha} and isinstance(other, _Tensor):",
+        "    _device = other._device",
+        "    _last = _meta_last[2]",
+        f"    if type(self) is _last[0] and {number.format(i=0, n='self')} and other._dtype is _last[1] and"
+        " _device._guard is None and _handlers.get(_device.key) is _direct[0]:",
+        *_lane_result("other", "self, other._array", "_last[2]"),
+    ]
+
+
+def _lane_result(tensor: str, operands: str, dtype: str) -> list[str]:
+    """The lane's call (the result has ``tensor``'s shape and class) and the result's wrapping."""
+    return [
+        f"        _shape = {tensor}._shape",
         "        try:",
         f"            _out_array = _direct[1]({operands}) if len(_shape) == 1 else _direct[1]({operands}, order='C')"
         f" if _shape else _direct[1]({operands}, out=...)",
         "        except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)",
         f"            _alloc_failed(_name, (_shape, {dtype}), _error, _device)",
-        "        _result = _new_object(self._backend.tensor_class)",
+        f"        _result = _new_object({tensor}._backend.tensor_class)",
         "        _result._array = _out_array",
         "        _result._device = _device",
         "        _result._storage = _storage = _new_object(_Storage)",
