@@ -11,10 +11,11 @@ buffer protocol cannot be implemented in Python on 3.11 (use ``t.numpy()`` or ``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Self, cast, overload
+from typing import TYPE_CHECKING, Any, Final, Self, cast, overload
 
 import numpy as np
 
+from devtensor import modes
 from devtensor.device import Device, DeviceLike
 from devtensor.dtypes import as_bool, to_dtype
 from devtensor.errors import (
@@ -69,6 +70,12 @@ class SizeInt(int):
         return shape[normalize_dim("size", dim, len(shape))]
 
 
+#: transpose's handler table and built-in kernel (set by devtensor.kernels.shape): while that kernel is the
+#: handler and no dispatch mode is active, ``x.T`` makes the view itself.
+TRANSPOSE_2D: list[Any] = [None, None]
+_MODES: Final = modes.ACTIVE
+
+
 class TensorProtocols:
     """The mixin of :class:`~devtensor.tensor.Tensor` with its array API attributes and Python protocols."""
 
@@ -87,6 +94,11 @@ class TensorProtocols:
             raise ShapeError(
                 f"T: the tensor must have 2 dims, got {t.ndim} (shape {list(t.shape)}); use .mT or permute"
             )
+        handlers, kernel = TRANSPOSE_2D
+        if not _MODES[0] and handlers is not None and handlers.get(t._device.key) is kernel:
+            # What transpose's front makes while its built-in kernel is the handler (the kernel's view of a 2-d
+            # array is array.T), without the front's argument checks and meta lookup.
+            return t._backend.wrap_view(t._array.T, t)
         return t.transpose(0, 1)
 
     @property

@@ -123,3 +123,33 @@ def test_reshape_and_view_call_a_kernel_or_override_registered_in_place_of_the_b
         assert getattr(t, name)(12).shape == (12,)
     assert calls[-1] == "override" and len(calls) == 3
     assert getattr(t, name)(6, 2).shape == (6, 2) and len(calls) == 3  # the built-in again
+
+
+def test_T_takes_a_registered_kernel_an_override_and_a_mode_as_transpose_does() -> None:
+    """``x.T`` makes the view itself only while transpose's built-in kernel is the handler and no mode is on."""
+    calls: list[str] = []
+
+    def kernel(xp: Any, array: Any, plan: Any) -> Any:
+        calls.append("kernel")
+        return array.transpose(plan)
+
+    t = _m()
+    with library.register_kernel("transpose", "cpu", kernel):
+        assert t.T.shape == (4, 3)
+    with library.override("transpose", "cpu", kernel):
+        assert t.T.shape == (4, 3)
+    assert calls == ["kernel", "kernel"]
+
+    class Seen(dt.modes.DispatchMode):
+        def __dispatch__(self, op: Any, variant: str, func: Any, args: Any, kwargs: Any) -> Any:
+            calls.append(op.name)
+            return func(*args, **kwargs)
+
+    with Seen():
+        v = t.T
+    assert calls[-1] == "transpose" and v._storage is t._storage
+    m = dt.zeros(2, 3, device="meta").T
+    assert m.shape == (3, 2) and m.device.type == "meta"
+    w = t.T
+    t.add_(1.0)
+    assert w.version == t.version == 1 and w.numpy().tolist() == t.numpy().T.tolist()

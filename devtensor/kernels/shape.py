@@ -37,6 +37,7 @@ from devtensor.errors import ArgumentValueError, ShapeError, ViewError
 from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
 from devtensor.strides import view_strides
 from devtensor.tensor import Tensor
+from devtensor.tensor_protocols import TRANSPOSE_2D
 from devtensor.views import RESHAPE_KERNEL, ViewSpec, view_op
 
 __all__ = [
@@ -338,6 +339,7 @@ def permute(self: Tensor, dims: Sequence[int]) -> ViewSpec:
 
 for _op in (transpose, permute):
     _op.impl("cpu", "cuda")(_transpose_kernel)
+TRANSPOSE_2D[:] = [transpose.table.handlers, _transpose_kernel]  # (x.T makes the view itself meanwhile)
 
 
 # --- squeeze, unsqueeze ---------------------------------------------------------------------------------------
