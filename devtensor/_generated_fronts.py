@@ -379,8 +379,8 @@ FINGERPRINTS = {
     'make_index_select': 'index_select|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_take': 'take|functional|None|self:Tensor:0000;index:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_tensordot': 'tensordot|functional|None|a:Tensor:0000;b:Tensor:0000;dims:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dims|()',
-    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct|()',
-    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct|()',
+    'make_matmul': 'matmul|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs|()',
+    'make_mm': 'mm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs|()',
     'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
@@ -1088,6 +1088,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -1296,6 +1297,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -1702,6 +1704,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -1910,6 +1913,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -2316,6 +2320,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -2501,6 +2506,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -3142,6 +3148,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -3327,6 +3334,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -7142,6 +7150,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -7327,6 +7336,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -7672,6 +7682,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -7857,6 +7868,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -8684,6 +8696,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -8869,6 +8882,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -9214,6 +9228,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -9399,6 +9414,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -9744,6 +9760,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -9929,6 +9946,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -10274,6 +10292,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -10459,6 +10478,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -10804,6 +10824,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -10989,6 +11010,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -11334,6 +11356,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -11519,6 +11542,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -11864,6 +11888,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -12049,6 +12074,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -12394,6 +12420,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -12579,6 +12606,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -12924,6 +12952,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -13109,6 +13138,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -13836,6 +13866,7 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -14021,6 +14052,7 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -14366,6 +14398,7 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -14551,6 +14584,7 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -14896,6 +14930,7 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -15081,6 +15116,7 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -15808,6 +15844,7 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -15993,6 +16030,7 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -16338,6 +16376,7 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -16523,6 +16562,7 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -24509,7 +24549,7 @@ def make_tensordot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct):
+def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _specs):
     def matmul(self, other, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -24525,7 +24565,8 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, other)
+        _spec = _specs.get((self._shape, self._dtype, other._shape, other._dtype))
+        if _spec is None: _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -24637,7 +24678,8 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('other', other), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, other)
+        _spec = _specs.get((self._shape, self._dtype, other._shape, other._dtype))
+        if _spec is None: _spec = _meta(self, other)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -24739,7 +24781,7 @@ def make_matmul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct):
+def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _specs):
     def mm(self, mat2, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat2, ), {'out': out})
         if isinstance(self, _Tensor):
@@ -24755,7 +24797,8 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, mat2)
+        _spec = _specs.get((self._shape, self._dtype, mat2._shape, mat2._dtype))
+        if _spec is None: _spec = _meta(self, mat2)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -24867,7 +24910,8 @@ def make_mm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat2', mat2), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, mat2)
+        _spec = _specs.get((self._shape, self._dtype, mat2._shape, mat2._dtype))
+        if _spec is None: _spec = _meta(self, mat2)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -36386,6 +36430,7 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -36571,6 +36616,7 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -36916,6 +36962,7 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -37101,6 +37148,7 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -37446,6 +37494,7 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -37631,6 +37680,7 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -37976,6 +38026,7 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -38161,6 +38212,7 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -38352,6 +38404,7 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -38537,6 +38590,7 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -38882,6 +38936,7 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -39067,6 +39122,7 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -39412,6 +39468,7 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:
@@ -39597,6 +39654,7 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape
                 _other = other._array
             else:

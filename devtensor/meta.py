@@ -60,7 +60,8 @@ __all__ = [
 #: to inline their common case, saving a Python call per op call: ``("unary", cache)`` for
 #: :func:`unary_ufunc_meta` (``cache`` maps ``self``'s dtype to the result's), ``("binary", last)`` for
 #: :func:`binary_ufunc_meta` (``last[0]`` is the entry used last for two tensors, ``last[1]`` for a tensor and a
-#: Python number, ``last[2]`` for a Python number and a tensor: ``(self's dtype or type, other's dtype or type,
+#: Python number, ``last[2]`` for a Python number and a tensor, ``last[3]`` the two tensors' entry before
+#: ``last[0]``: ``(self's dtype or type, other's dtype or type,
 #: result dtype, ints to range-check, loop dtypes, the lowest and highest Python int passing the range check)``).
 #: What the
 #: fronts compute inline is exactly what the meta function would return; any other case calls it.
@@ -86,7 +87,8 @@ FRESH_C: Final = "_devtensor_fresh_c"
 MEMO: Final = "_devtensor_memo"
 
 #: A meta function of a tensor and an int (softmax's ``dim``) offers the fronts its successful results by
-#: ``(shape, dtype, the int)`` (all they depend on): a hit is exactly its result; a miss calls it.
+#: ``(shape, dtype, the int)`` (all they depend on), one of two tensors (matmul's) by ``(shape, dtype, shape,
+#: dtype)``: a hit is exactly its result; a miss calls it.
 SHAPE_MEMO: Final = "_devtensor_shape_memo"
 
 _M = TypeVar("_M", bound=Callable[..., Any])
@@ -102,6 +104,17 @@ def offers_direct(direct: list[Any], fresh_c: int = 0) -> Callable[[_M], _M]:
         meta.__dict__[DIRECT] = direct
         if fresh_c:
             meta.__dict__[FRESH_C] = fresh_c
+        return meta
+
+    return mark
+
+
+def offers_specs(specs: dict[Any, Any]) -> Callable[[_M], _M]:
+    """Mark a meta function as offering the fronts ``specs`` (:data:`SHAPE_MEMO`): its successful results, which
+    it keeps there keyed as that says, and which the fronts read inline (one frame less per op call)."""
+
+    def mark(meta: _M) -> _M:
+        meta.__dict__[SHAPE_MEMO] = specs
         return meta
 
     return mark
@@ -262,9 +275,9 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
     cache: dict[Any, dict[Any, _Entry]] = {}
     # The entries used last (each swapped whole, so threads always see a consistent one): [0] for two tensors
     # (or two Python numbers), [1] for a tensor and a Python number (``x * 0.5`` beside ``x * mask``), [2] for a
-    # Python number and a tensor (``0.5 * x``).
+    # Python number and a tensor (``0.5 * x``), [3] the entry [0] held before (two tensors).
     empty: _Entry = (None, None, _NO_DTYPE, (), (), 1, 0)
-    last: list[_Entry] = [empty, empty, empty]
+    last: list[_Entry] = [empty, empty, empty, empty]
 
     def meta(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1) -> TensorSpec:
         slot = 0
@@ -295,6 +308,8 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
             except KeyError:
                 result, checks, loops = _resolve(op, ufunc, (da, db))
                 entry = cache.setdefault(da, {})[db] = (da, db, result, checks, loops, *_int_window(checks, loops))
+            if slot == 0:
+                last[3] = last[0]  # (the entry before, which the fronts' lane also tries: x * y beside x * mask)
             last[slot] = entry
         if entry[3]:
             for i in entry[3]:

@@ -589,3 +589,15 @@ def test_the_common_case_lane_keeps_promotion_overrides_and_modes() -> None:
         t * t
         dt.exp(t)
     assert calls[-2:] == ["mul", "exp"]
+
+
+def test_alternating_dtype_pairs_keep_their_own_results() -> None:
+    # The lane tries the meta's last two entries for two tensors (x * y beside x * mask): each call still gets
+    # its own pair's result dtype and values.
+    m = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    x, mask = dt.from_numpy(m), dt.from_numpy(m > 0)
+    n = np.arange(6, dtype=np.int16).reshape(2, 3)
+    i = dt.from_numpy(n)
+    for _ in range(3):
+        for got, expected in [(x * x, m * m), (x * mask, m * (m > 0)), (i * x, n * m)]:
+            assert got.dtype == expected.dtype and got.numpy().tolist() == expected.tolist()

@@ -25,7 +25,7 @@ from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ShapeError
 from devtensor.kernels.ufunc_family import D, deferred_conditions
-from devtensor.meta import broadcast_shapes, check_int_scalar, memoized, offers_direct, ufunc_result_dtype
+from devtensor.meta import broadcast_shapes, check_int_scalar, memoized, offers_direct, offers_specs, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -114,9 +114,16 @@ _MM_DIRECT: Final[list[Any]] = [None, np.matmul]
 
 # --- matmul -------------------------------------------------------------------------------------------------
 
+#: matmul's and mm's successful results by (shape, dtype) of both operands (see :func:`_remember`), which their
+#: fronts read inline (meta.SHAPE_MEMO).
+_MATMUL_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
+_MM_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
+_MEMO_LIMIT: Final = 1024
+
 
 @structured_op(inplace=False)
 @offers_direct(_MATMUL_DIRECT, fresh_c=2)  # (np.matmul lays out a result of core dims only in C order)
+@offers_specs(_MATMUL_SPECS)
 def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     """Matrix product with NumPy's ``matmul`` semantics (``torch.matmul`` agrees): 2-D @ 2-D is the matrix
     product ``[n, k] @ [k, m] -> [n, m]``; a 1-D first operand is a row vector and a 1-D second one a column
@@ -145,12 +152,6 @@ def _remember(specs: dict[tuple[Any, ...], TensorSpec], a: Any, b: Any, spec: Te
     return spec
 
 
-#: matmul's and mm's successful results by (shape, dtype) of both operands (see :func:`_remember`).
-_MATMUL_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
-_MM_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
-_MEMO_LIMIT: Final = 1024
-
-
 def _matmul(xp: ModuleType, self: D, other: D, *, out: ConstOut[D]) -> None:
     # (Also mm's, bmm's and dot's kernel: their rank checks are their meta functions'.)
     a, b = self._array, other._array
@@ -175,6 +176,7 @@ _MATMUL_DIRECT[0] = matmul.table.kernels.get(DispatchKey.CPU)
 
 @structured_op(inplace=False)
 @offers_direct(_MM_DIRECT, fresh_c=2)
+@offers_specs(_MM_SPECS)
 def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Matrix product of two 2-D tensors, ``[n, k] @ [k, m] -> [n, m]`` (``torch.mm``; values as
     ``np.matmul``). No broadcasting: other ranks are an error (use ``matmul``).

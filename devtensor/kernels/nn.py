@@ -29,7 +29,7 @@ from devtensor.kernels.class_indices import check_classes
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
-from devtensor.meta import INLINE, SHAPE_MEMO, int_arg, memoized, normalize_dim, offers_direct
+from devtensor.meta import INLINE, int_arg, memoized, normalize_dim, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -92,17 +92,6 @@ _SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
 _LOG_SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
 
 
-def _offers_specs(specs: dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]) -> Callable[[_M], _M]:
-    """Mark softmax's or log_softmax's meta function as offering the fronts ``specs`` (meta.SHAPE_MEMO), its
-    results keyed on (shape, dtype, dim) of ``self``, which they read inline (one frame less)."""
-
-    def mark(meta: _M) -> _M:
-        meta.__dict__[SHAPE_MEMO] = specs
-        return meta
-
-    return mark
-
-
 def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[SoftmaxPlan]:
     d = normalize_dim(op, dim, self.ndim)
     dtype = float_result(op, self.dtype, "self")
@@ -113,7 +102,7 @@ def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[Softmax
 
 @structured_op(inplace=False)
 @offers_direct(_SOFTMAX_DIRECT)
-@_offers_specs(_SOFTMAX_SPECS)
+@offers_specs(_SOFTMAX_SPECS)
 def softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     """``exp(self) / sum(exp(self))`` along ``dim`` (``torch.softmax`` / ``torch.nn.functional.softmax``),
     computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
@@ -145,7 +134,7 @@ def _remember(
 
 @structured_op(inplace=False)
 @offers_direct(_LOG_SOFTMAX_DIRECT)
-@_offers_specs(_LOG_SOFTMAX_SPECS)
+@offers_specs(_LOG_SOFTMAX_SPECS)
 def log_softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
     """``self - logsumexp(self)`` along ``dim`` (``torch.log_softmax`` / ``torch.nn.functional.log_softmax``),
     computed stably: ``(x - m) - log(sum(exp(x - m)))`` with ``m`` each slice's maximum, so huge logits stay

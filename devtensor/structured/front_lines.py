@@ -181,6 +181,13 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
         values = {**values, "_direct": direct}
     memo = getattr(op.meta, MEMO, None)
     specs = getattr(op.meta, SHAPE_MEMO, None)
+    if specs is not None and not checks and [p.category for p in params] == [TENSOR, TENSOR]:
+        # The meta's results by (shape, dtype) of both tensors looked up inline (meta.SHAPE_MEMO: matmul, mm).
+        a, b = (p.name for p in params)
+        return [
+            f"    _spec = _specs.get(({a}._shape, {a}._dtype, {b}._shape, {b}._dtype))",
+            f"    if _spec is None: {call.strip()}",
+        ], {**values, "_specs": specs}
     if specs is not None and not checks and [p.category for p in params][:1] == [TENSOR] and len(params) == 2:
         # The meta's results by (shape, dtype, int) looked up inline (meta.SHAPE_MEMO).
         t, n = params[0].name, params[1].name
@@ -376,6 +383,7 @@ def _lane_lines(op: StructuredOp) -> list[str]:
         "    _device = self._device",
         "    if isinstance(other, _Tensor):",
         "        _last = _meta_last[0]",
+        "        if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)",
         "        _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape",
         "        _other = other._array",
         "    else:",
