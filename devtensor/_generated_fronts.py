@@ -457,18 +457,18 @@ FINGERPRINTS = {
     'make_fmod_': 'fmod|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_nextafter': 'nextafter|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
     'make_nextafter_': 'nextafter|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last|()',
-    'make_sum': "sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_prod': "prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_amax': "amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_amin': "amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_sum': "sum|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_specs,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_prod': "prod|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_specs,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_amax': "amax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_specs,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_amin': "amin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_specs,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_argmax': "argmax|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_argmin': "argmin|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_all': "all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_any': "any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_mean': "mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_all': "all|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_specs,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_any': "any|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_direct,_specs,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_mean': "mean|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_specs,_value_checks,_default_dim,_default_keepdim,_default_dtype|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_var': "var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
     'make_std': "std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
-    'make_logsumexp': "logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
+    'make_logsumexp': "logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_specs,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
     'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs|()',
     'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs|()',
     'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
@@ -39993,7 +39993,7 @@ def make_nextafter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim, _default_dtype):
+def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _specs, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def sum(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -40010,7 +40010,8 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim, dtype=dtype)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if dtype is None and (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -40122,7 +40123,8 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim, dtype=dtype)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if dtype is None and (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -40223,7 +40225,7 @@ def make_sum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim, _default_dtype):
+def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _specs, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def prod(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -40240,7 +40242,8 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim, dtype=dtype)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if dtype is None and (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -40352,7 +40355,8 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim, dtype=dtype)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if dtype is None and (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -40453,7 +40457,7 @@ def make_prod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim):
+def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _specs, _value_checks, _default_dim, _default_keepdim):
     def amax(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -40470,7 +40474,8 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -40582,7 +40587,8 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -40683,7 +40689,7 @@ def make_amax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim):
+def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _specs, _value_checks, _default_dim, _default_keepdim):
     def amin(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -40700,7 +40706,8 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -40812,7 +40819,8 @@ def make_amin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -41261,7 +41269,7 @@ def make_argmin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim):
+def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _specs, _value_checks, _default_dim, _default_keepdim):
     def all(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -41278,7 +41286,8 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -41390,7 +41399,8 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -41491,7 +41501,7 @@ def make_all(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _value_checks, _default_dim, _default_keepdim):
+def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _direct, _specs, _value_checks, _default_dim, _default_keepdim):
     def any(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -41508,7 +41518,8 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -41620,7 +41631,8 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -41721,7 +41733,7 @@ def make_any(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim, _default_dtype):
+def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _specs, _value_checks, _default_dim, _default_keepdim, _default_dtype):
     def mean(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, dtype=_default_dtype, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'dtype': dtype, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -41738,7 +41750,8 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim, dtype=dtype)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if dtype is None and (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -41822,7 +41835,8 @@ def make_mean(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim, dtype=dtype)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if dtype is None and (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim, dtype=dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -42247,7 +42261,7 @@ def make_std(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
     return _public, _raw
 
 
-def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_dim, _default_keepdim):
+def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _specs, _value_checks, _default_dim, _default_keepdim):
     def logsumexp(self, dim=_NO_ALIAS, keepdim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS, keepdims=_NO_ALIAS):
         if axis is not _NO_ALIAS or keepdims is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'dim': dim, 'keepdim': keepdim, 'out': out}, (('dim', 'axis', axis, _default_dim), ('keepdim', 'keepdims', keepdims, _default_keepdim), ))
         if dim is _NO_ALIAS: dim = _default_dim
@@ -42264,7 +42278,8 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -42348,7 +42363,8 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (keepdim is not True and keepdim is not False): keepdim, = _check_values(_name, _value_checks, {'keepdim': keepdim})
-        _spec = _meta(self, dim, keepdim)
+        _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if (dim is None or type(dim) is _int) else None
+        if _spec is None: _spec = _meta(self, dim, keepdim)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:

@@ -88,7 +88,8 @@ MEMO: Final = "_devtensor_memo"
 
 #: A meta function of a tensor and an int (softmax's ``dim``) offers the fronts its successful results by
 #: ``(shape, dtype, the int)`` (all they depend on), one of two tensors (matmul's) by ``(shape, dtype, shape,
-#: dtype)``: a hit is exactly its result; a miss calls it.
+#: dtype)``, a reduction's ``(self, dim, keepdim)`` by ``(shape, dtype, dim, keepdim)`` for dim an int or None and
+#: no dtype argument: a hit is exactly its result; a miss calls it.
 SHAPE_MEMO: Final = "_devtensor_shape_memo"
 
 _M = TypeVar("_M", bound=Callable[..., Any])

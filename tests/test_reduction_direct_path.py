@@ -97,3 +97,18 @@ def test_an_override_a_mode_and_repeated_calls_keep_their_results() -> None:
         t.sum(1, 1)  # type: ignore[arg-type]
     with pytest.raises(dt.errors.ArgumentTypeError, match="dim"):
         t.sum((True, 0))
+
+
+def test_common_calls_share_specs_only_with_exactly_equal_arguments() -> None:
+    # The fronts read a common call's spec by (shape, dtype, dim, keepdim), dim an int or None and no dtype:
+    # bools never stand for ints there, and a dtype argument or a tuple dim takes the general cache.
+    t = dt.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
+    for _ in range(2):
+        assert t.sum(1).shape == (2,) and t.sum(1, True).shape == (2, 1) and t.sum(None).shape == ()
+        assert t.sum(-1).tolist() == [3.0, 12.0] and t.amax(0).tolist() == [3.0, 4.0, 5.0]
+        with pytest.raises(dt.errors.ArgumentTypeError, match="dim"):
+            t.sum(True)
+        assert t.sum(1, dtype=dt.float64).dtype == dt.float64 and t.sum((1,)).shape == (2,)
+        with pytest.raises(IndexError, match="sum"):
+            t.sum(2)
+    assert dt.sum(dt.from_numpy(np.ones((3, 2), np.float32)), 1).tolist() == [2.0, 2.0, 2.0]

@@ -28,8 +28,9 @@ from devtensor.device import as_index
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from devtensor.kernels.reduction_docs import DTYPE_ARG_DOC, family_doc
 from devtensor.kernels.ufunc_family import D, register_xp
-from devtensor.meta import normalize_dim, normalize_dims, offers_direct
+from devtensor.meta import normalize_dim, normalize_dims, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, StructuredOp
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -65,7 +66,6 @@ _FLOAT16: Final = dtypes.float16
 # --- dims -----------------------------------------------------------------------------------------------
 
 # (dim as given, ndim) -> normalized dims, sorted; only valid combinations are cached.
-_NONE_TYPE: Final = type(None)
 _MAX_DIMS: Final = 64  # (NumPy's: a reduction's direct call lays out any result C-contiguous, meta.FRESH_C)
 _dims_cache: dict[tuple[object, int], tuple[int, ...]] = {}
 _MAX_CACHE: Final = 4096
@@ -205,47 +205,6 @@ def _no_complex(op: str, dtype: DType) -> None:
         raise ArgumentTypeError(f"{op}: not supported for complex dtype {dtype.name} (complex numbers have no order)")
 
 
-_COMMON_DOC = """
-    Args:
-        dim: {dim_doc}
-        keepdim: keep each reduced dimension, with size 1.
-    Shapes: the input's shape without the reduced dims (with ``keepdim``: those dims of size 1).
-    Devices: cpu (NumPy), cuda (CuPy); meta tensors give the result's shape and dtype only.
-    Variants: functional ``{name}(t, ...)`` / ``t.{name}(...)`` and out ``{name}(t, ..., out=o)`` (PyTorch's out
-        rules: the result dtype must cast to ``out.dtype`` under same_kind; an ``out`` of another shape is
-        resized, with a UserWarning when it had elements). No inplace variant.
-
-    Raises:
-        ArgumentTypeError (TypeError): a bad type of ``dim``; ``keepdim`` not a bool{extra_type}.
-        IndexError: a dim out of range.
-        ValueError: a dim given twice (names it){extra_value}.
-        CastingError (TypeError): the result dtype does not cast (same_kind) to ``out.dtype``.
-        DeviceMismatchError, MemoryOverlapError (ValueError): ``out`` on another device, or overlapping the input.
-"""
-
-
-_DIM_DOC: Final = (
-    "the dimension(s) to reduce: an int, a tuple of ints (``()`` reduces none, as NumPy's ``axis=()``),\n"
-    "            or None for all; negative dims count from the end. A 0-d tensor accepts ``0`` and ``-1``."
-)
-_ARG_DIM_DOC: Final = (
-    "the dimension to reduce: an int (negative counts from the end; a 0-d tensor accepts ``0`` and\n"
-    "            ``-1``), or None for the index into the flattened tensor."
-)
-
-
-def _doc(name: str, summary: str, extra_type: str = "", extra_value: str = "") -> str:
-    dim_doc = _ARG_DIM_DOC if name in ("argmax", "argmin") else _DIM_DOC
-    common = _COMMON_DOC.format(name=name, extra_type=extra_type, extra_value=extra_value, dim_doc=dim_doc)
-    return summary.strip() + "\n" + common
-
-
-_DTYPE_ARG_DOC = """
-    ``dtype``: the dtype to compute and return in (as NumPy's ``dtype=`` argument); a complex input needs a
-    complex ``dtype`` (ArgumentTypeError otherwise, as PyTorch: NumPy would silently drop the imaginary part).
-"""
-
-
 def _check_correction(op: str, correction: object) -> float:
     if isinstance(correction, (np.integer, np.floating)):
         correction = correction.item()  # a NumPy number counts as its Python value
@@ -382,9 +341,10 @@ def _planned(
 
 
 def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
-    # Each meta function looks its cache up itself (keyed as _planned keys; a tuple dim goes through
-    # _planned, which checks its items' types): one Python call less for a repeated call.
+    # The common calls (dim an int or None, keepdim a bool, no dtype) keep their specs by (shape, dtype, dim,
+    # keepdim), which the fronts read inline (meta.SHAPE_MEMO); the others go through _planned's cache.
     cache: dict[Any, PlannedSpec[ReductionPlan]] = {}
+    specs: dict[Any, PlannedSpec[ReductionPlan]] = {}
     if r.dtype_arg:
 
         def meta(
@@ -394,12 +354,8 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
             *,
             dtype: DTypeLike | None = None,
         ) -> PlannedSpec[ReductionPlan]:
-            if type(dim) is not tuple:
-                key = (self.shape, self.dtype, dim, type(dim), keepdim, type(keepdim), dtype, type(dtype))
-                try:
-                    return cache[key]
-                except (KeyError, TypeError):
-                    pass
+            if dtype is None and (dim is None or type(dim) is int) and (keepdim is True or keepdim is False):
+                return _common(r, specs, self, dim, keepdim)
             return _planned(r, cache, self, dim, keepdim, dtype)
 
     elif r.correction:
@@ -423,16 +379,28 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
         def meta(  # type: ignore[misc]
             self: TensorMeta, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False
         ) -> PlannedSpec[ReductionPlan]:
-            if type(dim) is not tuple:
-                key = (self.shape, self.dtype, dim, type(dim), keepdim, type(keepdim), None, _NONE_TYPE)
-                try:
-                    return cache[key]
-                except (KeyError, TypeError):
-                    pass
+            if (dim is None or type(dim) is int) and (keepdim is True or keepdim is False):
+                return _common(r, specs, self, dim, keepdim)
             return _planned(r, cache, self, dim, keepdim, None)
 
     meta.__name__ = meta.__qualname__ = r.name
+    if not r.correction and not r.single_dim:
+        offers_specs(specs)(meta)
     return meta
+
+
+def _common(
+    r: _Rules, specs: dict[Any, PlannedSpec[ReductionPlan]], self: TensorMeta, dim: int | None, keepdim: bool
+) -> PlannedSpec[ReductionPlan]:
+    """:func:`_spec` of a common call (see :func:`_metas`), kept in ``specs`` when it succeeds (bounded)."""
+    key = (self.shape, self.dtype, dim, keepdim)
+    spec = specs.get(key)
+    if spec is None:
+        spec = PlannedSpec(*_spec(r, self, dim, keepdim, None))
+        if len(specs) >= _MAX_CACHE:
+            specs.clear()
+        specs[key] = spec
+    return spec
 
 
 def write(
@@ -582,7 +550,7 @@ def reduction(
     extra_type += ("; ``correction`` not a number" if correction else "") + errors
     extra_value = "; ShapeError (a ValueError): reducing over a dimension of size 0" if nonempty else ""
     extra_value += "; ``correction`` not finite" if correction else ""
-    text = _doc(name, doc + (_DTYPE_ARG_DOC if dtype_arg else ""), extra_type, extra_value)
+    text = family_doc(name, doc + (DTYPE_ARG_DOC if dtype_arg else ""), extra_type, extra_value)
     meta.__doc__ = text
     direct: list[Any] | None = None
     function = function or name

@@ -181,6 +181,16 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
         values = {**values, "_direct": direct}
     memo = getattr(op.meta, MEMO, None)
     specs = getattr(op.meta, SHAPE_MEMO, None)
+    names = [p.name for p in params]
+    if specs is not None and names[:3] == ["self", "dim", "keepdim"] and names[3:] in ([], ["dtype"]):
+        # A reduction's common call (dim an int or None, no dtype; keepdim a bool by the checks above) by
+        # (shape, dtype, dim, keepdim) inline (meta.SHAPE_MEMO).
+        test = "dtype is None and " * (len(names) == 4) + "(dim is None or type(dim) is _int)"
+        return [
+            *checks,
+            f"    _spec = _specs.get((self._shape, self._dtype, dim, keepdim)) if {test} else None",
+            f"    if _spec is None: {call.strip()}",
+        ], {**values, "_specs": specs}
     if specs is not None and not checks and [p.category for p in params] == [TENSOR, TENSOR]:
         # The meta's results by (shape, dtype) of both tensors looked up inline (meta.SHAPE_MEMO: matmul, mm).
         a, b = (p.name for p in params)
