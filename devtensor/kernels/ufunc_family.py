@@ -157,8 +157,10 @@ class _Recorder:
 
 class _PerThread(threading.local):
     def __init__(self) -> None:
-        self.recorder = _Recorder()
-        self.states: dict[Any, Any] = {}  # the caller's extobj -> that state with every condition recorded
+        recorder = _Recorder()
+        # (the recorder, and the caller's extobj -> that state with every condition recorded; one attribute, so
+        # a block reads the thread's state once)
+        self.state: tuple[_Recorder, dict[Any, Any]] = (recorder, {})
 
 
 _THREAD: Final = _PerThread()
@@ -173,19 +175,17 @@ class deferred_conditions:
     ufunc call needs none of this (NumPy checks after the loop). Nothing is reported when the body raises.
     Blocks nest (each reports its own conditions)."""
 
-    __slots__ = ("_outer", "_seen", "_token")
+    __slots__ = ("_outer", "_recorder", "_seen", "_token")
 
     def __enter__(self) -> None:
         # (no __init__: one frame less per kernel call; the block's state is made here)
-        self._seen: set[str] = set()
-        local = _THREAD
-        recorder = local.recorder
+        recorder, states = _THREAD.state
+        self._recorder = recorder
         if _EXTOBJ is None:  # pragma: no cover
             self._token = np.errstate(all="call", call=recorder)
             self._token.__enter__()
         else:
             current = _EXTOBJ.get()
-            states = local.states
             state = states.get(current)
             if state is None:
                 if len(states) >= _MAX_CACHED:
@@ -194,12 +194,13 @@ class deferred_conditions:
                     state = states[current] = _EXTOBJ.get()
             self._token = _EXTOBJ.set(state)
         self._outer = recorder.seen
-        recorder.seen = self._seen
+        seen: set[str] = set()
+        recorder.seen = self._seen = seen
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        _THREAD.recorder.seen = self._outer
+        self._recorder.seen = self._outer
         if _EXTOBJ is None:  # pragma: no cover
             self._token.__exit__(kind, error, trace)
         else:
@@ -429,12 +430,11 @@ def _scaled_call(ufunc: np.ufunc) -> Callable[..., Any]:
     def scaled(a: Any, b: Any, alpha: Scalar, out: Any) -> Any:
         if alpha == 1 and type(alpha) is not complex:
             return ufunc(a, b, out=out)
-        local = _THREAD
-        state = local.states.get(_EXTOBJ.get()) if _EXTOBJ is not None else None
+        recorder, states = _THREAD.state
+        state = states.get(_EXTOBJ.get()) if _EXTOBJ is not None else None
         if state is None:  # (a state not seen yet: deferred_conditions derives and caches it)
             with deferred_conditions():
                 return _scaled_steps(ufunc, a, b, alpha, out)
-        recorder = local.recorder
         token = _EXTOBJ.set(state)
         outer = recorder.seen
         seen: set[str] = set()
