@@ -1101,14 +1101,14 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and alpha is _ONE and isinstance(other, _Tensor):
@@ -1120,14 +1120,14 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -1310,14 +1310,14 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and alpha is _ONE and isinstance(other, _Tensor):
@@ -1329,14 +1329,14 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -1717,14 +1717,14 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and alpha is _ONE and isinstance(other, _Tensor):
@@ -1736,14 +1736,14 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -1926,14 +1926,14 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and alpha is _ONE and isinstance(other, _Tensor):
@@ -1945,14 +1945,14 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -2333,14 +2333,14 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -2352,14 +2352,14 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -2519,14 +2519,14 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -2538,14 +2538,14 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -3161,14 +3161,14 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -3180,14 +3180,14 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -3347,14 +3347,14 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -3366,14 +3366,14 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -3976,14 +3976,14 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -4103,14 +4103,14 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -4358,14 +4358,14 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -4485,14 +4485,14 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -4740,14 +4740,14 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -4867,14 +4867,14 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -5122,14 +5122,14 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -5249,14 +5249,14 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -5504,14 +5504,14 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -5631,14 +5631,14 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -5886,14 +5886,14 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -6013,14 +6013,14 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -6268,14 +6268,14 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -6395,14 +6395,14 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -7163,14 +7163,14 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -7182,14 +7182,14 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -7349,14 +7349,14 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -7368,14 +7368,14 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -7695,14 +7695,14 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -7714,14 +7714,14 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -7881,14 +7881,14 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -7900,14 +7900,14 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -8709,14 +8709,14 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -8728,14 +8728,14 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -8895,14 +8895,14 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -8914,14 +8914,14 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -9241,14 +9241,14 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -9260,14 +9260,14 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -9427,14 +9427,14 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -9446,14 +9446,14 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -9773,14 +9773,14 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -9792,14 +9792,14 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -9959,14 +9959,14 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -9978,14 +9978,14 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -10305,14 +10305,14 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -10324,14 +10324,14 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -10491,14 +10491,14 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -10510,14 +10510,14 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -10837,14 +10837,14 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -10856,14 +10856,14 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -11023,14 +11023,14 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -11042,14 +11042,14 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -11369,14 +11369,14 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -11388,14 +11388,14 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -11555,14 +11555,14 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -11574,14 +11574,14 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -11901,14 +11901,14 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -11920,14 +11920,14 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -12087,14 +12087,14 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -12106,14 +12106,14 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -12433,14 +12433,14 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -12452,14 +12452,14 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -12619,14 +12619,14 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -12638,14 +12638,14 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -12965,14 +12965,14 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -12984,14 +12984,14 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -13151,14 +13151,14 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -13170,14 +13170,14 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -13488,14 +13488,14 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -13615,14 +13615,14 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -13879,14 +13879,14 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -13898,14 +13898,14 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -14065,14 +14065,14 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -14084,14 +14084,14 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -14411,14 +14411,14 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -14430,14 +14430,14 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -14597,14 +14597,14 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -14616,14 +14616,14 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -14943,14 +14943,14 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -14962,14 +14962,14 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -15129,14 +15129,14 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -15148,14 +15148,14 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -15466,14 +15466,14 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -15593,14 +15593,14 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -15857,14 +15857,14 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -15876,14 +15876,14 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -16043,14 +16043,14 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -16062,14 +16062,14 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -16389,14 +16389,14 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -16408,14 +16408,14 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -16575,14 +16575,14 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -16594,14 +16594,14 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -16912,14 +16912,14 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -17039,14 +17039,14 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -17544,14 +17544,14 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -17671,14 +17671,14 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -29410,14 +29410,14 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -29537,14 +29537,14 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -29792,14 +29792,14 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -29919,14 +29919,14 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -30174,14 +30174,14 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -30301,14 +30301,14 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -30556,14 +30556,14 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -30683,14 +30683,14 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -31192,14 +31192,14 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -31319,14 +31319,14 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -31574,14 +31574,14 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -31701,14 +31701,14 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -31956,14 +31956,14 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -32083,14 +32083,14 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -32216,14 +32216,14 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -32343,14 +32343,14 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -32476,14 +32476,14 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -32603,14 +32603,14 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -32736,14 +32736,14 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -32863,14 +32863,14 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -32996,14 +32996,14 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -33123,14 +33123,14 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -33378,14 +33378,14 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -33505,14 +33505,14 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -33760,14 +33760,14 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -33887,14 +33887,14 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -34142,14 +34142,14 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -34269,14 +34269,14 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -34524,14 +34524,14 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -34651,14 +34651,14 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -34906,14 +34906,14 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -35033,14 +35033,14 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -35288,14 +35288,14 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -35415,14 +35415,14 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -35670,14 +35670,14 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -35797,14 +35797,14 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -36052,14 +36052,14 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -36179,14 +36179,14 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -36443,14 +36443,14 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -36462,14 +36462,14 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -36629,14 +36629,14 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -36648,14 +36648,14 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -36975,14 +36975,14 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -36994,14 +36994,14 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -37161,14 +37161,14 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -37180,14 +37180,14 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -37507,14 +37507,14 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -37526,14 +37526,14 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -37693,14 +37693,14 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -37712,14 +37712,14 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -38039,14 +38039,14 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -38058,14 +38058,14 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -38225,14 +38225,14 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -38244,14 +38244,14 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -38417,14 +38417,14 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -38436,14 +38436,14 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -38603,14 +38603,14 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -38622,14 +38622,14 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -38949,14 +38949,14 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -38968,14 +38968,14 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -39135,14 +39135,14 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -39154,14 +39154,14 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -39481,14 +39481,14 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -39500,14 +39500,14 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):
@@ -39667,14 +39667,14 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self._array, _other) if len(_shape) == 1 else _direct[1](self._array, _other, order='C') if _shape else _direct[1](self._array, _other, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(self._backend.tensor_class)
+                _result = _new_object(type(self))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         elif out is None and isinstance(other, _Tensor):
@@ -39686,14 +39686,14 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _out_array = _direct[1](self, other._array) if len(_shape) == 1 else _direct[1](self, other._array, order='C') if _shape else _direct[1](self, other._array, out=...)
                 except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
                     _alloc_failed(_name, (_shape, _last[2]), _error, _device)
-                _result = _new_object(other._backend.tensor_class)
+                _result = _new_object(type(other))
                 _result._array = _out_array
                 _result._device = _device
                 _result._storage = _storage = _new_object(_Storage)
                 _storage.root = _out_array
                 _storage.version = 0
                 _result._shape = _shape
-                _result._dtype = _out_array.dtype
+                _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
         if isinstance(self, _Tensor):

@@ -421,14 +421,15 @@ def _lane_result(tensor: str, operands: str, dtype: str) -> list[str]:
         f" if _shape else _direct[1]({operands}, out=...)",
         "        except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)",
         f"            _alloc_failed(_name, (_shape, {dtype}), _error, _device)",
-        f"        _result = _new_object({tensor}._backend.tensor_class)",
+        # (a tensor's class is its backend's tensor_class; the ufunc's result dtype is the meta's, canonical)
+        f"        _result = _new_object(type({tensor}))",
         "        _result._array = _out_array",
         "        _result._device = _device",
         "        _result._storage = _storage = _new_object(_Storage)",
         "        _storage.root = _out_array",
         "        _storage.version = 0",
         "        _result._shape = _shape",
-        "        _result._dtype = _out_array.dtype",
+        f"        _result._dtype = {dtype}",
         "        _result._write_checked = True",
         "        return _result",
     ]
