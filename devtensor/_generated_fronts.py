@@ -1130,6 +1130,28 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and alpha is _ONE and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -1339,6 +1361,28 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and alpha is _ONE and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -1746,6 +1790,28 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and alpha is _ONE and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -1955,6 +2021,28 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and alpha is _ONE and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -2362,6 +2450,28 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -2548,6 +2658,28 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -3190,6 +3322,28 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -3376,6 +3530,28 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -3986,6 +4162,19 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4113,6 +4302,19 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4368,6 +4570,19 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4495,6 +4710,19 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4750,6 +4978,19 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -4877,6 +5118,19 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -5132,6 +5386,19 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -5259,6 +5526,19 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -5514,6 +5794,19 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -5641,6 +5934,19 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -5896,6 +6202,19 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -6023,6 +6342,19 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -6278,6 +6610,19 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -6405,6 +6750,19 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -7192,6 +7550,28 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -7378,6 +7758,28 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -7724,6 +8126,28 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -7910,6 +8334,28 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -8738,6 +9184,28 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -8924,6 +9392,28 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -9270,6 +9760,28 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -9456,6 +9968,28 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -9802,6 +10336,28 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -9988,6 +10544,28 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -10334,6 +10912,28 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -10520,6 +11120,28 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -10866,6 +11488,28 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -11052,6 +11696,28 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -11398,6 +12064,28 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -11584,6 +12272,28 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -11930,6 +12640,28 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -12116,6 +12848,28 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -12462,6 +13216,28 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -12648,6 +13424,28 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -12994,6 +13792,28 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -13180,6 +14000,28 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -13498,6 +14340,19 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -13625,6 +14480,19 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -13908,6 +14776,28 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -14094,6 +14984,28 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -14440,6 +15352,28 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -14626,6 +15560,28 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -14972,6 +15928,28 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -15158,6 +16136,28 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -15476,6 +16476,19 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -15603,6 +16616,19 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -15886,6 +16912,28 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -16072,6 +17120,28 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -16418,6 +17488,28 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -16604,6 +17696,28 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -16922,6 +18036,19 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -17049,6 +18176,19 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -17554,6 +18694,19 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -17681,6 +18834,19 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29420,6 +30586,19 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29547,6 +30726,19 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29802,6 +30994,19 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -29929,6 +31134,19 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30184,6 +31402,19 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30311,6 +31542,19 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30566,6 +31810,19 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30693,6 +31950,19 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31202,6 +32472,19 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31329,6 +32612,19 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31584,6 +32880,19 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31711,6 +33020,19 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31966,6 +33288,19 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32093,6 +33428,19 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32226,6 +33574,19 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32353,6 +33714,19 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32486,6 +33860,19 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32613,6 +34000,19 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32746,6 +34146,19 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -32873,6 +34286,19 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33006,6 +34432,19 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33133,6 +34572,19 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33388,6 +34840,19 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33515,6 +34980,19 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33770,6 +35248,19 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -33897,6 +35388,19 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34152,6 +35656,19 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34279,6 +35796,19 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34534,6 +36064,19 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34661,6 +36204,19 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -34916,6 +36472,19 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35043,6 +36612,19 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35298,6 +36880,19 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35425,6 +37020,19 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35680,6 +37288,19 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -35807,6 +37428,19 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -36062,6 +37696,19 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -36189,6 +37836,19 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _meta_cache[self._dtype]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -36472,6 +38132,28 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -36658,6 +38340,28 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -37004,6 +38708,28 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -37190,6 +38916,28 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -37536,6 +39284,28 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -37722,6 +39492,28 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -38068,6 +39860,28 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -38254,6 +40068,28 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -38446,6 +40282,28 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -38632,6 +40490,28 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -38978,6 +40858,28 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -39164,6 +41066,28 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -39510,6 +41434,28 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device
@@ -39696,6 +41642,28 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                 _result._dtype = _last[2]
                 _result._write_checked = True
                 return _result
+        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
+            _device = self._device
+            if isinstance(other, _Tensor):
+                _last = _meta_last[0]
+                if other._dtype is not _last[1]: _last = _meta_last[3]
+                _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
+                _other = other._array
+            else:
+                _last = _meta_last[1]
+                _lane = type(other) is _last[1] and (_last[1] is _float or _last[1] is _int and (not _last[3] or _last[5] <= other <= _last[6]))
+                _other = other
+            if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
+                try:
+                    _direct[1](self._array, _other, out=out._array)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    raise
+                out._storage.version += 1
+                return out
         if isinstance(self, _Tensor):
             _self_is_tensor = True
             _device = self._device

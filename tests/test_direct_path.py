@@ -601,3 +601,32 @@ def test_alternating_dtype_pairs_keep_their_own_results() -> None:
     for _ in range(3):
         for got, expected in [(x * x, m * m), (x * mask, m * (m > 0)), (i * x, n * m)]:
             assert got.dtype == expected.dtype and got.numpy().tolist() == expected.tolist()
+
+
+def test_the_out_lane_writes_outs_array_and_keeps_the_out_rules() -> None:
+    # An out of the result's shape and dtype, checked writable before and sharing no memory with the operands,
+    # takes the lane (one ufunc call into out's array); every other out takes the general path's rules.
+    m = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    x, y = dt.from_numpy(m.copy()), dt.from_numpy(m[::-1].copy())
+    out = dt.empty((2, 3), dtype=dt.float32)
+    for k in range(1, 3):
+        assert dt.add(x, y, out=out) is out and out.numpy().tolist() == (m + m[::-1]).tolist()
+        assert dt.mul(x, 2.0, out=out).numpy().tolist() == (m * 2.0).tolist()
+        assert dt.exp(x, out=out).numpy().tolist() == np.exp(m).tolist() and out.version == 3 * k
+    wide = dt.empty((2, 3), dtype=dt.float64)  # (another dtype: the general path casts into it)
+    assert dt.add(x, y, out=wide).numpy().tolist() == (m + m[::-1]).astype(np.float64).tolist()
+    assert dt.add(x, y, out=x) is x and x.numpy().tolist() == (m + m[::-1]).tolist()  # (out is self)
+    for pair in ((x[0], y[0]), (y[0], x[0])):  # (out partly over self, then over other: PyTorch's overlap rule)
+        with pytest.raises(ValueError, match="overlap"):
+            dt.add(*pair, out=x.view(6)[1:4])
+    assert x.numpy().tolist() == (m + m[::-1]).tolist() and x.version == 1
+    out._array.flags.writeable = False  # (behind devtensor's back, after its writability check)
+    calls: list[Callable[[], object]] = [
+        lambda: dt.add(y, y, out=out),
+        lambda: dt.mul(y, 3.0, out=out),
+        lambda: dt.exp(y, out=out),
+    ]
+    for call in calls:
+        with pytest.raises(dt.errors.ReadOnlyError, match="out"):
+            call()
+    assert out.version == 6 and out.numpy().tolist() == np.exp(m).tolist()

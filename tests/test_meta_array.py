@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from devtensor.backends import meta_array
+import devtensor as dt
+from devtensor.backends import MetaBackend, meta_array
 
 
 @pytest.mark.parametrize("shape", [(), (3,), (2, 0, 4), (1, 5, 1)])
@@ -30,3 +31,23 @@ def test_negative_sizes_raise_value_error(shape: tuple[int, ...]) -> None:
 def test_a_size_too_big_raises_value_error() -> None:
     with pytest.raises(ValueError):
         meta_array((1 << 40, 1 << 40), np.dtype(np.float32))
+
+
+def test_the_meta_backends_alloc_hands_out_new_read_only_arrays() -> None:
+    # alloc keeps one array per (shape, dtype) and hands out views of it: each result is a new object (a
+    # storage's root is never shared), read-only, of the asked shape and dtype; bad sizes still raise.
+    alloc = MetaBackend.alloc
+    first, second = alloc((2, 3), np.dtype(np.float32)), alloc((2, 3), np.dtype(np.float32))
+    assert first is not second and first.shape == second.shape == (2, 3) and first.strides == (0, 0)
+    assert not first.flags.writeable and not second.flags.writeable
+    with pytest.raises(ValueError):
+        first.flags.writeable = True
+    assert alloc((2, 3), np.dtype(np.int8)).dtype == np.int8 and alloc((), np.dtype(np.float64)).shape == ()
+    with pytest.raises(ValueError):
+        alloc((2, -3), np.dtype(np.float32))
+    x = dt.ones(2, 3, device="meta")
+    y = x * 2.0
+    z = x * 2.0
+    assert y._array is not z._array and y._storage.root is y._array and y.shape == (2, 3)
+    v = y[0]
+    assert v.shape == (3,) and v.device.type == "meta"

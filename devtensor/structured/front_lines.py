@@ -373,7 +373,9 @@ def _lane_lines(op: StructuredOp) -> list[str]:
     tensor of ``self``'s device and shape or a Python float or int (or such a number and a tensor: ``2 * x``),
     dtypes those of the meta's entry used last for that form (an int within the entry's window), no device
     guard, the op's CPU kernel the handler: the ufunc allocates the result (C order, a 0-d one as an array),
-    which the lane wraps. [] for other ops."""
+    which the lane wraps. With ``out``, the same case into an ``out`` that fits the result exactly, checked
+    writable before and sharing no memory with the operands: the ufunc writes ``out``'s array. [] for other
+    ops."""
     kind, _state = _inline_kind(op)
     direct = getattr(op.meta, DIRECT, None)
     if kind is None or direct is None or _call_direct(op) is not None or not isinstance(direct[1], np.ufunc):
@@ -385,6 +387,12 @@ def _lane_lines(op: StructuredOp) -> list[str]:
             "    if _meta_cache.get(self._dtype) is not None and _device._guard is None and"
             " _handlers.get(_device.key) is _direct[0]:",
             *_lane_result("self", "self._array", "_meta_cache[self._dtype]"),
+            "elif isinstance(out, _Tensor) and isinstance(self, _Tensor):",
+            "    _device = self._device",
+            "    if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device"
+            " and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and"
+            " _handlers.get(_device.key) is _direct[0]:",
+            *_lane_out("self._array"),
         ]
     alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""
     number = "(_last[{i}] is _float or _last[{i}] is _int and (not _last[3] or _last[5] <= {n} <= _last[6]))"
@@ -409,6 +417,40 @@ def _lane_lines(op: StructuredOp) -> list[str]:
         f"    if type(self) is _last[0] and {number.format(i=0, n='self')} and other._dtype is _last[1] and"
         " _device._guard is None and _handlers.get(_device.key) is _direct[0]:",
         *_lane_result("other", "self, other._array", "_last[2]"),
+        # out=: the same operands into an out of the result's device, shape and dtype that passed its writability
+        # check and shares no memory with self or other (the general path's out checks, in one test).
+        f"elif isinstance(out, _Tensor){alpha} and isinstance(self, _Tensor):",
+        "    _device = self._device",
+        "    if isinstance(other, _Tensor):",
+        "        _last = _meta_last[0]",
+        "        if other._dtype is not _last[1]: _last = _meta_last[3]",
+        "        _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and"
+        " other._storage.root is not out._storage.root",
+        "        _other = other._array",
+        "    else:",
+        "        _last = _meta_last[1]",
+        f"        _lane = type(other) is _last[1] and {number.format(i=1, n='other')}",
+        "        _other = other",
+        "    if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and"
+        " out._device is _device and out._write_checked and self._storage.root is not out._storage.root and"
+        " _device._guard is None and _handlers.get(_device.key) is _direct[0]:",
+        *_lane_out("self._array, _other"),
+    ]
+
+
+def _lane_out(operands: str) -> list[str]:
+    """The out= lane's call into ``out``'s own array, with the general path's handling of its errors."""
+    return [
+        "        try:",
+        f"            _direct[1]({operands}, out=out._array)",
+        "        except ValueError:",
+        "            _check_writable(_name, 'out', out)",
+        "            raise",
+        "        except (Warning, FloatingPointError):",
+        "            out._storage.version += 1  # (written, then the condition raised: _written_then_raised)",
+        "            raise",
+        "        out._storage.version += 1",
+        "        return out",
     ]
 
 
