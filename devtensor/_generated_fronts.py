@@ -15,7 +15,7 @@ from devtensor.views import VIEW_COMMON
 #: The names of COMMON and VIEW_COMMON these factories were generated with: if those changed, devtensor
 #: compiles every front instead of using this module (and the staleness test fails).
 COMMON_NAMES = ('_InplaceOut', '_META_ONLY', '_NO_ALIAS', '_NumPyArgument', '_PlannedSpec', '_SCALARS', '_SPEC_DTYPES', '_SPEC_SHAPES', '_Storage', '_Tensor', '_aliased', '_alloc_failed', '_bad_type', '_check_overlap', '_check_pair', '_check_writable', '_checked_planned_spec', '_checked_spec', '_coerce', '_complete_after_condition', '_copy_back', '_exact_shape', '_finish_out', '_float', '_int', '_list_device', '_mismatch', '_modes', '_new_const_out', '_new_object', '_no_tensor', '_not_refined', '_prepare_inplace', '_prepare_out', '_run_modes', '_set_out_array', '_swap_storage', '_temporary', '_written_then_raised')
-VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_new', '_one', '_rare', '_reshape_kernel', '_run_modes', '_too_large')
+VIEW_COMMON_NAMES = ('_NO_ALIAS', '_Tensor', '_aliased', '_bad_self', '_is_sequence', '_many', '_miss', '_missing_alias', '_modes', '_ndarray', '_new', '_one', '_rare', '_reshape_kernel', '_reshape_specs', '_run_modes', '_too_large')
 
 # The names the fronts use besides their factory's arguments (the per-op values).
 _aliased = COMMON.get('_aliased')
@@ -43,6 +43,7 @@ _mismatch = COMMON.get('_mismatch')
 _miss = VIEW_COMMON.get('_miss')
 _missing_alias = VIEW_COMMON.get('_missing_alias')
 _modes = COMMON.get('_modes')
+_ndarray = VIEW_COMMON.get('_ndarray')
 _new = VIEW_COMMON.get('_new')
 _new_const_out = COMMON.get('_new_const_out')
 _new_object = COMMON.get('_new_object')
@@ -56,6 +57,7 @@ _prepare_inplace = COMMON.get('_prepare_inplace')
 _prepare_out = COMMON.get('_prepare_out')
 _rare = VIEW_COMMON.get('_rare')
 _reshape_kernel = VIEW_COMMON.get('_reshape_kernel')
+_reshape_specs = VIEW_COMMON.get('_reshape_specs')
 _run_modes = COMMON.get('_run_modes')
 _SCALARS = COMMON.get('_SCALARS')
 _set_out_array = COMMON.get('_set_out_array')
@@ -384,8 +386,8 @@ FINGERPRINTS = {
     'make_bmm': 'bmm|functional|None|self:Tensor:0000;mat2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_dot': 'dot|functional|None|self:Tensor:0000;other:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_outer': 'outer|functional|None|self:Tensor:0000;vec2:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_beta,_default_alpha|()',
-    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_beta,_default_alpha|()',
+    'make_addmm': 'addmm|functional|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs,_default_beta,_default_alpha|()',
+    'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs,_default_beta,_default_alpha|()',
     'make_linalg_det': 'linalg_det|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_linalg_inv': 'linalg_inv|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian|()',
@@ -497,7 +499,15 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
     def reshape(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _meta(self, shape)
+        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
+        if _spec is not None:
+            for _size in shape:
+                if type(_size) is not int:
+                    _spec = None
+                    break
+            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                _spec = None
+        if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
@@ -514,7 +524,15 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
 
     def _raw_reshape(self, shape):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _meta(self, shape)
+        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
+        if _spec is not None:
+            for _size in shape:
+                if type(_size) is not int:
+                    _spec = None
+                    break
+            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                _spec = None
+        if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
@@ -538,7 +556,15 @@ def make_view_method_reshape(*, _name, _op, _meta, _handlers, _functional):
         if len(shape) == 1 and type(shape[0]) is not int and _is_sequence(shape[0]): shape = shape[0]
         if _modes[0]: return _functional(self, shape)
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _meta(self, shape)
+        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
+        if _spec is not None:
+            for _size in shape:
+                if type(_size) is not int:
+                    _spec = None
+                    break
+            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                _spec = None
+        if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
@@ -560,7 +586,15 @@ def make_view_view(*, _name, _op, _meta, _handlers):
     def view(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _meta(self, shape)
+        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
+        if _spec is not None:
+            for _size in shape:
+                if type(_size) is not int:
+                    _spec = None
+                    break
+            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                _spec = None
+        if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
@@ -577,7 +611,15 @@ def make_view_view(*, _name, _op, _meta, _handlers):
 
     def _raw_view(self, shape):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _meta(self, shape)
+        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
+        if _spec is not None:
+            for _size in shape:
+                if type(_size) is not int:
+                    _spec = None
+                    break
+            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                _spec = None
+        if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
@@ -601,7 +643,15 @@ def make_view_method_view(*, _name, _op, _meta, _handlers, _functional):
         if len(shape) == 1 and type(shape[0]) is not int and _is_sequence(shape[0]): shape = shape[0]
         if _modes[0]: return _functional(self, shape)
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _meta(self, shape)
+        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
+        if _spec is not None:
+            for _size in shape:
+                if type(_size) is not int:
+                    _spec = None
+                    break
+            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                _spec = None
+        if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
         _backend = self._backend
@@ -26701,7 +26751,7 @@ def make_outer(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_beta, _default_alpha):
+def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _specs, _default_beta, _default_alpha):
     def addmm(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha, 'out': out})
         if isinstance(self, _Tensor):
@@ -26722,7 +26772,8 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
+        _spec = _specs.get((self._shape, self._dtype, mat1._shape, mat1._dtype, mat2._shape, mat2._dtype)) if beta is _default_beta and alpha is _default_alpha else None
+        if _spec is None: _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -26840,7 +26891,8 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('mat1', mat1), ('mat2', mat2), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
+        _spec = _specs.get((self._shape, self._dtype, mat1._shape, mat1._dtype, mat2._shape, mat2._dtype)) if beta is _default_beta and alpha is _default_alpha else None
+        if _spec is None: _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -26943,7 +26995,7 @@ def make_addmm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
     return _public, _raw
 
 
-def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_beta, _default_alpha):
+def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _specs, _default_beta, _default_alpha):
     def addmm_(self, mat1, mat2, *, beta=_default_beta, alpha=_default_alpha):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'self')
@@ -26956,7 +27008,8 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat2')
         if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'beta')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'alpha')
-        _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
+        _spec = _specs.get((self._shape, self._dtype, mat1._shape, mat1._dtype, mat2._shape, mat2._dtype)) if beta is _default_beta and alpha is _default_alpha else None
+        if _spec is None: _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
@@ -27022,7 +27075,8 @@ def make_addmm_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
         else: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'mat2')
         if beta is not _default_beta and type(beta) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'beta')
         if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, mat1, mat2, ), {'beta': beta, 'alpha': alpha}, 'alpha')
-        _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
+        _spec = _specs.get((self._shape, self._dtype, mat1._shape, mat1._dtype, mat2._shape, mat2._dtype)) if beta is _default_beta and alpha is _default_alpha else None
+        if _spec is None: _spec = _meta(self, mat1, mat2, beta=beta, alpha=alpha)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:

@@ -74,6 +74,7 @@ class SizeInt(int):
 #: handler and no dispatch mode is active, ``x.T`` makes the view itself.
 TRANSPOSE_2D: list[Any] = [None, None]
 _MODES: Final = modes.ACTIVE
+_new_object: Final = object.__new__
 
 
 class TensorProtocols:
@@ -97,8 +98,16 @@ class TensorProtocols:
         handlers, kernel = TRANSPOSE_2D
         if not _MODES[0] and handlers is not None and handlers.get(t._device.key) is kernel:
             # What transpose's front makes while its built-in kernel is the handler (the kernel's view of a 2-d
-            # array is array.T), without the front's argument checks and meta lookup.
-            return t._backend.wrap_view(t._array.T, t)
+            # array is array.T), without the front's argument checks and meta lookup; Backend.wrap_view inline.
+            view = _new_object(type(t))  # (a tensor's class is its backend's tensor_class)
+            view._array = t._array.T
+            view._device = t._device
+            view._storage = t._storage
+            rows, cols = t._shape
+            view._shape = (cols, rows)
+            view._dtype = t._dtype
+            view._write_checked = False
+            return view
         return t.transpose(0, 1)
 
     @property

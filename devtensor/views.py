@@ -44,6 +44,8 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Final, NamedTuple, TypeAlias
 
+import numpy as np
+
 from devtensor import modes
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
@@ -375,6 +377,11 @@ def _is_sequence(value: object) -> bool:
 #: the shape the array's own reshape takes (a view of a C-contiguous array).
 RESHAPE_KERNEL: list[Any] = [None]
 
+#: (sizes as asked, a tensor's shape) -> the spec of that C-contiguous tensor's reshape to those sizes, for calls
+#: that succeeded (kept by devtensor.kernels.shape; bounded there): reshape's and view's metas and fronts read it
+#: inline.
+RESHAPE_SPECS: dict[tuple[tuple[int, ...], tuple[int, ...]], ViewSpec] = {}
+
 
 #: The names every view front's source uses besides its per-op values (``_name``, ``_op``, ``_meta``,
 #: ``_kernels``, defaults): the generated modules and the run-time compiled fronts see these as globals.
@@ -391,6 +398,8 @@ VIEW_COMMON: Final[dict[str, Any]] = {
     "_modes": modes.ACTIVE,
     "_run_modes": modes.run_modes,
     "_reshape_kernel": RESHAPE_KERNEL,
+    "_reshape_specs": RESHAPE_SPECS,
+    "_ndarray": np.ndarray,
     **VIEW_ALIAS_COMMON,
 }
 
@@ -430,11 +439,25 @@ def _body_lines(op: ViewOp, call: str) -> list[str]:
     view's wrapper. A single-result view is made inline, wrapped as ``Backend.wrap_view`` wraps (no frame but the
     meta's and the kernel's); a copy, a cache miss and multi-result ops take a helper."""
     self_name = op.schema.params[0].name
-    lines = [
-        f"    if not isinstance({self_name}, _Tensor): {self_name} = _bad_self(_name, {self_name})",
-        f"    _spec = _meta({call})",
-        f"    _kernel = _handlers.get({self_name}._device.key)",
-    ]
+    lines = [f"    if not isinstance({self_name}, _Tensor): {self_name} = _bad_self(_name, {self_name})"]
+    if _reshapes(op):
+        # (the metas' inline case, without their frame: a C-contiguous NumPy array's spec by the int sizes asked
+        # and its shape; any other call asks the meta)
+        s, v = self_name, op.schema.params[1].name
+        lines += [
+            f"    _spec = _reshape_specs.get(({v}, {s}._shape)) if type({v}) is tuple else None",
+            "    if _spec is not None:",
+            f"        for _size in {v}:",
+            "            if type(_size) is not int:",
+            "                _spec = None",
+            "                break",
+            f"        if _spec is not None and not (type({s}._array) is _ndarray and {s}._array.flags.c_contiguous):",
+            "            _spec = None",
+            f"    if _spec is None: _spec = _meta({call})",
+        ]
+    else:
+        lines.append(f"    _spec = _meta({call})")
+    lines.append(f"    _kernel = _handlers.get({self_name}._device.key)")
     if op.multi:
         lines += [
             f"    if _kernel is None: return _miss(_op, {self_name}, _spec)",

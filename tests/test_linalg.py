@@ -248,6 +248,21 @@ def test_addmm_coefficient_errors(kwargs: dict[str, Any], error: type[Exception]
     assert_unchanged(snap)
 
 
+def test_addmm_coefficients_after_a_cached_default_call_are_checked_and_applied() -> None:
+    # The fronts read the meta's result for beta = alpha = 1 inline (by the three shapes and dtypes); any other
+    # coefficient, of any type, still reaches the meta function's checks and the kernel.
+    s, a = dt.tensor([[1, 2], [3, 4]]), dt.tensor([[1, 0], [0, 1]])
+    assert dt.addmm(s, a, a).tolist() == [[2, 2], [3, 5]]
+    assert dt.addmm(s, a, a, beta=2, alpha=3).tolist() == [[5, 4], [6, 11]]
+    with pytest.raises(ArgumentTypeError, match=words("addmm", "'alpha'", "1.0")):
+        dt.addmm(s, a, a, alpha=1.0)
+    with pytest.raises(ArgumentTypeError, match=words("addmm", "'beta'", "1.0")):
+        dt.addmm(s, a, a, beta=1.0)
+    f = dt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert dt.addmm(f, f, f).tolist() == (f.numpy() + f.numpy() @ f.numpy()).tolist()
+    assert dt.addmm(f, f, f, beta=0.5, alpha=True).tolist() == (0.5 * f.numpy() + f.numpy() @ f.numpy()).tolist()
+
+
 @pytest.mark.parametrize(
     ("s", "a", "b", "parts"),
     [

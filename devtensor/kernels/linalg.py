@@ -312,8 +312,15 @@ def _check_coefficient(name: str, value: Scalar, dtype: DType) -> None:
         check_int_scalar("addmm", name, value, dtype)
 
 
+#: addmm's results for beta = alpha = 1 (the int 1: 1.0 and True take the general memo, as memoized keys by
+#: type), keyed on (shape, dtype) of self, mat1 and mat2; bounded as memoized's memo is.
+_ADDMM_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
+_ONE: Final = 1
+
+
 @structured_op(out_may_be_input=True)
 @offers_direct(_ADDMM_DIRECT)
+@offers_specs(_ADDMM_SPECS)  # (keyed for beta and alpha at their default, 1: the fronts test that)
 def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar = 1, alpha: Scalar = 1) -> TensorSpec:
     """``beta * self + alpha * (mat1 @ mat2)`` for 2-D ``mat1 [n, k]`` and ``mat2 [k, m]``, with ``self``
     broadcasting to ``[n, m]`` (``torch.addmm``). With ``beta == 0``, ``self``'s values are ignored: nan and inf
@@ -344,12 +351,6 @@ def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar 
             _ADDMM_SPECS[key] = spec
         return spec
     return _addmm_spec(self, mat1, mat2, beta, alpha)
-
-
-#: addmm's results for beta = alpha = 1 (the int 1: 1.0 and True take the general memo, as memoized keys by
-#: type), keyed on (shape, dtype) of self, mat1 and mat2; bounded as memoized's memo is.
-_ADDMM_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
-_ONE: Final = 1
 
 
 @memoized

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
 from devtensor.strides import view_strides
 from devtensor.tensor import Tensor
 from devtensor.tensor_protocols import TRANSPOSE_2D
-from devtensor.views import RESHAPE_KERNEL, ViewSpec, view_op
+from devtensor.views import RESHAPE_KERNEL, RESHAPE_SPECS, ViewSpec, view_op
 
 __all__ = [
     "broadcast_to",
@@ -192,8 +192,9 @@ def reshape(self: Tensor, shape: Sequence[int]) -> ViewSpec:
     return _remember(sizes, self, _reshape_spec(self, _infer_size("reshape", "shape", sizes, self._shape)))
 
 
-# (sizes as asked, tensor shape) -> the spec of a C-contiguous tensor's reshape, for calls that succeeded.
-_contiguous_reshapes: dict[tuple[tuple[int, ...], tuple[int, ...]], ViewSpec] = {}
+# (sizes as asked, tensor shape) -> the spec of a C-contiguous tensor's reshape, for calls that succeeded (the
+# fronts read it inline too: views.RESHAPE_SPECS).
+_contiguous_reshapes: Final = RESHAPE_SPECS
 
 
 @view_op(name="view", varargs="shape")

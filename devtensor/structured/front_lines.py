@@ -198,6 +198,20 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
             f"    _spec = _specs.get(({a}._shape, {a}._dtype, {b}._shape, {b}._dtype))",
             f"    if _spec is None: {call.strip()}",
         ], {**values, "_specs": specs}
+    if (
+        specs is not None
+        and not checks
+        and [p.category for p in params][:3] == [TENSOR] * 3
+        and all(p.kw_only and p.has_default for p in params[3:])
+    ):
+        # Three tensors and keyword scalars (addmm): the meta's results for the scalars at their defaults, by
+        # (shape, dtype) of the three tensors, looked up inline (meta.SHAPE_MEMO).
+        key = ", ".join(f"{p.name}._shape, {p.name}._dtype" for p in params[:3])
+        defaults = " and ".join(f"{p.name} is _default_{p.name}" for p in params[3:]) or "True"
+        return [
+            f"    _spec = _specs.get(({key})) if {defaults} else None",
+            f"    if _spec is None: {call.strip()}",
+        ], {**values, "_specs": specs}
     if specs is not None and not checks and [p.category for p in params][:1] == [TENSOR] and len(params) == 2:
         # The meta's results by (shape, dtype, int) looked up inline (meta.SHAPE_MEMO).
         t, n = params[0].name, params[1].name
