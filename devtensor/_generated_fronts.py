@@ -510,8 +510,19 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple:
+            try: _array = self._array.reshape(_spec[1])
+            except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+            _view = _new(type(self))
+            _view._array = _array
+            _view._device = self._device
+            _view._storage = self._storage
+            _view._shape = _spec[1]
+            _view._dtype = self._dtype
+            _view._write_checked = False
+            return _view
         _backend = self._backend
-        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array
@@ -535,8 +546,19 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple:
+            try: _array = self._array.reshape(_spec[1])
+            except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+            _view = _new(type(self))
+            _view._array = _array
+            _view._device = self._device
+            _view._storage = self._storage
+            _view._shape = _spec[1]
+            _view._dtype = self._dtype
+            _view._write_checked = False
+            return _view
         _backend = self._backend
-        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array
@@ -567,8 +589,19 @@ def make_view_method_reshape(*, _name, _op, _meta, _handlers, _functional):
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple:
+            try: _array = self._array.reshape(_spec[1])
+            except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+            _view = _new(type(self))
+            _view._array = _array
+            _view._device = self._device
+            _view._storage = self._storage
+            _view._shape = _spec[1]
+            _view._dtype = self._dtype
+            _view._write_checked = False
+            return _view
         _backend = self._backend
-        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array
@@ -597,8 +630,19 @@ def make_view_view(*, _name, _op, _meta, _handlers):
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple:
+            try: _array = self._array.reshape(_spec[1])
+            except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+            _view = _new(type(self))
+            _view._array = _array
+            _view._device = self._device
+            _view._storage = self._storage
+            _view._shape = _spec[1]
+            _view._dtype = self._dtype
+            _view._write_checked = False
+            return _view
         _backend = self._backend
-        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array
@@ -622,8 +666,19 @@ def make_view_view(*, _name, _op, _meta, _handlers):
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple:
+            try: _array = self._array.reshape(_spec[1])
+            except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+            _view = _new(type(self))
+            _view._array = _array
+            _view._device = self._device
+            _view._storage = self._storage
+            _view._shape = _spec[1]
+            _view._dtype = self._dtype
+            _view._write_checked = False
+            return _view
         _backend = self._backend
-        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array
@@ -654,8 +709,19 @@ def make_view_method_view(*, _name, _op, _meta, _handlers, _functional):
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
+        if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple:
+            try: _array = self._array.reshape(_spec[1])
+            except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
+            _view = _new(type(self))
+            _view._array = _array
+            _view._device = self._device
+            _view._storage = self._storage
+            _view._shape = _spec[1]
+            _view._dtype = self._dtype
+            _view._write_checked = False
+            return _view
         _backend = self._backend
-        try: _array = self._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple else _kernel(_backend.xp, self._array, _spec[1])
+        try: _array = _kernel(_backend.xp, self._array, _spec[1])
         except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)
         _view = _new(_backend.tensor_class)
         _view._array = _array

@@ -468,14 +468,26 @@ def _body_lines(op: ViewOp, call: str) -> list[str]:
     lines += [
         # (_spec[2]: ViewSpec.copy, _spec[1]: its plan, read by index: a tuple's item is the cheapest read)
         f"    if _kernel is None or _spec[2]: return _rare(_op, {s}, _kernel, _spec)",
+    ]
+    if _reshapes(op):
+        # (reshape and view: the built-in kernel's common case, the array's own reshape, without its frame; the
+        # plan is then the view's shape and the dtype is self's; a tensor's class is its backend's tensor_class)
+        lines += [
+            "    if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple:",
+            f"        try: _array = {s}._array.reshape(_spec[1])",
+            "        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)",
+            f"        _view = _new(type({s}))",
+            "        _view._array = _array",
+            f"        _view._device = {s}._device",
+            f"        _view._storage = {s}._storage",
+            "        _view._shape = _spec[1]",
+            f"        _view._dtype = {s}._dtype",
+            "        _view._write_checked = False",
+            "        return _view",
+        ]
+    lines += [
         f"    _backend = {s}._backend",
-        (
-            # (reshape and view: the built-in kernel's common case, the array's own reshape, without its frame)
-            f"    try: _array = {s}._array.reshape(_spec[1]) if _kernel is _reshape_kernel[0] and type(_spec[1]) "
-            f"is tuple else _kernel(_backend.xp, {s}._array, _spec[1])"
-            if _reshapes(op)
-            else f"    try: _array = _kernel(_backend.xp, {s}._array, _spec[1])"
-        ),
+        f"    try: _array = _kernel(_backend.xp, {s}._array, _spec[1])",
         "    except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)",
         # Backend.wrap_view inline (a frame less): the view shares the base's device and storage.
         "    _view = _new(_backend.tensor_class)",
