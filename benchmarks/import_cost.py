@@ -2,7 +2,7 @@
 
 Prints, with and without devtensor's bytecode caches, the best time (of ``--repeat`` fresh interpreter runs) of
 ``import numpy`` and of ``import numpy, devtensor``, devtensor's extra time, and that extra over NumPy's own time
-(the ratio the project keeps at most 1 with caches). "Without caches" imports a copy of the package that has no
+(with caches about 1.5 on the 2-core development machine). "Without caches" imports a copy of the package that has no
 ``__pycache__`` and may not write one (``PYTHONDONTWRITEBYTECODE=1``), while NumPy keeps its caches, so the extra
 time includes compiling devtensor's source.
 
