@@ -499,14 +499,15 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
     def reshape(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
-        if _spec is not None:
+        _spec = None
+        if type(shape) is tuple:
             for _size in shape:
                 if type(_size) is not int:
-                    _spec = None
                     break
-            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
-                _spec = None
+            else:
+                _spec = _reshape_specs.get((shape, self._shape))
+                if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                    _spec = None
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
@@ -535,14 +536,15 @@ def make_view_reshape(*, _name, _op, _meta, _handlers):
 
     def _raw_reshape(self, shape):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
-        if _spec is not None:
+        _spec = None
+        if type(shape) is tuple:
             for _size in shape:
                 if type(_size) is not int:
-                    _spec = None
                     break
-            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
-                _spec = None
+            else:
+                _spec = _reshape_specs.get((shape, self._shape))
+                if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                    _spec = None
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
@@ -578,14 +580,15 @@ def make_view_method_reshape(*, _name, _op, _meta, _handlers, _functional):
         if len(shape) == 1 and type(shape[0]) is not int and _is_sequence(shape[0]): shape = shape[0]
         if _modes[0]: return _functional(self, shape)
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
-        if _spec is not None:
+        _spec = None
+        if type(shape) is tuple:
             for _size in shape:
                 if type(_size) is not int:
-                    _spec = None
                     break
-            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
-                _spec = None
+            else:
+                _spec = _reshape_specs.get((shape, self._shape))
+                if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                    _spec = None
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
@@ -619,14 +622,15 @@ def make_view_view(*, _name, _op, _meta, _handlers):
     def view(self, shape):
         if _modes[0]: return _run_modes(_op, 'view', _public, _raw, (self, shape, ), {})
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
-        if _spec is not None:
+        _spec = None
+        if type(shape) is tuple:
             for _size in shape:
                 if type(_size) is not int:
-                    _spec = None
                     break
-            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
-                _spec = None
+            else:
+                _spec = _reshape_specs.get((shape, self._shape))
+                if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                    _spec = None
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
@@ -655,14 +659,15 @@ def make_view_view(*, _name, _op, _meta, _handlers):
 
     def _raw_view(self, shape):
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
-        if _spec is not None:
+        _spec = None
+        if type(shape) is tuple:
             for _size in shape:
                 if type(_size) is not int:
-                    _spec = None
                     break
-            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
-                _spec = None
+            else:
+                _spec = _reshape_specs.get((shape, self._shape))
+                if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                    _spec = None
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)
@@ -698,14 +703,15 @@ def make_view_method_view(*, _name, _op, _meta, _handlers, _functional):
         if len(shape) == 1 and type(shape[0]) is not int and _is_sequence(shape[0]): shape = shape[0]
         if _modes[0]: return _functional(self, shape)
         if not isinstance(self, _Tensor): self = _bad_self(_name, self)
-        _spec = _reshape_specs.get((shape, self._shape)) if type(shape) is tuple else None
-        if _spec is not None:
+        _spec = None
+        if type(shape) is tuple:
             for _size in shape:
                 if type(_size) is not int:
-                    _spec = None
                     break
-            if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
-                _spec = None
+            else:
+                _spec = _reshape_specs.get((shape, self._shape))
+                if _spec is not None and not (type(self._array) is _ndarray and self._array.flags.c_contiguous):
+                    _spec = None
         if _spec is None: _spec = _meta(self, shape)
         _kernel = _handlers.get(self._device.key)
         if _kernel is None or _spec[2]: return _rare(_op, self, _kernel, _spec)

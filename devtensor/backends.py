@@ -206,11 +206,11 @@ _META_TEMPLATE_LIMIT: Final = 512
 def _meta_alloc(shape: tuple[int, ...], dtype: DType) -> np.ndarray[Any, Any]:
     """``alloc`` of the meta backend: a new read-only array object of ``shape`` and ``dtype``, as
     :func:`meta_array` makes (its callers pass a tensor's or a meta function's shape, a tuple of ints, and a
-    NumPy dtype, so equal keys mean equal arrays)."""
-    try:
-        return _META_TEMPLATES[shape, dtype].view()
-    except KeyError:
-        pass
+    NumPy dtype). The array's dtype is ``dtype`` itself: equal dtypes can be distinct objects (``np.dtype('q')``
+    and ``np.dtype('l')``), and a tensor's dtype is the object its op asked for."""
+    template = _META_TEMPLATES.get((shape, dtype))
+    if template is not None and template.dtype is dtype:
+        return template.view()
     array = meta_array(shape, dtype)
     if len(_META_TEMPLATES) >= _META_TEMPLATE_LIMIT:
         _META_TEMPLATES.clear()

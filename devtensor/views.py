@@ -444,15 +444,19 @@ def _body_lines(op: ViewOp, call: str) -> list[str]:
         # (the metas' inline case, without their frame: a C-contiguous NumPy array's spec by the int sizes asked
         # and its shape; any other call asks the meta)
         s, v = self_name, op.schema.params[1].name
+        # (the sizes checked to be exactly ints before the lookup: 4.0 must not hit 4's entry, and a size that is
+        # not hashable goes to the meta, which accepts an index-like one or names the argument)
         lines += [
-            f"    _spec = _reshape_specs.get(({v}, {s}._shape)) if type({v}) is tuple else None",
-            "    if _spec is not None:",
+            "    _spec = None",
+            f"    if type({v}) is tuple:",
             f"        for _size in {v}:",
             "            if type(_size) is not int:",
-            "                _spec = None",
             "                break",
-            f"        if _spec is not None and not (type({s}._array) is _ndarray and {s}._array.flags.c_contiguous):",
-            "            _spec = None",
+            "        else:",
+            f"            _spec = _reshape_specs.get(({v}, {s}._shape))",
+            f"            if _spec is not None and not (type({s}._array) is _ndarray and"
+            f" {s}._array.flags.c_contiguous):",
+            "                _spec = None",
             f"    if _spec is None: _spec = _meta({call})",
         ]
     else:

@@ -51,3 +51,9 @@ def test_the_meta_backends_alloc_hands_out_new_read_only_arrays() -> None:
     assert y._array is not z._array and y._storage.root is y._array and y.shape == (2, 3)
     v = y[0]
     assert v.shape == (3,) and v.device.type == "meta"
+    # Equal dtypes may be distinct objects ('q' and 'l' on Linux): each alloc's array has the dtype it was asked
+    # for, so a tensor's dtype stays the object its op named.
+    q, canonical = np.dtype("q"), np.dtype(np.int64)
+    assert alloc((4, 5), q).dtype is q and alloc((4, 5), canonical).dtype is canonical
+    dt.from_numpy(np.zeros((4, 5), dtype="q")).to("meta").clone()
+    assert dt.zeros(4, 5, dtype=dt.int64, device="meta").clone().dtype is dt.int64

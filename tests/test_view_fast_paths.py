@@ -27,6 +27,13 @@ def test_a_cached_spec_never_takes_sizes_that_are_not_ints(op: str) -> None:
         with pytest.raises(ArgumentTypeError, match=op):
             getattr(t, op)(*bad)
     assert getattr(t, op)(np.int64(4), 3).shape == (4, 3)  # NumPy ints are ints, as before
+    # Sizes that cannot be hashed reach the meta too: a 0-d integer array is an index (NumPy's and PyTorch's
+    # rule), a list or a 1-d array is named in the error.
+    assert getattr(t, op)((np.array(4), 3)).shape == (4, 3)
+    assert getattr(dt, op)(t, (np.array(4), 3)).shape == (4, 3)
+    for unhashable in [([4], 3), (np.array([4, 3]),)]:
+        with pytest.raises(ArgumentTypeError, match=f"{op}.*'shape'.*ints"):
+            getattr(t, op)(*unhashable)
 
 
 def test_reshape_and_view_of_a_non_contiguous_tensor_after_the_contiguous_case_is_cached() -> None:
