@@ -3,8 +3,12 @@ timed inside the running step, beside the same line of ``NumpyMLP.step``, over w
 of several rounds. A line timed alone runs with warm caches; inside the step every op costs more, on both sides,
 so this is the breakdown that adds up to the per-epoch ratio.
 
-Run: ``python benchmarks/step_lines.py`` (``--rounds N``). Prints µs per step for each line (devtensor, NumPy,
-ratio, difference) and the totals. The lines mirror the two ``step`` methods; keep them in step with those.
+With ``--functional``, the same for ``functional_step`` beside ``numpy_functional_step`` (a new tensor per op, the
+weights rebound each step).
+
+Run: ``python benchmarks/step_lines.py`` (``--rounds N``, ``--functional``). Prints µs per step for each line
+(devtensor, NumPy, ratio, difference) and the totals. The lines mirror the step functions; keep them in step with
+those.
 """
 
 from __future__ import annotations
@@ -37,6 +41,27 @@ LINES = (
     "4 x sub_(alpha=lr)",
     "float(loss)",
 )
+
+
+FUNCTIONAL_LINES = (
+    "relu(addmm) (hidden)",
+    "addmm (logits)",
+    "log_softmax",
+    "loss (mul, sum, mul)",
+    "dlogits (exp, sub, mul)",
+    "dh (mm, .T, gt, mul)",
+    "w1 (.T, mm, mul, sub)",
+    "b1 (sum, mul, sub)",
+    "w2 (.T, mm, mul, sub)",
+    "b2 (sum, mul, sub)",
+    "float(loss)",
+)
+
+
+def _add(times: list[float], stamps: tuple[float, ...]) -> None:
+    """Each line's seconds (the difference of consecutive clock readings) added to ``times``."""
+    for k in range(len(stamps) - 1):
+        times[k] += stamps[k + 1] - stamps[k]
 
 
 def devtensor_epoch(m: Any, order: list[int], times: list[float]) -> None:
@@ -76,14 +101,7 @@ def devtensor_epoch(m: Any, order: list[int], times: list[float]) -> None:
         t11 = clock()
         float(m.loss)
         t12 = clock()
-        for k, (a, b) in enumerate(
-            zip(
-                (t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11),
-                (t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12),
-                strict=True,
-            )
-        ):
-            times[k] += b - a
+        _add(times, (t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12))
 
 
 def numpy_epoch(n: Any, order: list[int], times: list[float]) -> None:
@@ -130,41 +148,101 @@ def numpy_epoch(n: Any, order: list[int], times: list[float]) -> None:
         t11 = clock()
         float(loss)
         t12 = clock()
-        for k, (a, b) in enumerate(
-            zip(
-                (t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11),
-                (t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12),
-                strict=True,
-            )
-        ):
-            times[k] += b - a
+        _add(times, (t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12))
+
+
+def functional_epoch(step_data: Any, order: list[int], times: list[float], weights: list[Any]) -> None:
+    """One epoch of the lines of ``td.functional_step`` on devtensor tensors, or, with ``numpy`` (the last item of
+    ``step_data``: batches, lr, 1/batch, numpy), of ``td.numpy_functional_step`` on NumPy arrays; each line's
+    seconds added to ``times``, ``weights`` rebound to the epoch's last."""
+    clock = time.perf_counter
+    batches, lr, inv_b, numpy = step_data
+    w1, b1, w2, b2 = weights
+    for i in order:
+        xb, yb1h = batches[i]
+        t0 = clock()
+        h: Any = np.maximum(xb @ w1 + b1, 0) if numpy else dt.relu(dt.addmm(b1, xb, w1))
+        t1 = clock()
+        logits: Any = h @ w2 + b2 if numpy else dt.addmm(b2, h, w2)
+        t2 = clock()
+        if numpy:
+            shifted = logits - logits.max(axis=1, keepdims=True)
+            logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        else:
+            logp = dt.log_softmax(logits, 1)
+        t3 = clock()
+        loss = (logp * yb1h).sum() * -inv_b
+        t4 = clock()
+        dlogits = ((np.exp(logp) if numpy else logp.exp()) - yb1h) * inv_b
+        t5 = clock()
+        dh = (dlogits @ w2.T) * (h > 0)
+        t6 = clock()
+        w1 = w1 - lr * (xb.T @ dh)
+        t7 = clock()
+        b1 = b1 - lr * dh.sum(0)
+        t8 = clock()
+        w2 = w2 - lr * (h.T @ dlogits)
+        t9 = clock()
+        b2 = b2 - lr * dlogits.sum(0)
+        t10 = clock()
+        float(loss)
+        t11 = clock()
+        _add(times, (t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11))
+    weights[:] = [w1, b1, w2, b2]
+
+
+def _functional(cfg: Any, data: Any, weights: dict[str, Any], rounds: int) -> tuple[list[float], list[float], int]:
+    """Best seconds per line over ``rounds`` interleaved epochs of both functional steps, and the steps an epoch."""
+    b, lr, inv_b = cfg.batch, cfg.lr, 1.0 / cfg.batch
+    n_full = (len(data.x_train) // b) * b
+    x, y1h = data.x_train[:n_full], np.eye(10, dtype=np.float32)[data.y_train[:n_full]]
+    np_batches = [(x[i : i + b], y1h[i : i + b]) for i in range(0, n_full, b)]
+    dt_batches = [tuple(dt.from_numpy(np.ascontiguousarray(v)) for v in batch) for batch in np_batches]
+    names = ("w1", "b1", "w2", "b2")
+    np_w, dt_w = [weights[k].copy() for k in names], [dt.tensor(weights[k]) for k in names]
+    order = list(range(len(np_batches)))
+    best_d, best_n = [float("inf")] * len(FUNCTIONAL_LINES), [float("inf")] * len(FUNCTIONAL_LINES)
+    for _ in range(rounds):
+        times = [0.0] * len(FUNCTIONAL_LINES)
+        functional_epoch((dt_batches, lr, inv_b, False), order, times, dt_w)
+        best_d = [min(b, t) for b, t in zip(best_d, times, strict=True)]
+        times = [0.0] * len(FUNCTIONAL_LINES)
+        functional_epoch((np_batches, lr, inv_b, True), order, times, np_w)
+        best_n = [min(b, t) for b, t in zip(best_n, times, strict=True)]
+    return best_d, best_n, len(order)
 
 
 def main() -> None:
     """Time both steps line by line and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--functional", action="store_true", help="the functional-style step instead")
     args = parser.parse_args()
     cfg = td.Config(epochs=1)
     data = td.load_data(0)
     weights = td.init_weights(cfg, data.x_train.shape[1], 10)
-    m = td.DevtensorMLP(cfg, data, weights, "cpu")
-    n = td.NumpyMLP(cfg, data, weights)
-    order = list(range(len(m.batches)))
-    best_d, best_n = [float("inf")] * len(LINES), [float("inf")] * len(LINES)
-    for _ in range(args.rounds):
-        times = [0.0] * len(LINES)
-        devtensor_epoch(m, order, times)
-        best_d = [min(b, t) for b, t in zip(best_d, times, strict=True)]
-        times = [0.0] * len(LINES)
-        numpy_epoch(n, order, times)
-        best_n = [min(b, t) for b, t in zip(best_n, times, strict=True)]
-    per_step = 1e6 / len(order)
-    print(f"{'line':22s} {'devtensor µs':>13s} {'NumPy µs':>9s} {'ratio':>6s} {'diff µs':>8s}")
-    for name, d, v in zip(LINES, best_d, best_n, strict=True):
-        print(f"{name:22s} {d * per_step:13.2f} {v * per_step:9.2f} {d / v:5.2f}x {(d - v) * per_step:8.2f}")
+    lines = FUNCTIONAL_LINES if args.functional else LINES
+    if args.functional:
+        best_d, best_n, steps = _functional(cfg, data, weights, args.rounds)
+    else:
+        m = td.DevtensorMLP(cfg, data, weights, "cpu")
+        n = td.NumpyMLP(cfg, data, weights)
+        order = list(range(len(m.batches)))
+        steps = len(order)
+        best_d, best_n = [float("inf")] * len(LINES), [float("inf")] * len(LINES)
+        for _ in range(args.rounds):
+            times = [0.0] * len(LINES)
+            devtensor_epoch(m, order, times)
+            best_d = [min(b, t) for b, t in zip(best_d, times, strict=True)]
+            times = [0.0] * len(LINES)
+            numpy_epoch(n, order, times)
+            best_n = [min(b, t) for b, t in zip(best_n, times, strict=True)]
+    per_step = 1e6 / steps
+    print(f"{'line':24s} {'devtensor µs':>13s} {'NumPy µs':>9s} {'ratio':>6s} {'diff µs':>8s}")
+    for name, d, v in zip(lines, best_d, best_n, strict=True):
+        print(f"{name:24s} {d * per_step:13.2f} {v * per_step:9.2f} {d / v:5.2f}x {(d - v) * per_step:8.2f}")
     total_d, total_n = sum(best_d), sum(best_n)
-    print(f"{'step':22s} {total_d * per_step:13.2f} {total_n * per_step:9.2f} {total_d / total_n:5.2f}x")
+    print(f"{'step':24s} {total_d * per_step:13.2f} {total_n * per_step:9.2f} {total_d / total_n:5.2f}x")
 
 
 if __name__ == "__main__":
