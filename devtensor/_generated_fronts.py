@@ -1256,7 +1256,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -1270,7 +1270,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -1487,7 +1487,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -1501,7 +1501,7 @@ def make_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -1916,7 +1916,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -1930,7 +1930,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -2147,7 +2147,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -2161,7 +2161,7 @@ def make_sub(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -2576,7 +2576,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -2590,7 +2590,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -2784,7 +2784,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -2798,7 +2798,7 @@ def make_mul(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -3448,7 +3448,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -3462,7 +3462,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -3656,7 +3656,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -3670,7 +3670,7 @@ def make_remainder(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -4293,7 +4293,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -4433,7 +4433,7 @@ def make_neg(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -4701,7 +4701,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -4841,7 +4841,7 @@ def make_abs(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -5109,7 +5109,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -5249,7 +5249,7 @@ def make_exp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -5517,7 +5517,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -5657,7 +5657,7 @@ def make_log(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -5925,7 +5925,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -6065,7 +6065,7 @@ def make_sqrt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -6333,7 +6333,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -6473,7 +6473,7 @@ def make_sin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -6741,7 +6741,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -6881,7 +6881,7 @@ def make_cos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -7676,7 +7676,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -7690,7 +7690,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -7884,7 +7884,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -7898,7 +7898,7 @@ def make_maximum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -8252,7 +8252,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -8266,7 +8266,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -8460,7 +8460,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -8474,7 +8474,7 @@ def make_minimum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -9310,7 +9310,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -9324,7 +9324,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -9518,7 +9518,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -9532,7 +9532,7 @@ def make_eq(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -9886,7 +9886,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -9900,7 +9900,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -10094,7 +10094,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -10108,7 +10108,7 @@ def make_ne(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -10462,7 +10462,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -10476,7 +10476,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -10670,7 +10670,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -10684,7 +10684,7 @@ def make_lt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -11038,7 +11038,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -11052,7 +11052,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -11246,7 +11246,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -11260,7 +11260,7 @@ def make_le(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -11614,7 +11614,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -11628,7 +11628,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -11822,7 +11822,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -11836,7 +11836,7 @@ def make_gt(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -12190,7 +12190,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -12204,7 +12204,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -12398,7 +12398,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -12412,7 +12412,7 @@ def make_ge(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -12766,7 +12766,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -12780,7 +12780,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -12974,7 +12974,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -12988,7 +12988,7 @@ def make_logical_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -13342,7 +13342,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -13356,7 +13356,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -13550,7 +13550,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -13564,7 +13564,7 @@ def make_logical_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -13918,7 +13918,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -13932,7 +13932,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -14126,7 +14126,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -14140,7 +14140,7 @@ def make_logical_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -14471,7 +14471,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -14611,7 +14611,7 @@ def make_logical_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -14902,7 +14902,7 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -14916,7 +14916,7 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -15110,7 +15110,7 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -15124,7 +15124,7 @@ def make_bitwise_and(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -15478,7 +15478,7 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -15492,7 +15492,7 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -15686,7 +15686,7 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -15700,7 +15700,7 @@ def make_bitwise_or(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -16054,7 +16054,7 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -16068,7 +16068,7 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -16262,7 +16262,7 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -16276,7 +16276,7 @@ def make_bitwise_xor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -16607,7 +16607,7 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -16747,7 +16747,7 @@ def make_bitwise_not(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -17038,7 +17038,7 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -17052,7 +17052,7 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -17246,7 +17246,7 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -17260,7 +17260,7 @@ def make_bitwise_left_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -17614,7 +17614,7 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -17628,7 +17628,7 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -17822,7 +17822,7 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -17836,7 +17836,7 @@ def make_bitwise_right_shift(*, _name, _op, _meta, _handlers, _resolve, _out_may
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -18167,7 +18167,7 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -18307,7 +18307,7 @@ def make_positive(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -18825,7 +18825,7 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -18965,7 +18965,7 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -30721,7 +30721,7 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -30861,7 +30861,7 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -31129,7 +31129,7 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -31269,7 +31269,7 @@ def make_square(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -31537,7 +31537,7 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -31677,7 +31677,7 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -31945,7 +31945,7 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -32085,7 +32085,7 @@ def make_log1p(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -32607,7 +32607,7 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -32747,7 +32747,7 @@ def make_log2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -33015,7 +33015,7 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -33155,7 +33155,7 @@ def make_log10(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -33423,7 +33423,7 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -33563,7 +33563,7 @@ def make_isnan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -33709,7 +33709,7 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -33849,7 +33849,7 @@ def make_isinf(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -33995,7 +33995,7 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -34135,7 +34135,7 @@ def make_isfinite(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -34281,7 +34281,7 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -34421,7 +34421,7 @@ def make_signbit(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -34567,7 +34567,7 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -34707,7 +34707,7 @@ def make_tan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _list
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -34975,7 +34975,7 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -35115,7 +35115,7 @@ def make_asin(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -35383,7 +35383,7 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -35523,7 +35523,7 @@ def make_acos(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -35791,7 +35791,7 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -35931,7 +35931,7 @@ def make_atan(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -36199,7 +36199,7 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -36339,7 +36339,7 @@ def make_sinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -36607,7 +36607,7 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -36747,7 +36747,7 @@ def make_cosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -37015,7 +37015,7 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -37155,7 +37155,7 @@ def make_asinh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -37423,7 +37423,7 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -37563,7 +37563,7 @@ def make_acosh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -37831,7 +37831,7 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -37971,7 +37971,7 @@ def make_atanh(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -38262,7 +38262,7 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -38276,7 +38276,7 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -38470,7 +38470,7 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -38484,7 +38484,7 @@ def make_atan2(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -38838,7 +38838,7 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -38852,7 +38852,7 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -39046,7 +39046,7 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -39060,7 +39060,7 @@ def make_hypot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -39414,7 +39414,7 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -39428,7 +39428,7 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -39622,7 +39622,7 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -39636,7 +39636,7 @@ def make_copysign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -39990,7 +39990,7 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -40004,7 +40004,7 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -40198,7 +40198,7 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -40212,7 +40212,7 @@ def make_logaddexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -40412,7 +40412,7 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -40426,7 +40426,7 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -40620,7 +40620,7 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -40634,7 +40634,7 @@ def make_float_power(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -40988,7 +40988,7 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -41002,7 +41002,7 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -41196,7 +41196,7 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -41210,7 +41210,7 @@ def make_fmod(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -41564,7 +41564,7 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -41578,7 +41578,7 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out
@@ -41772,7 +41772,7 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
             _device = self._device
             if isinstance(other, _Tensor):
                 _last = _meta_last[0]
-                if other._dtype is not _last[1]: _last = _meta_last[3]
+                if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)
                 _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and other._storage.root is not out._storage.root
                 _other = other._array
             else:
@@ -41786,7 +41786,7 @@ def make_nextafter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    out._storage.version += 1  # (written, then the condition raised: _written_then_raised)
+                    _written_then_raised(out, out._array)
                     raise
                 out._storage.version += 1
                 return out

@@ -5,7 +5,7 @@ made by the front itself, while the built-in CPU kernel is the handler)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -381,6 +381,16 @@ def _allocating_lines(layout: str, call: str, alpha: str = "") -> list[str]:
     ]
 
 
+#: The lanes' device test: no device guard, and the op's built-in CPU kernel is the handler.
+_BUILT_IN: Final = "_device._guard is None and _handlers.get(_device.key) is _direct[0]"
+#: An out the ufunc may write as it is (besides its dtype): self's shape and device, its writability checked
+#: before, no root shared with self.
+_OUT_FITS: Final = (
+    "out._shape == self._shape and out._device is _device and out._write_checked and"
+    " self._storage.root is not out._storage.root"
+)
+
+
 def _lane_lines(op: StructuredOp) -> list[str]:
     """A functional ufunc front's first lines: the common case in one pass, before the general checks (which it
     would pass: the same tests, in fewer steps). No out, alpha at its default, ``self`` a tensor and ``other`` a
@@ -398,14 +408,11 @@ def _lane_lines(op: StructuredOp) -> list[str]:
         return [
             "if out is None and isinstance(self, _Tensor):",
             "    _device = self._device",
-            "    if _meta_cache.get(self._dtype) is not None and _device._guard is None and"
-            " _handlers.get(_device.key) is _direct[0]:",
+            f"    if _meta_cache.get(self._dtype) is not None and {_BUILT_IN}:",
             *_lane_result("self", "self._array", "_meta_cache[self._dtype]"),
             "elif isinstance(out, _Tensor) and isinstance(self, _Tensor):",
             "    _device = self._device",
-            "    if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device"
-            " and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and"
-            " _handlers.get(_device.key) is _direct[0]:",
+            f"    if _meta_cache.get(self._dtype) is out._dtype and {_OUT_FITS} and {_BUILT_IN}:",
             *_lane_out("self._array"),
         ]
     alpha = " and alpha is _ONE" if len(op.schema.params) == 3 else ""
@@ -413,42 +420,39 @@ def _lane_lines(op: StructuredOp) -> list[str]:
     return [
         f"if out is None{alpha} and isinstance(self, _Tensor):",
         "    _device = self._device",
-        "    if isinstance(other, _Tensor):",
-        "        _last = _meta_last[0]",
-        "        if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)",
-        "        _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape",
-        "        _other = other._array",
-        "    else:",
-        "        _last = _meta_last[1]",
-        f"        _lane = type(other) is _last[1] and {number.format(i=1, n='other')}",
-        "        _other = other",
-        "    if _lane and self._dtype is _last[0] and _device._guard is None and"
-        " _handlers.get(_device.key) is _direct[0]:",
+        *_operands_lines(number.format(i=1, n="other"), ""),
+        f"    if _lane and self._dtype is _last[0] and {_BUILT_IN}:",
         *_lane_result("self", "self._array, _other", "_last[2]"),
         f"elif out is None{alpha} and isinstance(other, _Tensor):",
         "    _device = other._device",
         "    _last = _meta_last[2]",
         f"    if type(self) is _last[0] and {number.format(i=0, n='self')} and other._dtype is _last[1] and"
-        " _device._guard is None and _handlers.get(_device.key) is _direct[0]:",
+        f" {_BUILT_IN}:",
         *_lane_result("other", "self, other._array", "_last[2]"),
         # out=: the same operands into an out of the result's device, shape and dtype that passed its writability
         # check and shares no memory with self or other (the general path's out checks, in one test).
         f"elif isinstance(out, _Tensor){alpha} and isinstance(self, _Tensor):",
         "    _device = self._device",
+        *_operands_lines(number.format(i=1, n="other"), " and other._storage.root is not out._storage.root"),
+        f"    if _lane and self._dtype is _last[0] and out._dtype is _last[2] and {_OUT_FITS} and {_BUILT_IN}:",
+        *_lane_out("self._array, _other"),
+    ]
+
+
+def _operands_lines(number: str, tensor_test: str) -> list[str]:
+    """The binary lanes' choice of the meta's entry for ``other`` (a tensor of self's device and shape, with
+    ``tensor_test`` too, or a Python number passing ``number``): ``_last``, ``_lane`` and ``_other``."""
+    return [
         "    if isinstance(other, _Tensor):",
         "        _last = _meta_last[0]",
-        "        if other._dtype is not _last[1]: _last = _meta_last[3]",
-        "        _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape and"
-        " other._storage.root is not out._storage.root",
+        "        if other._dtype is not _last[1]: _last = _meta_last[3]  # (the entry before: x * y beside x * mask)",
+        "        _lane = other._device is _device and other._dtype is _last[1] and self._shape == other._shape"
+        f"{tensor_test}",
         "        _other = other._array",
         "    else:",
         "        _last = _meta_last[1]",
-        f"        _lane = type(other) is _last[1] and {number.format(i=1, n='other')}",
+        f"        _lane = type(other) is _last[1] and {number}",
         "        _other = other",
-        "    if _lane and self._dtype is _last[0] and out._dtype is _last[2] and out._shape == self._shape and"
-        " out._device is _device and out._write_checked and self._storage.root is not out._storage.root and"
-        " _device._guard is None and _handlers.get(_device.key) is _direct[0]:",
-        *_lane_out("self._array, _other"),
     ]
 
 
@@ -461,7 +465,7 @@ def _lane_out(operands: str) -> list[str]:
         "            _check_writable(_name, 'out', out)",
         "            raise",
         "        except (Warning, FloatingPointError):",
-        "            out._storage.version += 1  # (written, then the condition raised: _written_then_raised)",
+        "            _written_then_raised(out, out._array)",
         "            raise",
         "        out._storage.version += 1",
         "        return out",
