@@ -480,30 +480,31 @@ def _body_lines(op: ViewOp, call: str) -> list[str]:
             "    if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple:",
             f"        try: _array = {s}._array.reshape(_spec[1])",
             "        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)",
-            f"        _view = _new(type({s}))",
-            "        _view._array = _array",
-            f"        _view._device = {s}._device",
-            f"        _view._storage = {s}._storage",
-            "        _view._shape = _spec[1]",
-            f"        _view._dtype = {s}._dtype",
-            "        _view._write_checked = False",
-            "        return _view",
+            *_wrap_lines("        ", s, f"type({s})", "_spec[1]", f"{s}._dtype"),
         ]
     lines += [
         f"    _backend = {s}._backend",
         f"    try: _array = _kernel(_backend.xp, {s}._array, _spec[1])",
         "    except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)",
-        # Backend.wrap_view inline (a frame less): the view shares the base's device and storage.
-        "    _view = _new(_backend.tensor_class)",
-        "    _view._array = _array",
-        f"    _view._device = {s}._device",
-        f"    _view._storage = {s}._storage",
-        "    _view._shape = _array.shape",
-        "    _view._dtype = _array.dtype",
-        "    _view._write_checked = False",
-        "    return _view",
+        *_wrap_lines("    ", s, "_backend.tensor_class", "_array.shape", "_array.dtype"),
     ]
     return lines
+
+
+def _wrap_lines(indent: str, base: str, cls: str, shape: str, dtype: str) -> list[str]:
+    """The view's wrapper returned: ``Backend.wrap_view`` inline (a frame less), the view sharing ``base``'s
+    device and storage, of class ``cls``, shape ``shape`` and dtype ``dtype`` (expressions)."""
+    lines = [
+        f"_view = _new({cls})",
+        "_view._array = _array",
+        f"_view._device = {base}._device",
+        f"_view._storage = {base}._storage",
+        f"_view._shape = {shape}",
+        f"_view._dtype = {dtype}",
+        "_view._write_checked = False",
+        "return _view",
+    ]
+    return [indent + line for line in lines]
 
 
 def view_factory_source(op: ViewOp, method: bool = False) -> str:
