@@ -178,6 +178,18 @@ def main_job(torch: Any, rounds: int) -> dict[str, float] | None:
     return interleaved(calls, rounds, budget=0.05)
 
 
+def functional_batches(cfg: Any, data: Any) -> tuple[list[tuple[NDArray, NDArray]], list[tuple[Any, ...]]]:
+    """The digits training set (``data``, examples/train_digits.py's ``load_data``) as the functional steps take
+    it: the full minibatches of ``cfg.batch`` rows, (float32 inputs, float32 one-hot targets of 10 classes), as
+    NumPy arrays (views of the data) and as CPU tensors (C-contiguous copies)."""
+    b = cfg.batch
+    n_full = (len(data.x_train) // b) * b
+    x, y1h = data.x_train[:n_full], np.eye(10, dtype=np.float32)[data.y_train[:n_full]]
+    np_batches = [(x[i : i + b], y1h[i : i + b]) for i in range(0, n_full, b)]
+    dt_batches = [tuple(dt.from_numpy(np.ascontiguousarray(v)) for v in batch) for batch in np_batches]
+    return np_batches, dt_batches
+
+
 def functional_step(rounds: int) -> dict[str, float] | None:
     """Seconds per epoch of the digits MLP written functionally (a new tensor per op, no buffers, weights
     rebound each step): ``functional_step`` of examples/train_digits.py beside its NumPy twin
@@ -192,12 +204,8 @@ def functional_step(rounds: int) -> dict[str, float] | None:
         return None
     cfg = td.Config(epochs=1)
     weights = td.init_weights(cfg, data.x_train.shape[1], 10)
-    b, lr, inv_b = cfg.batch, cfg.lr, 1.0 / cfg.batch
-    n_full = (len(data.x_train) // b) * b
-    x, y = data.x_train[:n_full], data.y_train[:n_full]
-    y1h = np.eye(10, dtype=np.float32)[y]
-    np_batches = [(x[i : i + b], y1h[i : i + b]) for i in range(0, n_full, b)]
-    dt_batches = [tuple(dt.from_numpy(np.ascontiguousarray(v)) for v in batch) for batch in np_batches]
+    lr, inv_b = cfg.lr, 1.0 / cfg.batch
+    np_batches, dt_batches = functional_batches(cfg, data)
     order = td.batch_order(cfg, len(np_batches), 0)
     np_w = [weights[k].copy() for k in ("w1", "b1", "w2", "b2")]
     dt_w = [dt.tensor(weights[k]) for k in ("w1", "b1", "w2", "b2")]

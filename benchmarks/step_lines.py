@@ -26,6 +26,7 @@ import devtensor as dt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 td: Any = importlib.import_module("train_digits")  # (the example, beside the benchmarks)
+from report import functional_batches  # noqa: E402  # (the sibling script)
 
 LINES = (
     "addmm (hidden)",
@@ -193,11 +194,8 @@ def functional_epoch(step_data: Any, order: list[int], times: list[float], weigh
 
 def _functional(cfg: Any, data: Any, weights: dict[str, Any], rounds: int) -> tuple[list[float], list[float], int]:
     """Best seconds per line over ``rounds`` interleaved epochs of both functional steps, and the steps an epoch."""
-    b, lr, inv_b = cfg.batch, cfg.lr, 1.0 / cfg.batch
-    n_full = (len(data.x_train) // b) * b
-    x, y1h = data.x_train[:n_full], np.eye(10, dtype=np.float32)[data.y_train[:n_full]]
-    np_batches = [(x[i : i + b], y1h[i : i + b]) for i in range(0, n_full, b)]
-    dt_batches = [tuple(dt.from_numpy(np.ascontiguousarray(v)) for v in batch) for batch in np_batches]
+    lr, inv_b = cfg.lr, 1.0 / cfg.batch
+    np_batches, dt_batches = functional_batches(cfg, data)
     names = ("w1", "b1", "w2", "b2")
     np_w, dt_w = [weights[k].copy() for k in names], [dt.tensor(weights[k]) for k in names]
     order = list(range(len(np_batches)))
