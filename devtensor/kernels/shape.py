@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, Final, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -156,12 +156,13 @@ def _reshape_kernel(xp: ModuleType, array: Any, plan: Any) -> Any:  # (a shape o
 
 
 def _remember(sizes: tuple[int, ...], self: Tensor, spec: ViewSpec) -> ViewSpec:
-    """``spec`` (of ``self`` reshaped to ``sizes`` as asked), kept for the inline lookup of reshape and view
-    when it is a contiguous tensor's."""
+    """``spec`` (of ``self`` reshaped to ``sizes`` as asked), kept in views.RESHAPE_SPECS (by the sizes as asked
+    and the tensor's shape) for the inline lookup of reshape's and view's metas and fronts when it is a
+    contiguous tensor's."""
     if type(spec.plan) is tuple:
-        if len(_contiguous_reshapes) >= _MAX_CACHE:
-            _contiguous_reshapes.clear()
-        _contiguous_reshapes[sizes, self._shape] = spec
+        if len(RESHAPE_SPECS) >= _MAX_CACHE:
+            RESHAPE_SPECS.clear()
+        RESHAPE_SPECS[sizes, self._shape] = spec
     return spec
 
 
@@ -183,18 +184,13 @@ def reshape(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             if type(size) is not int:
                 break
         else:
-            spec = _contiguous_reshapes.get((shape, self._shape))
+            spec = RESHAPE_SPECS.get((shape, self._shape))
             # (C-contiguity: a NumPy array's own flag, read inline; other arrays ask their backend)
             a = self._array
             if spec is not None and ((type(a) is _ndarray and a.flags.c_contiguous) or self._backend.is_contiguous(a)):
                 return spec
     sizes = ints_arg("reshape", "shape", shape)
     return _remember(sizes, self, _reshape_spec(self, _infer_size("reshape", "shape", sizes, self._shape)))
-
-
-# (sizes as asked, tensor shape) -> the spec of a C-contiguous tensor's reshape, for calls that succeeded (the
-# fronts read it inline too: views.RESHAPE_SPECS).
-_contiguous_reshapes: Final = RESHAPE_SPECS
 
 
 @view_op(name="view", varargs="shape")
@@ -213,7 +209,7 @@ def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             if type(size) is not int:
                 break
         else:
-            spec = _contiguous_reshapes.get((shape, self._shape))
+            spec = RESHAPE_SPECS.get((shape, self._shape))
             # (C-contiguity: a NumPy array's own flag, read inline; other arrays ask their backend)
             a = self._array
             if spec is not None and ((type(a) is _ndarray and a.flags.c_contiguous) or self._backend.is_contiguous(a)):
