@@ -17,6 +17,7 @@ import argparse
 import importlib
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -199,15 +200,29 @@ def _functional(cfg: Any, data: Any, weights: dict[str, Any], rounds: int) -> tu
     names = ("w1", "b1", "w2", "b2")
     np_w, dt_w = [weights[k].copy() for k in names], [dt.tensor(weights[k]) for k in names]
     order = list(range(len(np_batches)))
-    best_d, best_n = [float("inf")] * len(FUNCTIONAL_LINES), [float("inf")] * len(FUNCTIONAL_LINES)
-    for _ in range(rounds):
-        times = [0.0] * len(FUNCTIONAL_LINES)
-        functional_epoch((dt_batches, lr, inv_b, False), order, times, dt_w)
-        best_d = [min(b, t) for b, t in zip(best_d, times, strict=True)]
-        times = [0.0] * len(FUNCTIONAL_LINES)
-        functional_epoch((np_batches, lr, inv_b, True), order, times, np_w)
-        best_n = [min(b, t) for b, t in zip(best_n, times, strict=True)]
+    best_d, best_n = _best_of(
+        lambda times: functional_epoch((dt_batches, lr, inv_b, False), order, times, dt_w),
+        lambda times: functional_epoch((np_batches, lr, inv_b, True), order, times, np_w),
+        len(FUNCTIONAL_LINES),
+        rounds,
+    )
     return best_d, best_n, len(order)
+
+
+def _best_of(
+    devtensor: Callable[[list[float]], None], numpy: Callable[[list[float]], None], lines: int, rounds: int
+) -> tuple[list[float], list[float]]:
+    """Each line's best seconds over ``rounds`` rounds, each round running one epoch of ``devtensor`` then one of
+    ``numpy`` (each adds its lines' seconds to the list it is given)."""
+    best_d, best_n = [float("inf")] * lines, [float("inf")] * lines
+    for _ in range(rounds):
+        times = [0.0] * lines
+        devtensor(times)
+        best_d = [min(b, t) for b, t in zip(best_d, times, strict=True)]
+        times = [0.0] * lines
+        numpy(times)
+        best_n = [min(b, t) for b, t in zip(best_n, times, strict=True)]
+    return best_d, best_n
 
 
 def main() -> None:
@@ -227,14 +242,12 @@ def main() -> None:
         n = td.NumpyMLP(cfg, data, weights)
         order = list(range(len(m.batches)))
         steps = len(order)
-        best_d, best_n = [float("inf")] * len(LINES), [float("inf")] * len(LINES)
-        for _ in range(args.rounds):
-            times = [0.0] * len(LINES)
-            devtensor_epoch(m, order, times)
-            best_d = [min(b, t) for b, t in zip(best_d, times, strict=True)]
-            times = [0.0] * len(LINES)
-            numpy_epoch(n, order, times)
-            best_n = [min(b, t) for b, t in zip(best_n, times, strict=True)]
+        best_d, best_n = _best_of(
+            lambda times: devtensor_epoch(m, order, times),
+            lambda times: numpy_epoch(n, order, times),
+            len(LINES),
+            args.rounds,
+        )
     per_step = 1e6 / steps
     print(f"{'line':24s} {'devtensor µs':>13s} {'NumPy µs':>9s} {'ratio':>6s} {'diff µs':>8s}")
     for name, d, v in zip(lines, best_d, best_n, strict=True):
