@@ -391,6 +391,57 @@ _OUT_FITS: Final = (
 )
 
 
+#: The compiled core's memo lanes (``devtensor/_core.c``; codes shared with it): a functional call without out whose
+#: meta result the meta's memo holds (meta.SHAPE_MEMO, read as the Python front reads it) and whose direct call
+#: allocates the result. REDUCE: ``(self, dim, keepdim[, dtype])`` (sum, amax, ...); INT: ``(self, int)``
+#: (softmax, log_softmax); ARRAYS: two tensors (matmul, mm); SCALARS: three tensors and keyword numbers at their
+#: defaults (addmm).
+MEMO_REDUCE, MEMO_INT, MEMO_ARRAYS, MEMO_SCALARS = 3, 4, 5, 6
+
+
+def memo_lane(op: StructuredOp) -> tuple[int, tuple[Any, ...], int] | None:
+    """``(kind, defaults, fresh_c)`` when ``op``'s functional front reads a memo of meta results inline and makes
+    the direct call that allocates the result (:func:`_meta_lines`, :func:`_direct_result_lines`): the lane's kind
+    (the ``MEMO_*`` codes), the defaults it fills in (REDUCE: ``(has a dim default, dim's, keepdim's)``;
+    SCALARS: the numbers'), and meta.FRESH_C (0: the result's layout is tested as the Python front tests it).
+    None for other ops."""
+    values = _meta_lines(op, "functional")[1]
+    if "_specs" not in values or "_direct" not in values:
+        return None
+    kind = _call_direct(op)
+    params = op.schema.params
+    names = [p.name for p in params]
+    categories = [p.category for p in params]
+    checks, _values = rules.value_check_lines(params)
+    fresh = int(getattr(op.meta, FRESH_C, 0))
+    if kind == "plan" and names[:3] == ["self", "dim", "keepdim"] and names[3:] in ([], ["dtype"]):
+        dim, keepdim = params[1], params[2]
+        if keepdim.has_default and not params[0].kw_only and not dim.kw_only and not keepdim.kw_only:
+            return MEMO_REDUCE, (dim.has_default, dim.default if dim.has_default else None, keepdim.default), fresh
+        return None
+    if kind == "plan" and not checks and categories[:1] == [TENSOR] and len(params) == 2 and not params[1].kw_only:
+        return MEMO_INT, (), fresh
+    if kind == "arrays" and not checks and categories == [TENSOR, TENSOR]:
+        return MEMO_ARRAYS, (), fresh
+    numbers = params[3:]
+    if kind == "scalars" and not checks and categories[:3] == [TENSOR] * 3 and numbers:
+        return (
+            (MEMO_SCALARS, tuple(p.default for p in numbers), 0)
+            if all(p.kw_only and p.has_default for p in numbers)
+            else None
+        )
+    return None
+
+
+def ufunc_lane(op: StructuredOp) -> bool:
+    """Whether ``op``'s fronts have the one-pass lane (:func:`_lane_lines`): an inline meta kind, a direct path
+    whose call is the plain one, and a NumPy ufunc as the direct call (the compiled core's lanes,
+    ``devtensor/_core.c``, are offered for the same ops)."""
+    kind, _state = _inline_kind(op)
+    direct = getattr(op.meta, DIRECT, None)
+    return kind is not None and direct is not None and _call_direct(op) is None and isinstance(direct[1], np.ufunc)
+
+
 def _lane_lines(op: StructuredOp) -> list[str]:
     """A functional ufunc front's first lines: the common case in one pass, before the general checks (which it
     would pass: the same tests, in fewer steps). No out, alpha at its default, ``self`` a tensor and ``other`` a
@@ -400,10 +451,9 @@ def _lane_lines(op: StructuredOp) -> list[str]:
     which the lane wraps. With ``out``, the same case into an ``out`` that fits the result exactly, checked
     writable before and sharing no memory with the operands: the ufunc writes ``out``'s array. [] for other
     ops."""
-    kind, _state = _inline_kind(op)
-    direct = getattr(op.meta, DIRECT, None)
-    if kind is None or direct is None or _call_direct(op) is not None or not isinstance(direct[1], np.ufunc):
+    if not ufunc_lane(op):
         return []
+    kind, _state = _inline_kind(op)
     if kind == "unary":
         return [
             "if out is None and isinstance(self, _Tensor):",
