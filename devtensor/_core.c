@@ -39,7 +39,7 @@ static inline int is_tensor(PyObject *o) { return PyObject_TypeCheck(o, Tensor_t
 /* FORWARD: no lane, every call goes to the Python front. UNARY, BINARY: the elementwise lanes. The MEMO_* kinds
  * (devtensor.structured.front_lines.memo_lane): a functional call whose meta result the op's memo holds and whose
  * direct call allocates the result. */
-enum { FORWARD = 0, UNARY = 1, BINARY = 2, MEMO_REDUCE = 3, MEMO_INT = 4, MEMO_ARRAYS = 5, MEMO_SCALARS = 6 };
+enum { FORWARD = 0, UNARY = 1, BINARY = 2, MEMO_REDUCE = 3, MEMO_INT = 4, MEMO_ARRAYS = 5, MEMO_SCALARS = 6, MEMO_LIST = 7 };
 /* REFLECTED: a binary functional front called as a reflected operator (2 - t is sub(2, t)) */
 enum { FUNCTIONAL = 1, INPLACE = 2, REFLECTED = 3 };
 
@@ -56,6 +56,8 @@ typedef struct {
     PyObject *handlers;   /* the op's KernelTable.handlers: key -> handler */
     PyObject *specs;      /* MEMO_*: the meta's memo of results (meta.SHAPE_MEMO), read as the Python front does */
     PyObject *defaults;   /* MEMO_REDUCE: (has a dim default, dim's, keepdim's); MEMO_SCALARS: the numbers' */
+    PyObject *last_key;   /* MEMO_*: the key looked up last and its spec (a spec is a pure function of its key) */
+    PyObject *last_spec;
     PyObject *last_type;  /* the tensor class last seen by a MEMO lane, and its backend's tensor_class */
     PyObject *last_class;
     int arity;
@@ -417,12 +419,37 @@ static int c_contiguous(PyObject *array) {
     return r;
 }
 
-/* The spec the memo holds for key (borrowed; steals key), NULL when none (or on an error, then set). */
-static PyObject *memo_spec(Front *f, PyObject *key) {
+/* The spec the memo holds for the key (items[0], ..., items[n-1]) (borrowed), NULL when none (or on an error, then
+ * set). The key looked up last is compared item by item first (identity, else equality: shapes and ints), which
+ * spares building and hashing the tuple in a loop of one call. */
+static PyObject *memo_spec(Front *f, PyObject **items, Py_ssize_t n) {
+    PyObject *last = f->last_key;
+    if (last != NULL && PyTuple_GET_SIZE(last) == n) {
+        Py_ssize_t i = 0;
+        for (; i < n; i++) {
+            PyObject *a = PyTuple_GET_ITEM(last, i), *b = items[i];
+            if (a == b) continue;
+            if (Py_TYPE(a) != Py_TYPE(b) || !(PyTuple_CheckExact(a) || PyLong_CheckExact(a))) break;
+            int eq = PyObject_RichCompareBool(a, b, Py_EQ);
+            if (eq < 0) return NULL;
+            if (!eq) break;
+        }
+        if (i == n) return f->last_spec;
+    }
+    PyObject *key = PyTuple_New(n);
     if (key == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(items[i]);
+        PyTuple_SET_ITEM(key, i, items[i]);
+    }
     PyObject *spec = PyDict_GetItemWithError(f->specs, key);
-    Py_DECREF(key);
-    if (spec == NULL || !PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) < 2) return NULL;
+    if (spec == NULL || !PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) < 2) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    Py_INCREF(spec);
+    Py_XSETREF(f->last_key, key);
+    Py_XSETREF(f->last_spec, spec);
     return spec;
 }
 
@@ -457,6 +484,59 @@ static PyObject *memo_result(Front *f, PyObject *array, PyObject *first, PyObjec
     return r;
 }
 
+/* cat(tensors, dim): a list of tensors of one device and an int dim (default: defaults[0]), the meta's memo keyed
+ * (dim, (shape, dtype, device) of each tensor) as the Python front keys it; a 1-d result, which NumPy's call
+ * allocates C-contiguous. */
+static PyObject *list_functional(Front *f, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2 || !PyList_CheckExact(args[0])) return FALLBACK;
+    PyObject *list = args[0];
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    if (n < 1 || n > 8 || !PyTuple_Check(f->defaults) || PyTuple_GET_SIZE(f->defaults) != 1) return FALLBACK;
+    PyObject *dim = nargs > 1 ? args[1] : PyTuple_GET_ITEM(f->defaults, 0);
+    if (!PyLong_CheckExact(dim)) return FALLBACK;
+    PyObject *first = PyList_GET_ITEM(list, 0);
+    if (!is_tensor(first)) return FALLBACK;
+    PyObject *device = SLOT(first, off_device);
+    PyObject *items[9] = {dim}, *arrays = NULL, *result = NULL;
+    Py_ssize_t made = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(list, i);
+        if (!is_tensor(t) || SLOT(t, off_device) != device) goto fallback;
+        items[1 + i] = PyTuple_Pack(3, SLOT(t, off_shape), SLOT(t, off_dtype), device);
+        if (items[1 + i] == NULL) goto error;
+        made++;
+    }
+    PyObject *spec = memo_spec(f, items, 1 + n);
+    if (spec == NULL) {
+        if (PyErr_Occurred()) goto error;
+        goto fallback;
+    }
+    PyObject *rshape = PyTuple_GET_ITEM(spec, 0);
+    if (!PyTuple_Check(rshape) || PyTuple_GET_SIZE(rshape) != 1 || !plain_device(f, device)) goto fallback;
+    arrays = PyList_New(n);
+    if (arrays == NULL) goto error;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = SLOT(PyList_GET_ITEM(list, i), off_array);
+        Py_INCREF(a);
+        PyList_SET_ITEM(arrays, i, a);
+    }
+    Py_INCREF(spec);
+    PyObject *argv[2] = {arrays, dim};
+    PyObject *array = PyObject_Vectorcall(direct_item(f, 1), argv, 2, NULL);
+    result = memo_result(f, array, first, spec, device);
+    Py_DECREF(spec);
+    goto done;
+fallback:
+    result = FALLBACK;
+    goto done;
+error:
+    result = NULL;
+done:
+    for (Py_ssize_t i = 0; i < made; i++) Py_DECREF(items[1 + i]);
+    Py_XDECREF(arrays);
+    return result;
+}
+
 /* The lanes of the MEMO kinds: positional arguments only, no out. */
 static PyObject *memo_functional(Front *f, PyObject *const *args, Py_ssize_t nargs) {
     int fits;
@@ -471,27 +551,34 @@ static PyObject *memo_functional(Front *f, PyObject *const *args, Py_ssize_t nar
         PyObject *keepdim = nargs > 2 ? args[2] : PyTuple_GET_ITEM(f->defaults, 2);
         if (keepdim != Py_True && keepdim != Py_False) return FALLBACK;
         if (dim != Py_None && !PyLong_CheckExact(dim)) return FALLBACK;
-        spec = memo_spec(f, PyTuple_Pack(4, shape, dtype, dim, keepdim));
+        PyObject *key[4] = {shape, dtype, dim, keepdim};
+        spec = memo_spec(f, key, 4);
         if (spec == NULL || PyTuple_GET_SIZE(spec) < 3) return PyErr_Occurred() ? NULL : FALLBACK;
         break;
     }
-    case MEMO_INT:
+    case MEMO_INT: {
         if (nargs != 2 || !PyLong_CheckExact(args[1])) return FALLBACK;
-        spec = memo_spec(f, PyTuple_Pack(3, shape, dtype, args[1]));
+        PyObject *key[3] = {shape, dtype, args[1]};
+        spec = memo_spec(f, key, 3);
         if (spec == NULL || PyTuple_GET_SIZE(spec) < 3) return PyErr_Occurred() ? NULL : FALLBACK;
         break;
-    case MEMO_ARRAYS:
+    }
+    case MEMO_ARRAYS: {
         if (nargs != 2 || !is_tensor(args[1]) || SLOT(args[1], off_device) != device) return FALLBACK;
-        spec = memo_spec(f, PyTuple_Pack(4, shape, dtype, SLOT(args[1], off_shape), SLOT(args[1], off_dtype)));
+        PyObject *key[4] = {shape, dtype, SLOT(args[1], off_shape), SLOT(args[1], off_dtype)};
+        spec = memo_spec(f, key, 4);
         if (spec == NULL) return PyErr_Occurred() ? NULL : FALLBACK;
         break;
-    case MEMO_SCALARS:
+    }
+    case MEMO_SCALARS: {
         if (nargs != 3 || !is_tensor(args[1]) || !is_tensor(args[2])) return FALLBACK;
         if (SLOT(args[1], off_device) != device || SLOT(args[2], off_device) != device) return FALLBACK;
-        spec = memo_spec(f, PyTuple_Pack(6, shape, dtype, SLOT(args[1], off_shape), SLOT(args[1], off_dtype),
-                                         SLOT(args[2], off_shape), SLOT(args[2], off_dtype)));
+        PyObject *key[6] = {shape, dtype, SLOT(args[1], off_shape), SLOT(args[1], off_dtype), SLOT(args[2], off_shape),
+                            SLOT(args[2], off_dtype)};
+        spec = memo_spec(f, key, 6);
         if (spec == NULL) return PyErr_Occurred() ? NULL : FALLBACK;
         break;
+    }
     default:
         return FALLBACK;
     }
@@ -583,7 +670,8 @@ static PyObject *front_vectorcall(PyObject *callable, PyObject *const *args, siz
             plain = out != FALLBACK;
         }
         if (plain && f->arity >= MEMO_REDUCE) {
-            if (out == NULL && f->variant == FUNCTIONAL) r = memo_functional(f, args, nargs);
+            if (out == NULL && f->variant == FUNCTIONAL)
+                r = f->arity == MEMO_LIST ? list_functional(f, args, nargs) : memo_functional(f, args, nargs);
         } else if (plain && f->arity != FORWARD) {
             if (f->arity == BINARY && nargs == 2) {
                 if (f->variant == REFLECTED) {
@@ -624,7 +712,7 @@ static PyObject *front_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (!PyArg_ParseTuple(args, "OUiiOOO!|OO!i:Front", &builder, &name, &arity, &variant, &entries, &direct,
                           &PyDict_Type, &handlers, &specs, &PyTuple_Type, &defaults, &fresh))
         return NULL;
-    if (arity >= MEMO_REDUCE && arity <= MEMO_SCALARS && !PyDict_Check(specs)) {
+    if (arity >= MEMO_REDUCE && arity <= MEMO_LIST && !PyDict_Check(specs)) {
         PyErr_SetString(PyExc_TypeError, "Front: a memo lane needs the meta's memo (a dict)");
         return NULL;
     }
@@ -636,7 +724,7 @@ static PyObject *front_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_TypeError, "Front: the builder of the Python front must be callable");
         return NULL;
     }
-    if (arity < FORWARD || arity > MEMO_SCALARS || variant < FUNCTIONAL || variant > REFLECTED) {
+    if (arity < FORWARD || arity > MEMO_LIST || variant < FUNCTIONAL || variant > REFLECTED) {
         PyErr_SetString(PyExc_ValueError, "Front: unknown lane kind or variant");
         return NULL;
     }
@@ -687,6 +775,8 @@ static int front_traverse(Front *f, visitproc visit, void *arg) {
     Py_VISIT(f->handlers);
     Py_VISIT(f->specs);
     Py_VISIT(f->defaults);
+    Py_VISIT(f->last_key);
+    Py_VISIT(f->last_spec);
     Py_VISIT(f->last_type);
     Py_VISIT(f->last_class);
     return 0;
@@ -702,6 +792,8 @@ static int front_clear(Front *f) {
     Py_CLEAR(f->handlers);
     Py_CLEAR(f->specs);
     Py_CLEAR(f->defaults);
+    Py_CLEAR(f->last_key);
+    Py_CLEAR(f->last_spec);
     Py_CLEAR(f->last_type);
     Py_CLEAR(f->last_class);
     return 0;

@@ -343,3 +343,18 @@ def test_fronts_pickle_by_reference() -> None:
 
     for fn in (dt.add, dt.softmax, dt.sum, dt.Tensor.add_, dt.matmul):
         assert pickle.loads(pickle.dumps(fn)) is fn
+
+
+@needs_core
+@given(
+    dtypes=st.lists(st.sampled_from(_DTYPES), min_size=1, max_size=4),
+    shape=st.sampled_from([(3,), (0,), (2, 3)]),
+    dim=st.sampled_from([None, 0, -1, 1]),
+)
+def test_cat_lane_agrees(dtypes: list[Any], shape: tuple[int, ...], dim: Any) -> None:
+    def make() -> tuple[list[Any], dict[str, Any]]:
+        tensors = [dt.tensor(np.ones(shape, d)) for d in dtypes]
+        return ([tensors] if dim is None else [tensors, dim]), {}
+
+    for _ in range(2):
+        assert _outcome(dt.cat, make) == _outcome(_python(dt.cat), make)

@@ -118,7 +118,7 @@ def lazy_front(
     elif memo is not None:
         values = front_values(op, variant)
         lane = (memo[0], None, values["_direct"], op.table.handlers)
-        extra = (values["_specs"], memo[1], memo[2])
+        extra = (values.get("_specs", values.get("_memo")), memo[1], memo[2])
     front: Any = CORE.Front(partial(build, op, variant), name, lane[0], kind, *lane[1:], *extra)
     front._lane = lane
     front.__name__ = front.__qualname__ = name

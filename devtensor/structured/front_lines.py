@@ -395,21 +395,23 @@ _OUT_FITS: Final = (
 #: meta result the meta's memo holds (meta.SHAPE_MEMO, read as the Python front reads it) and whose direct call
 #: allocates the result. REDUCE: ``(self, dim, keepdim[, dtype])`` (sum, amax, ...); INT: ``(self, int)``
 #: (softmax, log_softmax); ARRAYS: two tensors (matmul, mm); SCALARS: three tensors and keyword numbers at their
-#: defaults (addmm).
-MEMO_REDUCE, MEMO_INT, MEMO_ARRAYS, MEMO_SCALARS = 3, 4, 5, 6
+#: defaults (addmm); LIST: a list of tensors and an int dim, keyed by meta.MEMO (cat).
+MEMO_REDUCE, MEMO_INT, MEMO_ARRAYS, MEMO_SCALARS, MEMO_LIST = 3, 4, 5, 6, 7
 
 
 def memo_lane(op: StructuredOp) -> tuple[int, tuple[Any, ...], int] | None:
     """``(kind, defaults, fresh_c)`` when ``op``'s functional front reads a memo of meta results inline and makes
     the direct call that allocates the result (:func:`_meta_lines`, :func:`_direct_result_lines`): the lane's kind
     (the ``MEMO_*`` codes), the defaults it fills in (REDUCE: ``(has a dim default, dim's, keepdim's)``;
-    SCALARS: the numbers'), and meta.FRESH_C (0: the result's layout is tested as the Python front tests it).
+    SCALARS: the numbers'; LIST: dim's), and meta.FRESH_C (0: the result's layout is tested as the Python front tests it).
     None for other ops."""
     values = _meta_lines(op, "functional")[1]
-    if "_specs" not in values or "_direct" not in values:
-        return None
     kind = _call_direct(op)
     params = op.schema.params
+    if kind == "list" and "_memo" in values and "_direct" in values and params[1].has_default:
+        return MEMO_LIST, (params[1].default,), 0
+    if "_specs" not in values or "_direct" not in values:
+        return None
     names = [p.name for p in params]
     categories = [p.category for p in params]
     checks, _values = rules.value_check_lines(params)
