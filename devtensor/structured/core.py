@@ -58,8 +58,8 @@ def _load() -> tuple[ModuleType | None, str]:
         return None, "DEVTENSOR_PURE_PYTHON is set"
     try:
         from devtensor import _core  # type: ignore[attr-defined]
-    except ImportError as error:
-        return None, f"the extension is not built ({error})"
+    except ImportError:
+        return None, "the extension devtensor._core is not built (no C compiler when devtensor was installed?)"
     if _SOURCE.exists():
         expected = source_fingerprint(_SOURCE.read_bytes())
         if expected != _core.FINGERPRINT:
