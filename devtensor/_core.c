@@ -39,7 +39,8 @@ static inline int is_tensor(PyObject *o) { return PyObject_TypeCheck(o, Tensor_t
 /* FORWARD: no lane, every call goes to the Python front. UNARY, BINARY: the elementwise lanes. The MEMO_* kinds
  * (devtensor.structured.front_lines.memo_lane): a functional call whose meta result the op's memo holds and whose
  * direct call allocates the result. */
-enum { FORWARD = 0, UNARY = 1, BINARY = 2, MEMO_REDUCE = 3, MEMO_INT = 4, MEMO_ARRAYS = 5, MEMO_SCALARS = 6, MEMO_LIST = 7 };
+enum { FORWARD = 0, UNARY = 1, BINARY = 2, MEMO_REDUCE = 3, MEMO_INT = 4, MEMO_ARRAYS = 5, MEMO_SCALARS = 6, MEMO_LIST = 7,
+       UNARY_CALL = 8 };
 /* REFLECTED: a binary functional front called as a reflected operator (2 - t is sub(2, t)) */
 enum { FUNCTIONAL = 1, INPLACE = 2, REFLECTED = 3 };
 
@@ -537,6 +538,27 @@ done:
     return result;
 }
 
+/* UNARY_CALL: a unary op whose direct call is not a ufunc (relu): the result dtype from the meta's inline dict, a
+ * 1-d or C-contiguous self (the allocating path's layout), the call allocates; wrapped as the allocating path
+ * wraps it. */
+static PyObject *unary_call_functional(Front *f, PyObject *self) {
+    int fits;
+    if (!is_tensor(self) || !PyDict_Check(f->entries)) return FALLBACK;
+    PyObject *device = SLOT(self, off_device), *shape = SLOT(self, off_shape);
+    PyObject *dtype = PyDict_GetItemWithError(f->entries, SLOT(self, off_dtype));
+    if (dtype == NULL || dtype == Py_None) return PyErr_Occurred() ? NULL : FALLBACK;
+    if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) == 0 || !plain_device(f, device)) return FALLBACK;
+    if (PyTuple_GET_SIZE(shape) != 1 && (fits = c_contiguous(SLOT(self, off_array))) <= 0)
+        return fits < 0 ? NULL : FALLBACK;
+    PyObject *spec = PyTuple_Pack(2, shape, dtype);
+    if (spec == NULL) return NULL;
+    PyObject *argv[1] = {SLOT(self, off_array)};
+    PyObject *array = PyObject_Vectorcall(direct_item(f, 1), argv, 1, NULL);
+    PyObject *result = memo_result(f, array, self, spec, device);
+    Py_DECREF(spec);
+    return result;
+}
+
 /* The lanes of the MEMO kinds: positional arguments only, no out. */
 static PyObject *memo_functional(Front *f, PyObject *const *args, Py_ssize_t nargs) {
     int fits;
@@ -669,7 +691,9 @@ static PyObject *front_vectorcall(PyObject *callable, PyObject *const *args, siz
             else if (!is_tensor(out)) out = FALLBACK;
             plain = out != FALLBACK;
         }
-        if (plain && f->arity >= MEMO_REDUCE) {
+        if (plain && f->arity == UNARY_CALL) {
+            if (out == NULL && f->variant == FUNCTIONAL && nargs == 1) r = unary_call_functional(f, args[0]);
+        } else if (plain && f->arity >= MEMO_REDUCE) {
             if (out == NULL && f->variant == FUNCTIONAL)
                 r = f->arity == MEMO_LIST ? list_functional(f, args, nargs) : memo_functional(f, args, nargs);
         } else if (plain && f->arity != FORWARD) {
@@ -724,7 +748,7 @@ static PyObject *front_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_TypeError, "Front: the builder of the Python front must be callable");
         return NULL;
     }
-    if (arity < FORWARD || arity > MEMO_LIST || variant < FUNCTIONAL || variant > REFLECTED) {
+    if (arity < FORWARD || arity > UNARY_CALL || variant < FUNCTIONAL || variant > REFLECTED) {
         PyErr_SetString(PyExc_ValueError, "Front: unknown lane kind or variant");
         return NULL;
     }

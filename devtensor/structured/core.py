@@ -101,7 +101,7 @@ def lazy_front(
     """
     if CORE is None:
         return build(op, variant)
-    from devtensor.structured.front_lines import memo_lane, ufunc_lane
+    from devtensor.structured.front_lines import UNARY_CALL, memo_lane, ufunc_lane, unary_call_lane
     from devtensor.structured.fronts import front_values
 
     name = op.name if variant == "functional" else op.name + "_"
@@ -115,6 +115,9 @@ def lazy_front(
             lane = (_BINARY, values["_meta_last"], values["_direct"], op.table.handlers)
         else:
             lane = (_UNARY, values["_meta_cache"], values["_direct"], op.table.handlers)
+    elif variant == "functional" and unary_call_lane(op):
+        values = front_values(op, variant)
+        lane = (UNARY_CALL, values["_meta_cache"], values["_direct"], op.table.handlers)
     elif memo is not None:
         values = front_values(op, variant)
         lane = (memo[0], None, values["_direct"], op.table.handlers)

@@ -399,6 +399,19 @@ _OUT_FITS: Final = (
 MEMO_REDUCE, MEMO_INT, MEMO_ARRAYS, MEMO_SCALARS, MEMO_LIST = 3, 4, 5, 6, 7
 
 
+#: The compiled core's lane for a unary op with an inline dtype entry whose direct call is no ufunc (relu): the
+#: allocating path of :func:`_direct_result_lines` (a 1-d or C-contiguous self; the call allocates).
+UNARY_CALL: Final = 8
+
+
+def unary_call_lane(op: StructuredOp) -> bool:
+    """Whether ``op`` takes the compiled core's UNARY_CALL lane (functional, no out): a unary inline meta kind and a
+    plain direct call that is no ufunc."""
+    kind, _state = _inline_kind(op)
+    direct = getattr(op.meta, DIRECT, None)
+    return kind == "unary" and direct is not None and _call_direct(op) is None and not isinstance(direct[1], np.ufunc)
+
+
 def memo_lane(op: StructuredOp) -> tuple[int, tuple[Any, ...], int] | None:
     """``(kind, defaults, fresh_c)`` when ``op``'s functional front reads a memo of meta results inline and makes
     the direct call that allocates the result (:func:`_meta_lines`, :func:`_direct_result_lines`): the lane's kind
