@@ -358,3 +358,36 @@ def test_cat_lane_agrees(dtypes: list[Any], shape: tuple[int, ...], dim: Any) ->
 
     for _ in range(2):
         assert _outcome(dt.cat, make) == _outcome(_python(dt.cat), make)
+
+
+def test_first_calls_from_many_threads_build_one_working_front() -> None:
+    """A front's Python front is built at its first call the lane leaves; threads racing to that first call all
+    get the op's answer (whichever build is kept)."""
+    import threading
+
+    def meta(self: dt.Tensor, scale: float) -> Any:
+        return self.shape, self.dtype
+
+    name = f"core_race_{threading.get_ident()}"
+    op = library.custom_op(name)(meta)
+
+    @op.impl("cpu")
+    def _(self: Any, scale: float, *, out: Any) -> None:
+        np.multiply(self.array, scale, out=out.array)
+
+    results: list[Any] = []
+    barrier = threading.Barrier(8)
+
+    def call() -> None:
+        barrier.wait()
+        results.append(op.functional(dt.tensor(np.arange(3.0)), 2.0).numpy().tolist())
+
+    threads = [threading.Thread(target=call) for _ in range(8)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        library.remove_op(name)
+    assert results == [[0.0, 2.0, 4.0]] * 8
