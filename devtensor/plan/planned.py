@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
@@ -40,6 +42,7 @@ class Planned:
         self.maxsize = maxsize
         self.plans: OrderedDict[Any, Plan] = OrderedDict()
         self._last: Plan | None = None
+        self._lock = threading.RLock()
         #: Per instance, the step bound to it (``@dt.planned`` on a method); weak, so instances can go.
         self._bound: weakref.WeakKeyDictionary[Any, Planned] = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, step)
@@ -72,7 +75,7 @@ class Planned:
         last = self._last
         if last is not None and last._flat and not modes.ACTIVE[0] and last._generation == dispatcher._generation[0]:
             # The plan used last, tried first: its compiled replay checks the signature (MISS: it differs).
-            output = last._replay(args)
+            output = (getattr(last._local, "replay", None) or last._thread_replay())(args)
             if output is not MISS:
                 return _map_tensors(output, Tensor.clone) if copy_outputs else output
         structure, _leaves, keys, same = _signature(args)
@@ -83,11 +86,15 @@ class Planned:
             Plan(step, args)
             raise
         if made is None or made._generation != dispatcher._generation[0]:
-            made = self.plans[key] = Plan(step, args)
-            while len(self.plans) > self.maxsize:
-                self.plans.popitem(last=False)
+            with self._lock:  # one thread plans a signature; the others wait and replay its plan
+                made = self.plans.get(key)
+                if made is None or made._generation != dispatcher._generation[0]:
+                    made = self.plans[key] = Plan(step, args)
+                    while len(self.plans) > self.maxsize:
+                        self.plans.popitem(last=False)
         else:
-            self.plans.move_to_end(key)
+            with contextlib.suppress(KeyError):  # another thread dropped it meanwhile
+                self.plans.move_to_end(key)
         self._last = made
         return made(*args, copy_outputs=copy_outputs)
 

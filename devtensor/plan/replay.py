@@ -71,7 +71,14 @@ def _bind(op: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any
 class _Compiler:
     """Builds the source of one plan's replay function and the namespace it runs in."""
 
-    def __init__(self, plan: Any, backend: Any, slow: Callable[[Any], Any], progress: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        plan: Any,
+        backend: Any,
+        slow: Callable[[Any], Any],
+        progress: list[int] | None = None,
+        static: dict[int, Any] | None = None,
+    ) -> None:
         self.progress = progress
         self.filled_once = plan._filled_once()
         self.plan = plan
@@ -79,7 +86,7 @@ class _Compiler:
         self.ns: dict[str, Any] = {"_id": id, "_SLOW": slow, "_NCO": new_const_out, "_SET": set_array}
         self.ns["_IO"] = InplaceOut
         self.ns["_MISS"] = MISS
-        self.static: dict[int, Any] = dict(plan._static)
+        self.static: dict[int, Any] = dict(plan._static if static is None else static)
         self.args = {slot for slot in plan._arg_slots if slot is not None}
         self.defined = set(self.args)
         self.written: set[int] = set()
@@ -380,10 +387,15 @@ def _has_tensor(value: Any) -> bool:
 
 
 def compile_replay(
-    plan: Any, backend: Any, slow: Callable[[Any], Any], progress: list[int] | None = None
+    plan: Any,
+    backend: Any,
+    slow: Callable[[Any], Any],
+    progress: list[int] | None = None,
+    static: dict[int, Any] | None = None,
 ) -> tuple[Callable[[Any], Any], int]:
     """The generated replay function of ``plan`` (see the module's docstring) and how many of its ops are direct
     calls. ``backend``: the arguments' backend; ``slow(leaves)``: the replay through the fronts; ``progress``:
-    a list whose item 0 the replay sets to the index of the op it is at."""
-    compiler = _Compiler(plan, backend, slow, progress)
+    a list whose item 0 the replay sets to the index of the op it is at; ``static``: per result slot its buffer
+    (a replica's; default the plan's own)."""
+    compiler = _Compiler(plan, backend, slow, progress, static)
     return compiler.compile(), compiler.direct_count
