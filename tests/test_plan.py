@@ -536,3 +536,22 @@ def test_threads_beyond_the_pool_run_the_step_eagerly_and_buffers_go_back_to_the
     assert plan._made == 2
     assert all(seen[0] is not buffer for buffer in plan.buffers)
     assert np.array_equal(seen[0].numpy(), _thread_step(*inputs[1])[1].numpy())
+
+
+def test_a_step_resizing_an_out_tensor_is_refused_at_planning_naming_the_op() -> None:
+    import warnings
+
+    def grows(a: Tensor) -> None:
+        v = dt.cat([a, a])
+        dt.add(v, v, out=a)  # eager resizes a to [2, 3], with its warning
+
+    def shrinks(a: Tensor, empty: Tensor) -> None:
+        a.neg_()
+        dt.sum(empty, 0, out=a)  # eager resizes a to [3]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(dt.PlanError, match=r"add\.out resizes its out= tensor from \[1, 3\] to \[2, 3\]"):
+            dt.plan(grows, dt.ones(1, 3))
+        with pytest.raises(dt.PlanError, match=r"sum\.out resizes its out= tensor from \[1, 3\] to \[3\]"):
+            dt.plan(shrinks, dt.ones(1, 3), dt.zeros(0, 3))

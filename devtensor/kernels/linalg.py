@@ -168,6 +168,13 @@ def _matmul(xp: ModuleType, self: D, other: D, *, out: ConstOut[D]) -> None:
         xp.copyto(o, _matmul_array(xp, a, b), casting="same_kind")
 
 
+@lowers(_matmul)
+def _matmul_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """matmul's (and bmm's, dot's) lowering (devtensor.lowering): the CPU kernel's one ``np.matmul`` call."""
+    lw.call(np.matmul, *(value for name, value in args.items() if name in ("self", "other", "mat2")), out=out)
+    return True
+
+
 _ks.matmul.xp(_matmul)
 _MATMUL_DIRECT[0] = matmul.table.kernels.get(DispatchKey.CPU)
 

@@ -302,6 +302,12 @@ class _Tracer(DispatchMode):
         out = kwargs.get("out")
         out_before = (out._shape, out._dtype) if isinstance(out, Tensor) else None
         result = func(*args, **kwargs)
+        if out_before is not None and isinstance(out, Tensor) and (out._shape, out._dtype) != out_before:
+            # A replay could not follow: the argument's shape is part of the signature, a buffer's is fixed.
+            raise PlanError(
+                f"dt.plan: {name} resizes its out= tensor from {list(out_before[0])} to {list(out._shape)} (as eager "
+                "does, with its warning); a plan keeps every shape it traced: pass an out of the result's shape"
+            )
         buffer = None
         if variant == "functional" and "out" in kwargs and kwargs["out"] is None and isinstance(result, Tensor):
             buffer = len(self.buffers)
@@ -434,6 +440,10 @@ class Plan:
         self.max_threads = 1 if cuda_graph else MAX_THREADS
         self._local = threading.local()
         self._lease(_Replica(self.buffers, replay))
+        #: Whether a replay can beat the eager step: some op call runs without its front (lowered to raw calls,
+        #: its one ufunc call, or its kernel called directly). A plan of views only, or of calls that all go
+        #: through their fronts, cannot: ``dt.planned`` runs such a step eagerly.
+        self.gains = cuda_graph or getattr(replay, "__calls__", 0) > 0
 
     def _static_of(self, buffers: list[Tensor]) -> dict[int, Tensor]:
         """Per result slot that lives in a buffer, its buffer among ``buffers``."""
@@ -678,9 +688,10 @@ def plan(step: Callable[..., Any], *args: Any, cuda_graph: bool = False) -> Plan
         PlanError: the step reads data (``item()``, ``numpy()``, ``bool()``, ...) or has a data-dependent shape
             (boolean-mask indexing, ``nonzero``, ``unique``) while tracing (the message names the op and the step's
             line); it uses a tensor that is not an argument nor made by a recorded op (a creation function inside
-            the step, a tensor from outside); the tensor arguments are on several devices; an argument or the
-            return value is of another type; with ``cuda_graph``: the arguments are not on a CUDA device, the step
-            returns an argument, or an op allocates or synchronises with the host during the capture (named).
+            the step, a tensor from outside); an op resizes its out= tensor (named); the tensor arguments are on
+            several devices; an argument or the return value is of another type; with ``cuda_graph``: the
+            arguments are not on a CUDA device, the step returns an argument, or an op allocates or synchronises
+            with the host during the capture (named).
         Errors of the ops themselves (shape, dtype, device checks) as eager calls raise them.
     """
     return Plan(step, args, cuda_graph)

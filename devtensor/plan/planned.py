@@ -42,6 +42,8 @@ class Planned:
         self.maxsize = maxsize
         self.plans: OrderedDict[Any, Plan] = OrderedDict()
         self._last: Plan | None = None
+        #: Set when a plan of the step cannot beat the eager step (:attr:`Plan.gains`): it runs eagerly from then on.
+        self._eager = False
         self._lock = threading.RLock()
         #: Per instance, the step bound to it (``@dt.planned`` on a method); weak, so instances can go.
         self._bound: weakref.WeakKeyDictionary[Any, Planned] = weakref.WeakKeyDictionary()
@@ -70,6 +72,8 @@ class Planned:
         if copy_outputs is not False:
             copy_outputs = _flag("planned", "copy_outputs", copy_outputs)
         step = self.step
+        if self._eager:  # its plan cannot beat the eager step (Plan.gains): eager, the same values
+            return step(*args, **kwargs)
         if kwargs:
             args, step = (*args, kwargs), self._keyword_step
         last = self._last
@@ -96,6 +100,9 @@ class Planned:
             with contextlib.suppress(KeyError):  # another thread dropped it meanwhile
                 self.plans.move_to_end(key)
         self._last = made
+        if not made.gains:
+            self._eager = True
+            return self.step(*args[:-1], **args[-1]) if step is not self.step else step(*args)
         return made(*args, copy_outputs=copy_outputs)
 
 

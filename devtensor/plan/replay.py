@@ -4,14 +4,16 @@ Each recorded call of a structured op becomes, where it can, the call its eager 
 everything the front works out per call (argument checks, dispatch, the meta function, the result's allocation)
 done once at compile time:
 
+- on the CPU, the raw NumPy calls its kernel lowers to (devtensor.lowering: the ufunc family with ``alpha``
+  folded, matmul/mm/addmm, tanh, the ufunc.reduce reductions, softmax/log_softmax, cross_entropy), the whole step
+  then in one floating-point state that records conditions and reports them after the last write;
 - the op's single ufunc call when the op has the direct path (its meta function offers one, the kernel resolved
   for the plan's device is the built-in one, ``alpha`` at its default): ``ufunc(a, b, out=buffer_array)``;
 - else the resolved kernel, called as the front calls it: the op's parameters bound by its schema, ``plan=`` the
   meta function's plan for ops with one, ``out=`` a ConstOut over the output (made once for the plan's own
   buffers, per replay over a caller's tensor);
-- views of the plan's buffers are made once; views of arguments are re-made on each replay, by the view kernel
-  with the precomputed spec for the ops whose spec does not depend on strides (transpose, permute, ...), by the
-  front for the others (reshape, contiguous, ...: a copy or a view depending on the argument's layout);
+- views of the plan's buffers are made once; views of arguments are kept between replays and made again (by
+  the front) when the argument's array object changes; a view the step returns is made on each replay;
 - anything else (ops of other kinds, calls whose arguments are not plain, writes into memory shared with an
   input, a device without a kernel) calls the op's front, as eager does.
 
@@ -112,6 +114,8 @@ class _Compiler:
         self.direct_count = 0
         #: How many records were lowered to raw calls (devtensor.lowering).
         self.lowered = 0
+        #: How many op calls run without their front (lowered, the one ufunc call, or the kernel itself).
+        self.calls = 0
         #: How many records call their front so far (which may resize an argument: its array changes).
         self.fronts = 0
         #: Whether some lowered record needs its floating-point conditions reported after its last write.
@@ -188,7 +192,9 @@ class _Compiler:
                 record.func(out=self.static[record.result.index])  # never written nor returned: filled once
             elif record.variant == "view":
                 self.view(index, record)
-            elif not self.direct(index, record):
+            elif self.direct(index, record):
+                self.calls += 1
+            else:
                 self.fallback(index, record)
         output = self.src(self.plan._output)
         if self.deferred:
@@ -238,6 +244,7 @@ class _Compiler:
         replay: Callable[[Any], Any] = self.ns["replay"]
         replay.__source__ = source  # type: ignore[attr-defined]  # for print(plan.replay_source)
         replay.__lowered__ = self.lowered  # type: ignore[attr-defined]  # how many records were lowered
+        replay.__calls__ = self.calls  # type: ignore[attr-defined]  # how many op calls skip their front
         return replay
 
     def guard_lines(self) -> list[str]:
