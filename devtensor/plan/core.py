@@ -574,9 +574,17 @@ class Plan:
         """
         if copy_outputs is not False:
             copy_outputs = _flag("plan", "copy_outputs", copy_outputs)
-        if modes.ACTIVE[0]:
-            return modes.run_modes(self, "plan", self, self._call, args, {"copy_outputs": copy_outputs})
-        return self._call(*args, copy_outputs=copy_outputs)
+        if modes.ACTIVE[0] or dispatcher._generation[0] != self._generation or not self._flat:
+            if modes.ACTIVE[0]:
+                return modes.run_modes(self, "plan", self, self._call, args, {"copy_outputs": copy_outputs})
+            return self._call(*args, copy_outputs=copy_outputs)
+        # (_call's common case inline: one frame less per replay)
+        output = (getattr(self._local, "replay", None) or self._thread_replay())(args)
+        if output is MISS:
+            self._check(args)  # raises, naming the argument that differs
+        if copy_outputs:
+            output = _map_tensors(output, Tensor.clone)
+        return output
 
     def _call(self, *args: Any, copy_outputs: bool = False) -> Any:
         """The replay, without the dispatch-mode hook."""

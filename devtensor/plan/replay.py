@@ -123,6 +123,8 @@ class _Compiler:
         #: The views of arguments kept between replays (slot -> its cache's name), made again when the
         #: argument's array changes.
         self.cached: dict[int, str] = {}
+        #: Per argument slot, the kept views of it taken before any front call: (slot, the source making it).
+        self.hoisted: dict[int, list[tuple[int, str]]] = {}
 
     def const(self, value: Any) -> str:
         name = f"_c{len(self.ns)}"
@@ -197,6 +199,7 @@ class _Compiler:
             else:
                 self.fallback(index, record)
         output = self.src(self.plan._output)
+        self.lines[:0] = self.kept_views()
         if self.deferred:
             # One floating-point state for the whole step: every condition recorded, reported after the last
             # write at the caller's line (the eager rule of multi-step kernels, kept for the step as a whole).
@@ -310,19 +313,48 @@ class _Compiler:
         rest = "".join(f", {self.src(value)}" for value in record.args[1:])
         rest += "".join(f", {key}={self.src(value)}" for key, value in record.kwargs.items())
         base_src = self.tensor(base.index)
-        # (an argument's array changes only when a front resizes it: the head's holds until a front call)
-        array = f"a{base.index}" if base.index in self.args and not self.fronts else f"{base_src}._array"
+        make = f"{self.const(record.func)}({base_src}{rest})"
+        if base.index in self.args and not self.fronts:
+            # Before any front call an argument's array is the head's (only a front resizes): the views of one
+            # argument are made together, with one check per replay (see :meth:`kept_views`).
+            self.hoisted.setdefault(base.index, []).append((slot, make))
+            self.defined.add(slot)
+            self.direct_count += 1
+            return
+        array = f"{base_src}._array"
         self.lines += [
             f"_b = {array}",
             f"if _b is not {cache}[0]:",
             f"    {cache}[0] = None",
-            f"    {cache}[1] = {self.const(record.func)}({base_src}{rest})",
+            f"    {cache}[1] = {make}",
             f"    if {cache}[1]._storage is {base_src}._storage: {cache}[0] = _b",
             f"t{slot} = {cache}[1]",
             f"v{slot} = t{slot}._array",
         ]
         self.defined.add(slot)
         self.direct_count += 1
+
+    def kept_views(self) -> list[str]:
+        """The lines making the views of arguments taken before any front call: per argument, its views are made
+        again (through their fronts) when its array object differs from the one they were made of, and kept
+        only when all are views (shares the argument's storage)."""
+        lines: list[str] = []
+        for base, views in self.hoisted.items():
+            cache = self.const([None, (), ()])
+            names = ", ".join(f"t{slot}" for slot, _make in views) + ","
+            arrays = ", ".join(f"v{slot}" for slot, _make in views) + ","
+            shared = " and ".join(f"t{slot}._storage is t{base}._storage" for slot, _make in views)
+            lines += [
+                f"if a{base} is not {cache}[0]:",
+                f"    {cache}[0] = None",
+                *(f"    t{slot} = {make}" for slot, make in views),
+                f"    {cache}[1] = ({names})",
+                f"    {cache}[2] = ({', '.join(f't{slot}._array' for slot, _make in views)},)",
+                f"    if {shared}: {cache}[0] = a{base}",
+                f"{names} = {cache}[1]",
+                f"{arrays} = {cache}[2]",
+            ]
+        return lines
 
     def ref(self, value: Any) -> Any:
         """A lowering's view of a bound value: a buffer's array, a :class:`Ref` for an argument's (or a cached
