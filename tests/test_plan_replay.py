@@ -270,3 +270,39 @@ def test_floating_point_conditions_are_reported_once_after_the_steps_last_write(
         plan(*planned)
     assert planned[2].tolist() == [-np.inf, 2.0] and planned[3].tolist() == [-np.inf, 3.0]
     # (eager raises at the first op, after its write: the second op's out keeps its values)
+
+
+def test_a_custom_ops_kernel_offers_its_lowering_as_built_in_ones_do() -> None:
+    from devtensor.lowering import LOWERINGS, Lowering, lowers
+    from devtensor.plan import replay
+    from devtensor.typed import ConstOut, CPUTensor
+
+    def _meta(self: Tensor) -> Any:
+        return self.shape, self.dtype
+
+    op = library.custom_op("plan_lowered_triple", out_may_be_input=True, method=False)(_meta)
+
+    @op.impl("cpu")
+    def triple_cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 3, out=out.array)
+
+    @lowers(triple_cpu)
+    def _lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+        lw.call(np.multiply, args["self"], 3, out=out)
+        return True
+
+    def step(a: Tensor) -> Tensor:
+        return op.functional(a) + 1.0
+
+    try:
+        a = dt.tensor(np.arange(4.0))
+        replay.LOWER[0] = False
+        kernel = dt.plan(step, a)
+        replay.LOWER[0] = True
+        lowered = dt.plan(step, a)
+        assert lowered._local.replay.__lowered__ == 2 and kernel._local.replay.__lowered__ == 0
+        assert _same(lowered(a), step(a)) and _same(kernel(a), step(a))
+    finally:
+        replay.LOWER[0] = True
+        LOWERINGS.pop(triple_cpu, None)
+        library.remove_op("plan_lowered_triple")
