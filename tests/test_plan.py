@@ -555,3 +555,19 @@ def test_a_step_resizing_an_out_tensor_is_refused_at_planning_naming_the_op() ->
             dt.plan(grows, dt.ones(1, 3))
         with pytest.raises(dt.PlanError, match=r"sum\.out resizes its out= tensor from \[1, 3\] to \[3\]"):
             dt.plan(shrinks, dt.ones(1, 3), dt.zeros(0, 3))
+
+
+def test_planning_raises_the_error_eager_raises_first() -> None:
+    def step(a: Tensor) -> None:
+        _ = a**-1  # eager: pow's kernel refuses an integer to a negative power (no meta function sees it)
+        dt.sum(a, 0, out=a)  # tracing: sum's out would need a resize and is an input
+
+    a = dt.tensor(np.arange(1, 7).reshape(2, 3))
+    before = a.numpy().copy()
+    for run in (step, lambda t: dt.plan(step, t)):
+        with pytest.raises(ArgumentValueError, match=r"pow: integers to negative integer powers"):
+            run(a)
+    assert np.array_equal(a.numpy(), before) and a._storage.version == 0
+    # An error that eager raises first anyway comes from the trace, unchanged.
+    with pytest.raises(dt.errors.ShapeError, match=r"sum: argument 'out' of shape \[2, 3\] is also an input"):
+        dt.plan(lambda t: dt.sum(t, 0, out=t), a)

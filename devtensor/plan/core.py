@@ -402,6 +402,13 @@ class Plan:
             ) from error
         except PlanError as error:
             raise PlanError(f"{error}{_step_line(error, step)}") from error
+        except Exception as error:
+            # An op's check failed while tracing; eager may fail earlier, in a kernel's check on data (pow of an
+            # integer to a negative power) that no meta function makes: the error eager raises first is raised.
+            earlier = _eager_error(step, structure, leaves, error)
+            if earlier is not None:
+                raise earlier from None
+            raise
         self._generation = generation
         self.records = tracer.records
         self._nslots = len(slots)
@@ -660,6 +667,40 @@ def _tensor_leaves(value: Any) -> list[Any]:
     if type(value) is _Slot:
         return [f"%{value.index}"]
     return []
+
+
+def _eager_error(step: Callable[..., Any], structure: Any, leaves: list[Any], error: Exception) -> Exception | None:
+    """The error the step raises eagerly on copies of the example arguments when it differs from ``error``
+    (raised while tracing), else None; the arguments are not written, the default generator's state is kept, and
+    warnings are silenced. None when an argument has no data (meta)."""
+    import warnings
+
+    from devtensor.generator import get_rng_state, set_rng_state
+    from devtensor.plan.checking import _layout_copy
+
+    if any(isinstance(leaf, Tensor) and not leaf._backend.has_data for leaf in leaves):
+        return None
+    made: dict[int, Tensor] = {}
+
+    def copy(leaf: Any) -> Any:
+        if not isinstance(leaf, Tensor):
+            return leaf
+        if id(leaf) not in made:
+            made[id(leaf)] = _layout_copy(leaf)
+        return made[id(leaf)]
+
+    state = get_rng_state()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            step(*_unflatten(structure, [copy(leaf) for leaf in leaves]))
+    except Exception as eager:
+        if type(eager) is type(error) and str(eager) == str(error):
+            return None
+        return eager
+    finally:
+        set_rng_state(state)
+    return None
 
 
 def _check_output(value: Any) -> Any:
