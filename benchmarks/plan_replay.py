@@ -22,6 +22,7 @@ import importlib
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -277,11 +278,64 @@ def stencil(rounds: int) -> dict[str, float]:
     return {k_: v / best["numpy"] for k_, v in best.items()}
 
 
+def samples(rounds: int) -> None:
+    """Each op sample of tests/op_samples.py as a one-op step: ``dt.planned`` (warm) against the eager call, best of
+    ``rounds`` rounds of 20 calls, interleaved; prints how many are slower planned, by how much at most, and the
+    plan's and planned's medians."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    op_samples: Any = importlib.import_module("op_samples")
+    ops = op_samples.builtin_ops()
+    import warnings
+
+    warnings.simplefilter("ignore")
+    ratios: list[tuple[float, float, str]] = []
+    for name in sorted(op_samples.OPS):
+        op = ops.get(name)
+        if op is None or getattr(op, "nondeterministic", False) or getattr(op, "data_dependent", False):
+            continue
+        functional = getattr(op, "functional", None)
+        if functional is None:
+            continue
+        for sample in op_samples.OPS[name].samples[:2]:
+            args, kwargs = sample.make("cpu")
+            if not any(isinstance(a, Tensor) for a in args):
+                continue
+
+            def step(*a: Any, fn: Any = functional, kw: Any = kwargs) -> Any:
+                return fn(*a, **kw)
+
+            try:
+                step(*args)
+                plan = dt.plan(step, *args)
+                plan(*args)
+                fast = dt.planned(step)
+                fast(*args)
+            except Exception:
+                continue
+            best = _best(
+                {"eager": partial(step, *args), "plan": partial(plan, *args), "planned": partial(fast, *args)},
+                rounds,
+                20,
+            )
+            ratios.append((best["planned"] / best["eager"], best["plan"] / best["eager"], name))
+    planned = sorted(r[0] for r in ratios)
+    plain = sorted(r[1] for r in ratios)
+    slower = [r for r in ratios if r[0] > 1.05]
+    print(f"one-op steps of the op samples ({len(ratios)} samples), time / eager's:")
+    print(f"  dt.planned median {planned[len(planned) // 2]:.2f}x, slower than eager by over 5%: {len(slower)}")
+    print(
+        f"  dt.plan    median {plain[len(plain) // 2]:.2f}x, slower than eager by over 5%: "
+        f"{sum(r[1] > 1.05 for r in ratios)}"
+    )
+    for ratio, _plan, name in sorted(slower, reverse=True)[:8]:
+        print(f"    {name}: planned {ratio:.2f}x")
+
+
 def main() -> None:
     """Run the measurements."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--only", choices=["main", "tanh", "stencil", "elementwise"], default=None)
+    parser.add_argument("--only", choices=["main", "tanh", "stencil", "elementwise", "samples"], default=None)
     options = parser.parse_args()
     rounds = options.rounds
     if options.only in (None, "main"):
@@ -292,6 +346,8 @@ def main() -> None:
         stencil(rounds)
     if options.only in (None, "elementwise"):
         elementwise(rounds)
+    if options.only in (None, "samples"):
+        samples(max(3, rounds // 5))
 
 
 if __name__ == "__main__":
