@@ -402,10 +402,10 @@ class Plan:
             ) from error
         except PlanError as error:
             raise PlanError(f"{error}{_step_line(error, step)}") from error
-        except Exception as error:
+        except Exception:
             # An op's check failed while tracing; eager may fail earlier, in a kernel's check on data (pow of an
             # integer to a negative power) that no meta function makes: the error eager raises first is raised.
-            earlier = _eager_error(step, structure, leaves, error)
+            earlier = _eager_error(tracer, leaves, self._arg_slots)
             if earlier is not None:
                 raise earlier from None
             raise
@@ -669,10 +669,10 @@ def _tensor_leaves(value: Any) -> list[Any]:
     return []
 
 
-def _eager_error(step: Callable[..., Any], structure: Any, leaves: list[Any], error: Exception) -> Exception | None:
-    """The error the step raises eagerly on copies of the example arguments when it differs from ``error``
-    (raised while tracing), else None; the arguments are not written, the default generator's state is kept, and
-    warnings are silenced. None when an argument has no data (meta)."""
+def _eager_error(tracer: _Tracer, leaves: list[Any], arg_slots: list[int | None]) -> Exception | None:
+    """The error eager raises first in the ops recorded before a trace failed, run through their fronts on copies
+    of the example arguments (the recorded calls only: nothing outside the step's own tensors is touched), or
+    None. The default generator's state is kept and warnings are silenced. None for arguments without data."""
     import warnings
 
     from devtensor.generator import get_rng_state, set_rng_state
@@ -680,23 +680,23 @@ def _eager_error(step: Callable[..., Any], structure: Any, leaves: list[Any], er
 
     if any(isinstance(leaf, Tensor) and not leaf._backend.has_data for leaf in leaves):
         return None
-    made: dict[int, Tensor] = {}
-
-    def copy(leaf: Any) -> Any:
-        if not isinstance(leaf, Tensor):
-            return leaf
-        if id(leaf) not in made:
-            made[id(leaf)] = _layout_copy(leaf)
-        return made[id(leaf)]
-
+    values: list[Any] = [None] * len(tracer.slots)
+    for leaf, slot in zip(leaves, arg_slots, strict=True):
+        if slot is not None and values[slot] is None:
+            values[slot] = _layout_copy(leaf)
     state = get_rng_state()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            step(*_unflatten(structure, [copy(leaf) for leaf in leaves]))
+            for record in tracer.records:
+                args = _decode(record.args, values)
+                if record.variant in ("create", "convert"):
+                    meta = record.meta_result
+                    made = record.func(*args, out=empty(meta._shape, dtype=meta._dtype, device=tracer.device))
+                else:
+                    made = record.func(*args, **_decode(record.kwargs, values))
+                _fill(record.result, made, values)
     except Exception as eager:
-        if type(eager) is type(error) and str(eager) == str(error):
-            return None
         return eager
     finally:
         set_rng_state(state)
