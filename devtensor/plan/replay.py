@@ -44,6 +44,7 @@ from devtensor.kernels.ufunc_family import (
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
 from devtensor.plan.values import MISS, Exact, Slot, decode, scalar_key, slot_indices
+from devtensor.storage import KeptViews
 from devtensor.structured.fronts import _inline_kind
 from devtensor.structured.rules import check_writable
 from devtensor.tensor import Tensor, check_no_internal_overlap
@@ -308,7 +309,7 @@ class _Compiler:
         # changes (a new argument, or one resized), else the one made before. A result that is no view (reshape
         # of a strided argument copies) is not kept: made on each replay, as eager does.
         slot = record.result.index
-        cache = self.const([None, None])
+        cache = self.const(KeptViews())
         self.cached[slot] = cache
         rest = "".join(f", {self.src(value)}" for value in record.args[1:])
         rest += "".join(f", {key}={self.src(value)}" for key, value in record.kwargs.items())
@@ -321,14 +322,13 @@ class _Compiler:
             self.defined.add(slot)
             self.direct_count += 1
             return
-        array = f"{base_src}._array"
         self.lines += [
-            f"_b = {array}",
-            f"if _b is not {cache}[0]:",
-            f"    {cache}[0] = None",
-            f"    {cache}[1] = {make}",
-            f"    if {cache}[1]._storage is {base_src}._storage: {cache}[0] = _b",
-            f"t{slot} = {cache}[1]",
+            f"_b = {base_src}._array",
+            f"_k = {cache}.entry",
+            "if _k is None or _k[0] is not _b:",
+            f"    _k = (_b, {make})",
+            f"    if _k[1]._storage is {base_src}._storage: {cache}.entry = _k",
+            f"t{slot} = _k[1]",
             f"v{slot} = t{slot}._array",
         ]
         self.defined.add(slot)
@@ -340,19 +340,19 @@ class _Compiler:
         only when all are views (shares the argument's storage)."""
         lines: list[str] = []
         for base, views in self.hoisted.items():
-            cache = self.const([None, (), ()])
+            cache = self.const(KeptViews())
             names = ", ".join(f"t{slot}" for slot, _make in views) + ","
             arrays = ", ".join(f"v{slot}" for slot, _make in views) + ","
             shared = " and ".join(f"t{slot}._storage is t{base}._storage" for slot, _make in views)
+            # (the entry read once: a resize elsewhere may drop it meanwhile, storage.drop_kept_views)
             lines += [
-                f"if a{base} is not {cache}[0]:",
-                f"    {cache}[0] = None",
+                f"_k = {cache}.entry",
+                f"if _k is None or _k[0] is not a{base}:",
                 *(f"    t{slot} = {make}" for slot, make in views),
-                f"    {cache}[1] = ({names})",
-                f"    {cache}[2] = ({', '.join(f't{slot}._array' for slot, _make in views)},)",
-                f"    if {shared}: {cache}[0] = a{base}",
-                f"{names} = {cache}[1]",
-                f"{arrays} = {cache}[2]",
+                f"    _k = (a{base}, ({names}), ({', '.join(f't{slot}._array' for slot, _make in views)},))",
+                f"    if {shared}: {cache}.entry = _k",
+                f"{names} = _k[1]",
+                f"{arrays} = _k[2]",
             ]
         return lines
 
