@@ -27,6 +27,7 @@ from devtensor.kernels.ufunc_family import (
     weak,
     write_with_special,
 )
+from devtensor.lowering import Lowering, lowers
 from devtensor.meta import (
     _IINFO,
     binary_ufunc_meta,
@@ -219,6 +220,16 @@ def _tanh_kernel(xp: ModuleType, self: Tensor, *, out: Any) -> None:
     fixed.real[...] = xp.sign(real)
     fixed.imag[...] = xp.copysign(0.0, imag)
     write_with_special(xp, np.tanh, (a,), o, special, fixed)
+
+
+@lowers(_tanh_kernel)
+def _tanh_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """tanh's lowering (devtensor.lowering): the kernel's one ``np.tanh`` call for real dtypes (complex ones, whose
+    special elements the kernel finds per call, replay the kernel)."""
+    if out.dtype.kind == "c":
+        return False
+    lw.call(np.tanh, args["self"], out=out)
+    return True
 
 
 tanh = unary_ufunc(

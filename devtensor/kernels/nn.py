@@ -29,6 +29,7 @@ from devtensor.kernels.class_indices import check_classes
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
+from devtensor.lowering import Lowering, lowers
 from devtensor.meta import INLINE, int_arg, memoized, normalize_dim, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -228,6 +229,33 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
     if work is not o:
         np.copyto(o, work, casting="same_kind")
     return o
+
+
+@lowers(_softmax)
+def _softmax_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: SoftmaxPlan) -> bool:
+    """softmax's and log_softmax's lowering (devtensor.lowering): :func:`_softmax_cpu`'s common case (input and
+    out of the compute dtype, at least one element, a dim) as its NumPy calls, the row maxima and sums (and
+    log_softmax's exponentials) in temporaries, in the quiet state. Other calls replay the kernel."""
+    x, compute, axis = args["self"], plan.compute, plan.axis
+    if axis is None or QUIET is None or x.dtype != compute or out.dtype != compute or 0 in x.shape:
+        return False
+    kept = tuple(1 if d == axis else size for d, size in enumerate(x.shape))
+    m = lw.temp(kept, compute)
+    s = lw.temp(kept, compute)
+    lw.quiet = True
+    lw.call(_reduce_max, x, axis, None, m, True)
+    lw.call(np.subtract, x, m, out)
+    if plan.log:
+        e = lw.temp(x.shape, compute)
+        lw.call(np.exp, out, out=e)
+        lw.call(_reduce_sum, e, axis, None, s, True)
+        lw.call(np.log, s, s)
+        lw.call(np.subtract, out, s, out)
+    else:
+        lw.call(np.exp, out, out)
+        lw.call(_reduce_sum, out, axis, None, s, True)
+        lw.call(np.divide, out, s, out)
+    return True
 
 
 def _softmax_steps(xp: Any, x: Any, plan: SoftmaxPlan, o: Any) -> Any:
@@ -529,6 +557,44 @@ def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> Any:
         return total.dtype.type(mean)
     o[()] = mean
     return None
+
+
+@lowers(_cross_entropy)
+def _cross_entropy_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """cross_entropy's lowering (devtensor.lowering): :func:`_cross_entropy_cpu`'s path for logits of the compute
+    dtype, at least one sample and an out of that dtype, decided at plan time: the class check (before any
+    write), then the loss's steps in the quiet state into temporaries (the row maxima, the exponentials, the row
+    sums); its data-dependent step (a non-finite total computed again with finite maxima) stays in
+    :func:`_cross_entropy_into`. Other calls replay the kernel."""
+    x, t = args["input"], args["target"]
+    n, c = x.shape
+    compute = _CE_COMPUTE.get(x.dtype) or compute_dtype(float_result("cross_entropy", x.dtype, "input"))
+    if QUIET is None or n == 0 or x.dtype != compute or out.dtype != compute:
+        return False
+    lw.call(check_classes, np, "cross_entropy", "target", t, c)
+    m = lw.temp((n, 1), compute)
+    e = lw.temp((n, c), compute)
+    sums = lw.temp((n, 1), compute)
+    lw.quiet = lw.deferred = True
+    lw.call(_np_max, x, 1, None, m, True)
+    lw.call(_cross_entropy_into, x, t, n, m, e, sums, out)
+    return True
+
+
+def _cross_entropy_into(x: Any, t: Any, n: int, m: Any, e: Any, sums: Any, o: Any) -> None:
+    """:func:`_cross_entropy_mean` with the row maxima ``m`` computed and its temporaries given (``e`` of x's
+    shape, ``sums`` [n, 1]); ``o`` of the compute dtype (the lowered replay's, in the quiet state)."""
+    np.subtract(x, m, out=e)
+    np.exp(e, out=e)
+    _np_sum(e, 1, None, sums, keepdims=True)
+    np.log(sums, out=sums)
+    np.add(sums, m, out=sums)
+    lse = sums.reshape(n)
+    np.subtract(lse, x[_rows(n), t], out=lse)
+    total = _np_sum(lse)
+    if not math.isfinite(total):
+        total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
+    o[()] = float(total) / n
 
 
 _CE_DIRECT[1] = _cross_entropy_cpu

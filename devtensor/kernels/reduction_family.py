@@ -30,6 +30,7 @@ from devtensor.dtypes import DType, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.reduction_docs import DTYPE_ARG_DOC, family_doc
 from devtensor.kernels.ufunc_family import D, register_xp
+from devtensor.lowering import Lowering, lowers
 from devtensor.meta import normalize_dim, normalize_dims, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, StructuredOp
 from devtensor.tensor import TensorMeta
@@ -461,6 +462,16 @@ def _reduce_calls(r: _Rules, function: str, ufunc: np.ufunc, fixed_dtype: DType 
 
     chosen = kernel_dtype if by_plan else kernel
     chosen.__name__ = chosen.__qualname__ = f"{r.name}_kernel"
+
+    @lowers(chosen)
+    def lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: ReductionPlan) -> bool:
+        # (the family's lowering, devtensor.lowering: the CPU kernel's one ufunc.reduce call with the plan's
+        # axis, dtype and keepdims; an out of another dtype, cast by copyto, replays the kernel)
+        if out.dtype != plan.compute:
+            return False
+        lw.call(reduce, args["self"], plan.axis, plan.compute if by_plan else fixed_dtype, out, keepdims=plan.keepdim)
+        return True
+
     return chosen, direct
 
 
