@@ -164,13 +164,17 @@ class KernelTable:
     alone, else NoKernelError. Every registration clears the cache.
     """
 
-    __slots__ = ("__weakref__", "fallbacks", "handlers", "kernels", "op", "op_name", "overrides")
+    __slots__ = ("__weakref__", "fallbacks", "handlers", "kernels", "meta_only_cached", "op", "op_name", "overrides")
 
-    def __init__(self, op_name: str, op: Any = None, *, fallbacks: bool = True) -> None:
+    def __init__(self, op_name: str, op: Any = None, *, fallbacks: bool = True, meta_only_cached: bool = True) -> None:
         self.op_name = op_name
         self.op = op
         #: Whether backend fallbacks serve this op (not for view ops: a fallback takes an out, a view makes none).
         self.fallbacks = fallbacks
+        #: Whether :data:`META_ONLY` may be cached in ``handlers``: only for ops whose fronts test the cached
+        #: handler against it. A view op's front calls whatever it finds there, so its table never caches the
+        #: sentinel (other threads read the cache with no lock: a cached-then-removed sentinel would be called).
+        self.meta_only_cached = meta_only_cached
         self.kernels: dict[DispatchKey, Callable[..., None]] = {}
         self.overrides: dict[DispatchKey, list[Callable[..., None]]] = {}
         self.handlers: dict[DispatchKey, Any] = {}
@@ -238,7 +242,7 @@ class KernelTable:
                         f"{self.op_name}: no kernel for dispatch key {key.name} (devices: {devices}); "
                         f"keys with kernels: {have}"
                     )
-            if generation == _generation[0]:
+            if generation == _generation[0] and (handler is not META_ONLY or self.meta_only_cached):
                 self.handlers[key] = handler
         return handler
 
