@@ -32,7 +32,7 @@ from devtensor.errors import (
     OutOfMemoryError,
     ScalarOverflowError,
 )
-from devtensor.meta import check_scalar_fits
+from devtensor.meta import check_scalar_fits, int_text
 from devtensor.modes import constant as constant  # (creation functions end in it; ranges imports it here)
 from devtensor.storage import ForeignStorage
 from devtensor.tensor import Tensor
@@ -85,6 +85,12 @@ def _host_array(op: str, data: object, dtype: DType | None) -> np.ndarray[Any, A
     except MemoryError as e:  # the shape is not known before NumPy has read the data
         raise OutOfMemoryError(op, None, dtype.name if dtype is not None else None, None, "cpu", str(e)) from None
     if array.dtype.kind == "O":
+        huge = next((v for v in array.flat if isinstance(v, int) and not -(2**63) <= v < 2**64), None)
+        if huge is not None:  # the mistake dt.full makes a ScalarOverflowError: the same class here
+            raise ScalarOverflowError(
+                f"{op}: a value of argument 'data', Python integer {int_text(huge)}, does not fit any supported "
+                f"integer dtype (int64 or uint64)"
+            )
         raise ArgumentTypeError(
             f"{op}: argument 'data' of type {type(data).__name__} does not convert to a numeric dtype (NumPy made an "
             "object array: a non-number, or a Python int beyond the int64/uint64 range?)"
@@ -463,7 +469,8 @@ def _fill_dtype(op: str, fill_value: object) -> DType:
     dtype = np.asarray(fill_value).dtype
     if dtype.kind == "O":  # an int beyond int64 and uint64
         raise ScalarOverflowError(
-            f"{op}: argument 'fill_value' {fill_value!r} does not fit any supported integer dtype"
+            f"{op}: argument 'fill_value', Python integer {int_text(fill_value)}, does not fit any supported "  # type: ignore[arg-type]
+            "integer dtype (int64 or uint64)"
         )
     return dtype
 
@@ -479,14 +486,16 @@ def full(
     ``fill_value``; dtype default as NumPy infers it from the value (bool, int64, float64, complex128).
 
     The value must be representable in the dtype (PyTorch's checked conversion): floats are truncated into
-    integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes are errors.
+    integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes are errors; into
+    bool the value must lie in 0..1 (as ``arange`` and ``linspace`` check).
 
     Raises:
         ArgumentTypeError: ``fill_value`` is not a Python number; bad size or dtype.
-        ScalarOverflowError (OverflowError): an int out of the integer dtype's range, or an infinity into an
-            integer dtype.
+        ScalarOverflowError (OverflowError): an int out of the integer dtype's range (bool's: 0 to 1; NumPy and
+            PyTorch make any nonzero value True), an infinity into an integer or bool dtype, or an int no
+            supported dtype holds (beyond int64 and uint64).
         CastingError (TypeError): a complex value into a real dtype.
-        ValueError: a negative size, a bad device, or NaN into an integer dtype.
+        ValueError: a negative size, a bad device, or NaN into an integer or bool dtype.
         OutOfMemoryError (MemoryError): as :func:`empty`.
     """
     shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
@@ -497,9 +506,9 @@ def full(
 
 def _check_fill(op: str, value: object, dtype: DType) -> Scalar:
     """The fill value as a Python number (a NumPy scalar converted: it takes no part in promotion), checked to
-    fit ``dtype``."""
+    fit ``dtype`` (into bool: 0 to 1, as arange and linspace refuse values outside bool's range)."""
     number = python_scalar(op, "fill_value", value)
-    check_scalar_fits(op, number, dtype, "fill_value")
+    check_scalar_fits(op, number, dtype, "fill_value", bool_range=True)
     return number
 
 
