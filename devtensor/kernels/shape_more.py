@@ -310,10 +310,13 @@ def _searchsorted(
     if s.ndim == 1:
         result: Any = xp.searchsorted(s, x, side=which)
     else:
+        if x.size == 0:
+            return
+        if s.shape[-1] == 0:  # empty rows: every value goes at index 0 (reshape(-1, 0) cannot infer the rows)
+            out.array[...] = 0
+            return
         # One search per row (NumPy's and CuPy's searchsorted take a 1-D sequence).
         rows = s.reshape(-1, s.shape[-1])
-        if rows.shape[0] == 0 or x.size == 0:
-            return
         xs = x.reshape(rows.shape[0], -1)
         result = xp.stack([xp.searchsorted(r, v, side=which) for r, v in zip(rows, xs, strict=True)])
         result = result.reshape(x.shape)
