@@ -19,7 +19,7 @@ import numpy as np
 from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import DType, DTypeLike, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
-from devtensor.kernels.linalg_solvers import linalg_call, linalg_dtype, real_dtype
+from devtensor.kernels.linalg_solvers import decomposition_call, linalg_dtype, real_dtype
 from devtensor.kernels.ufunc_family import D
 from devtensor.meta import broadcast_shapes, normalize_dim, normalize_dims, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
@@ -159,7 +159,7 @@ def matrix_norm_array(xp: ModuleType, a: Any, ord: float | str, dims: tuple[int,
     if ord == "fro":
         r = vector_norm_array(xp, m, 2, (-2, -1), False)
     elif ord in ("nuc", 2, -2):
-        s = linalg_call("linalg_matrix_norm", xp.linalg.svd, m, compute_uv=False)
+        s = decomposition_call("linalg_matrix_norm", xp, xp.linalg.svd, m, compute_uv=False)
         r = s.sum(axis=-1) if ord == "nuc" else s.max(axis=-1) if ord == 2 else s.min(axis=-1)
     elif ord in (1, -1):
         col = xp.abs(m).sum(axis=-2)
