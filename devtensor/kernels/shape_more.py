@@ -159,6 +159,8 @@ def repeat_interleave(self: TensorMeta, repeats: int, dim: int | None = None) ->
 @repeat_interleave.impl("cpu", "cuda")
 def _repeat_interleave(xp: ModuleType, self: D, repeats: int, dim: int | None, *, out: ConstOut[D]) -> None:
     a = self._array
+    if out.array.size == 0:  # (nothing to write: NumPy's repeat refuses repeats beyond a C long even then)
+        return
     axis = None if dim is None or a.ndim == 0 else normalize_dim("repeat_interleave", dim, a.ndim)
     xp.copyto(out.array, xp.repeat(a, int(repeats), axis=axis).reshape(out.array.shape), casting="same_kind")
 
