@@ -85,7 +85,7 @@ def dispatch_key(key: object, *, op: str = "dispatch_key", arg: str = "key") -> 
 
     Raises:
         ValueError: a string that names neither a key nor a known device type (as ``Device`` raises).
-        TypeError: anything else; the message names ``op`` and ``arg`` (the caller's function and argument).
+        TypeError: anything else. Either message names ``op`` and ``arg`` (the caller's function and argument).
     """
     if type(key) is DispatchKey:
         return key
@@ -95,7 +95,11 @@ def dispatch_key(key: object, *, op: str = "dispatch_key", arg: str = "key") -> 
         return key.key
     if isinstance(key, str):
         named = DispatchKey._interned.get(key)
-        return named if named is not None else Device(key).key
+        if named is not None:
+            return named
+        from devtensor.device import as_device  # (as Device, with the message naming op and argument)
+
+        return as_device(key, op=op, arg=arg).key
     raise ArgumentTypeError(
         f"{op}: argument '{arg}' must be a DispatchKey, a key name such as 'CPU', a Device or a device type such "
         f"as 'cpu', got {key!r}"

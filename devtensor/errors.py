@@ -26,6 +26,7 @@ __all__ = [
     "ReadOnlyError",
     "ScalarOverflowError",
     "ShapeError",
+    "UnknownOpError",
     "ViewError",
     "as_called",
     "short_repr",
@@ -102,6 +103,15 @@ class DeviceMismatchError(DevtensorError, ValueError):
 
 class ShapeError(DevtensorError, ValueError):
     """Shapes that cannot broadcast, or an output/inplace shape that does not match the result's."""
+
+
+class UnknownOpError(DevtensorError, KeyError):
+    """No op of the name given to a registry entry point (``library.get_op``, ``override``, ``register_kernel``,
+    ``remove_op``, ...): a ``KeyError``, as a lookup by name raises; the message names the entry point and the
+    name, and suggests the nearest op names."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""  # (KeyError's own str() quotes the message)
 
 
 class ViewError(ShapeError, RuntimeError):

@@ -31,7 +31,7 @@ import numpy as np
 
 from devtensor import modes as _modes
 from devtensor._generated_methods import TensorOpMethods
-from devtensor.device import Device, DeviceLike
+from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
@@ -216,7 +216,7 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             if dtype is not None:
                 raise ArgumentTypeError(f"to: argument 'device' must be a device, got {device!r}")
             device, dtype = None, device
-        target = self._device if device is None else Device(device).resolved()
+        target = self._device if device is None else as_device(device, op="to")
         target_dtype = self.dtype if dtype is None else to_dtype(dtype, op="to")
         flag: object = copy  # (typed bool; checked at run time: an int is refused, a NumPy bool taken)
         if flag is not False and flag is not True:

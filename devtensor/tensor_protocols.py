@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Self, cast, overload
 import numpy as np
 
 from devtensor import modes
-from devtensor.device import Device, DeviceLike
+from devtensor.device import DeviceLike, as_device
 from devtensor.dtypes import as_bool, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
@@ -240,7 +240,7 @@ class TensorProtocols:
             NoDataError: moving a meta tensor to a device with data.
         """
         t = cast("Tensor", self)
-        target = Device(device)
+        target = as_device(device, op="to_device")
         if stream is None:
             return t.to(target)
         if target.type != "cuda":
