@@ -29,6 +29,7 @@ from devtensor.errors import (
     ArgumentValueError,
     CopyRequiredError,
     DeviceUnavailableError,
+    DLPackExportError,
     OutOfMemoryError,
     ScalarOverflowError,
 )
@@ -275,14 +276,18 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
             support (``bfloat16``, float8 types, ...: the message names it, from the DLPack export and the
             exporter's ``dtype``); ``copy`` is not None or a bool.
         CopyRequiredError (BufferError, ValueError): ``copy=False`` with a ``device`` other than the data's.
-        BufferError: the producer cannot export (e.g. a meta tensor).
+        DLPackExportError (BufferError): the producer cannot export (a meta tensor, a NumPy array of strings,
+            objects or datetimes).
         ValueError: a DLPack device type other than CPU (1), CUDA (2) or CUDA managed memory (13); a bad ``device``.
     """
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise ArgumentTypeError(f"from_dlpack: argument 'x' does not support DLPack: {type(x).__name__}")
     copy = as_bool("from_dlpack", "copy", copy, optional=True)
     target = None if device is None else as_device(device, op="from_dlpack")
-    dev_type, dev_id = x.__dlpack_device__()
+    try:
+        dev_type, dev_id = x.__dlpack_device__()
+    except BufferError as e:
+        raise _export_error(x, e) from None
     if int(dev_type) == 1:
         source = as_device("cpu")
     elif int(dev_type) in (2, 13):  # kDLCUDA, kDLCUDAManaged (CuPy's managed-memory arrays)
@@ -308,7 +313,7 @@ def _dlpack_import(x: Any, source: Device) -> Tensor:
             array = np.from_dlpack(x)
         except (RuntimeError, TypeError, BufferError) as e:  # NumPy: "Unsupported dtype in DLTensor." (bfloat16, …)
             if isinstance(e, BufferError) and _unsupported_export(x) is None:
-                raise  # the producer cannot export (documented as BufferError)
+                raise _export_error(x, e) from None  # the producer cannot export (a BufferError)
             raise _import_error(x, e) from None
         _check_data_dtype("from_dlpack", array, "x")
         # A view, so that the tensor's array object is its own even if the import handed back a shared one.
@@ -332,6 +337,8 @@ def _dlpack_import(x: Any, source: Device) -> Tensor:
             array = cupy.from_dlpack(x)
         except (RuntimeError, TypeError, ValueError, BufferError) as e:
             if _unsupported_export(x) is None:
+                if isinstance(e, BufferError):
+                    raise _export_error(x, e) from None
                 raise
             raise _import_error(x, e) from None
     to_dtype(array.dtype, op="from_dlpack", arg="x")
@@ -366,6 +373,19 @@ def _unsupported_export(x: Any) -> str | None:
     if found is None or ((found[0], found[1]) in _DLPACK_SUPPORTED and found[2] == 1):
         return None
     return export_dtype_text(x)
+
+
+def _export_error(x: Any, error: BufferError) -> DLPackExportError:
+    """The error for a producer ``x`` that cannot export its data (``error``, its BufferError), naming its type
+    and dtype (NumPy's message names neither)."""
+    if isinstance(error, DLPackExportError):
+        return DLPackExportError(f"from_dlpack: {error}")
+    dtype = getattr(x, "dtype", None)
+    what = f"a {type(x).__name__}" + (f" of dtype {dtype}" if dtype is not None else "")
+    return DLPackExportError(
+        f"from_dlpack: argument 'x', {what}, cannot export its data through DLPack ({error}); devtensor supports "
+        "bool, int8-64, uint8-64, float16/32/64, complex64/128"
+    )
 
 
 def _import_error(x: Any, error: Exception) -> ArgumentTypeError:

@@ -15,6 +15,7 @@ __all__ = [
     "CopyRequiredError",
     "DeviceMismatchError",
     "DeviceUnavailableError",
+    "DLPackExportError",
     "IndexOutOfRangeError",
     "DevtensorError",
     "LinAlgError",
@@ -95,6 +96,11 @@ class CopyRequiredError(DevtensorError, BufferError, ValueError):
     """``copy=False`` was asked for, but the call needs a copy (``from_dlpack`` to another device). A
     ``BufferError``, as the array API standard requires of ``from_dlpack``, and a ``ValueError``, as NumPy's
     ``asarray(copy=False)`` raises."""
+
+
+class DLPackExportError(DevtensorError, BufferError):
+    """Data that cannot go through DLPack: a producer that cannot export it (a meta tensor, NumPy's strings,
+    objects, datetimes, structured or long-double arrays). A ``BufferError``, as DLPack producers raise."""
 
 
 class DeviceMismatchError(DevtensorError, ValueError):
