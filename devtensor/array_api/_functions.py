@@ -112,6 +112,8 @@ def _cumulative(op: str, x: Tensor, axis: int | None, dtype: Any, include_initia
         if x.ndim == 0:
             raise ArgumentValueError(f"{op}: a 0-d tensor has no axis to accumulate along")
         axis = 0
+    if include_initial and x.ndim == 0:
+        raise ArgumentValueError(f"{op}: a 0-d tensor has no axis to prepend the initial value along (axis={axis!r})")
     a = normalize_dim(op, axis, x.ndim)
     fn = getattr(_dt, "cumsum" if op == "cumulative_sum" else "cumprod")
     result: Tensor = fn(x, a, dtype=dtype)
