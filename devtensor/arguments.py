@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from devtensor.device import as_index
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, short_repr
 
-__all__ = ["int_arg", "ints_arg", "normalize_dim", "normalize_dims"]
+__all__ = ["clamped_offset", "int_arg", "ints_arg", "normalize_dim", "normalize_dims"]
 
 
 def int_arg(op: str, arg: str, value: object) -> int:
@@ -27,6 +27,13 @@ def int_arg(op: str, arg: str, value: object) -> int:
             f"{op}: argument '{arg}' must be an int, got {type(value).__name__} {short_repr(value)}"
         )
     return index
+
+
+def clamped_offset(offset: int, rows: int, cols: int) -> int:
+    """A diagonal ``offset`` of ``rows`` x ``cols`` matrices brought into ``[-rows, cols]``: the same diagonal
+    (or none) and the same triangles, as an int NumPy takes (it refuses one beyond a C long with a raw
+    OverflowError, and ``tril``/``triu`` negate it: -2**63 overflows too)."""
+    return max(-rows, min(cols, offset))
 
 
 def ints_arg(op: str, arg: str, value: object, *, allow_int: bool = False) -> tuple[int, ...]:

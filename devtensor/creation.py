@@ -29,10 +29,11 @@ from devtensor.errors import (
     ArgumentValueError,
     CopyRequiredError,
     DeviceUnavailableError,
+    DLPackExportError,
     OutOfMemoryError,
     ScalarOverflowError,
 )
-from devtensor.meta import check_scalar_fits
+from devtensor.meta import check_scalar_fits, int_text
 from devtensor.modes import constant as constant  # (creation functions end in it; ranges imports it here)
 from devtensor.storage import ForeignStorage
 from devtensor.tensor import Tensor
@@ -85,6 +86,12 @@ def _host_array(op: str, data: object, dtype: DType | None) -> np.ndarray[Any, A
     except MemoryError as e:  # the shape is not known before NumPy has read the data
         raise OutOfMemoryError(op, None, dtype.name if dtype is not None else None, None, "cpu", str(e)) from None
     if array.dtype.kind == "O":
+        huge = next((v for v in array.flat if isinstance(v, int) and not -(2**63) <= v < 2**64), None)
+        if huge is not None:  # the mistake dt.full makes a ScalarOverflowError: the same class here
+            raise ScalarOverflowError(
+                f"{op}: a value of argument 'data', Python integer {int_text(huge)}, does not fit any supported "
+                f"integer dtype (int64 or uint64)"
+            )
         raise ArgumentTypeError(
             f"{op}: argument 'data' of type {type(data).__name__} does not convert to a numeric dtype (NumPy made an "
             "object array: a non-number, or a Python int beyond the int64/uint64 range?)"
@@ -269,14 +276,18 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
             support (``bfloat16``, float8 types, ...: the message names it, from the DLPack export and the
             exporter's ``dtype``); ``copy`` is not None or a bool.
         CopyRequiredError (BufferError, ValueError): ``copy=False`` with a ``device`` other than the data's.
-        BufferError: the producer cannot export (e.g. a meta tensor).
+        DLPackExportError (BufferError): the producer cannot export (a meta tensor, a NumPy array of strings,
+            objects or datetimes).
         ValueError: a DLPack device type other than CPU (1), CUDA (2) or CUDA managed memory (13); a bad ``device``.
     """
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise ArgumentTypeError(f"from_dlpack: argument 'x' does not support DLPack: {type(x).__name__}")
     copy = as_bool("from_dlpack", "copy", copy, optional=True)
     target = None if device is None else as_device(device, op="from_dlpack")
-    dev_type, dev_id = x.__dlpack_device__()
+    try:
+        dev_type, dev_id = x.__dlpack_device__()
+    except BufferError as e:
+        raise _export_error(x, e) from None
     if int(dev_type) == 1:
         source = as_device("cpu")
     elif int(dev_type) in (2, 13):  # kDLCUDA, kDLCUDAManaged (CuPy's managed-memory arrays)
@@ -302,7 +313,7 @@ def _dlpack_import(x: Any, source: Device) -> Tensor:
             array = np.from_dlpack(x)
         except (RuntimeError, TypeError, BufferError) as e:  # NumPy: "Unsupported dtype in DLTensor." (bfloat16, …)
             if isinstance(e, BufferError) and _unsupported_export(x) is None:
-                raise  # the producer cannot export (documented as BufferError)
+                raise _export_error(x, e) from None  # the producer cannot export (a BufferError)
             raise _import_error(x, e) from None
         _check_data_dtype("from_dlpack", array, "x")
         # A view, so that the tensor's array object is its own even if the import handed back a shared one.
@@ -326,6 +337,8 @@ def _dlpack_import(x: Any, source: Device) -> Tensor:
             array = cupy.from_dlpack(x)
         except (RuntimeError, TypeError, ValueError, BufferError) as e:
             if _unsupported_export(x) is None:
+                if isinstance(e, BufferError):
+                    raise _export_error(x, e) from None
                 raise
             raise _import_error(x, e) from None
     to_dtype(array.dtype, op="from_dlpack", arg="x")
@@ -360,6 +373,19 @@ def _unsupported_export(x: Any) -> str | None:
     if found is None or ((found[0], found[1]) in _DLPACK_SUPPORTED and found[2] == 1):
         return None
     return export_dtype_text(x)
+
+
+def _export_error(x: Any, error: BufferError) -> DLPackExportError:
+    """The error for a producer ``x`` that cannot export its data (``error``, its BufferError), naming its type
+    and dtype (NumPy's message names neither)."""
+    if isinstance(error, DLPackExportError):
+        return DLPackExportError(f"from_dlpack: {error}")
+    dtype = getattr(x, "dtype", None)
+    what = f"a {type(x).__name__}" + (f" of dtype {dtype}" if dtype is not None else "")
+    return DLPackExportError(
+        f"from_dlpack: argument 'x', {what}, cannot export its data through DLPack ({error}); devtensor supports "
+        "bool, int8-64, uint8-64, float16/32/64, complex64/128"
+    )
 
 
 def _import_error(x: Any, error: Exception) -> ArgumentTypeError:
@@ -463,7 +489,8 @@ def _fill_dtype(op: str, fill_value: object) -> DType:
     dtype = np.asarray(fill_value).dtype
     if dtype.kind == "O":  # an int beyond int64 and uint64
         raise ScalarOverflowError(
-            f"{op}: argument 'fill_value' {fill_value!r} does not fit any supported integer dtype"
+            f"{op}: argument 'fill_value', Python integer {int_text(fill_value)}, does not fit any supported "  # type: ignore[arg-type]
+            "integer dtype (int64 or uint64)"
         )
     return dtype
 
@@ -479,14 +506,16 @@ def full(
     ``fill_value``; dtype default as NumPy infers it from the value (bool, int64, float64, complex128).
 
     The value must be representable in the dtype (PyTorch's checked conversion): floats are truncated into
-    integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes are errors.
+    integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes are errors; into
+    bool the value must lie in 0..1 (as ``arange`` and ``linspace`` check).
 
     Raises:
         ArgumentTypeError: ``fill_value`` is not a Python number; bad size or dtype.
-        ScalarOverflowError (OverflowError): an int out of the integer dtype's range, or an infinity into an
-            integer dtype.
+        ScalarOverflowError (OverflowError): an int out of the integer dtype's range (bool's: 0 to 1; NumPy and
+            PyTorch make any nonzero value True), an infinity into an integer or bool dtype, or an int no
+            supported dtype holds (beyond int64 and uint64).
         CastingError (TypeError): a complex value into a real dtype.
-        ValueError: a negative size, a bad device, or NaN into an integer dtype.
+        ValueError: a negative size, a bad device, or NaN into an integer or bool dtype.
         OutOfMemoryError (MemoryError): as :func:`empty`.
     """
     shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
@@ -497,9 +526,9 @@ def full(
 
 def _check_fill(op: str, value: object, dtype: DType) -> Scalar:
     """The fill value as a Python number (a NumPy scalar converted: it takes no part in promotion), checked to
-    fit ``dtype``."""
+    fit ``dtype`` (into bool: 0 to 1, as arange and linspace refuse values outside bool's range)."""
     number = python_scalar(op, "fill_value", value)
-    check_scalar_fits(op, number, dtype, "fill_value")
+    check_scalar_fits(op, number, dtype, "fill_value", bool_range=True)
     return number
 
 

@@ -31,12 +31,13 @@ import numpy as np
 
 from devtensor import modes as _modes
 from devtensor._generated_methods import TensorOpMethods
-from devtensor.device import Device, DeviceLike
+from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
     DeviceMismatchError,
+    DLPackExportError,
     IndexOutOfRangeError,
     MemoryOverlapError,
     NoDataError,
@@ -216,7 +217,7 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             if dtype is not None:
                 raise ArgumentTypeError(f"to: argument 'device' must be a device, got {device!r}")
             device, dtype = None, device
-        target = self._device if device is None else Device(device).resolved()
+        target = self._device if device is None else as_device(device, op="to")
         target_dtype = self.dtype if dtype is None else to_dtype(dtype, op="to")
         flag: object = copy  # (typed bool; checked at run time: an int is refused, a NumPy bool taken)
         if flag is not False and flag is not True:
@@ -273,14 +274,14 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             BufferError: meta tensors have no data to export; the exporter's own errors.
         """
         if self._device.key.name == "Meta":
-            raise BufferError("__dlpack__: a meta tensor has no data to export")
+            raise DLPackExportError("__dlpack__: a meta tensor has no data to export")
         given = {"stream": stream, "max_version": max_version, "dl_device": dl_device, "copy": copy}
         return self._array.__dlpack__(**{k: v for k, v in given.items() if v is not None})
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """The DLPack device tuple ``(device_type, device_id)`` (1 = CPU, 2 = CUDA)."""
         if self._device.key.name == "Meta":
-            raise BufferError("__dlpack_device__: a meta tensor has no data to export")
+            raise DLPackExportError("__dlpack_device__: a meta tensor has no data to export")
         return tuple(self._array.__dlpack_device__())
 
     # --- indexing --------------------------------------------------------------------------------------
@@ -318,6 +319,8 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             raise IndexOutOfRangeError(f"__getitem__: {why} (tensor of shape {self.shape}, index {index!r})") from None
         except ValueError as e:  # e.g. a zero slice step
             raise ArgumentValueError(f"__getitem__: {e} (index {index!r})") from None
+        except TypeError as e:  # a slice bound that is no int (t[1.5:]): NumPy's message names no op
+            raise ArgumentTypeError(f"__getitem__: {e} (index {index!r})") from None
         if is_view:
             return self._backend.wrap_view(result, self)
         if isinstance(result, np.generic):
@@ -390,6 +393,8 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             raise IndexOutOfRangeError(f"__setitem__: {why} (tensor of shape {self.shape}, index {index!r})") from None
         except ValueError as e:  # e.g. a zero slice step (as __getitem__)
             raise ArgumentValueError(f"__setitem__: {e} (index {index!r})") from None
+        except TypeError as e:  # a slice bound that is no int (t[1.5:]): NumPy's message names no op
+            raise ArgumentTypeError(f"__setitem__: {e} (index {index!r})") from None
         vshape: tuple[int, ...] = source.shape if isinstance(value, Tensor) else ()
         tshape: tuple[int, ...] = getattr(target, "shape", ())
         # NumPy and PyTorch drop leading length-1 dimensions of the value before broadcasting it.
@@ -424,17 +429,18 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
     # --- Python protocol --------------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        """The length of the first dimension. Raises TypeError for a 0-d tensor."""
+        """The length of the first dimension. Raises ArgumentTypeError (a TypeError, as PyTorch's) for a 0-d
+        tensor."""
         shape: tuple[int, ...] = self._array.shape
         if not shape:
-            raise TypeError("len() of a 0-d tensor")
+            raise ArgumentTypeError("len(): a 0-d tensor has no length (use .item() or .numel())")
         return shape[0]
 
     def __iter__(self) -> Iterator[Tensor]:
-        """Views of ``self[0]``, ``self[1]``, … (sharing the version counter). Raises TypeError for a 0-d
-        tensor when ``iter()`` is called, as PyTorch does, not at the first ``next()``."""
+        """Views of ``self[0]``, ``self[1]``, … (sharing the version counter). Raises ArgumentTypeError (a
+        TypeError) for a 0-d tensor when ``iter()`` is called, as PyTorch does, not at the first ``next()``."""
         if not self._array.shape:
-            raise TypeError("iteration over a 0-d tensor")
+            raise ArgumentTypeError("iter(): iteration over a 0-d tensor (use .item())")
         return (self[i] for i in range(self._array.shape[0]))
 
     # Tensors compare elementwise (``==`` is the ``eq`` op), so hashing is by identity, as in PyTorch.

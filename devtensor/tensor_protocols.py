@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Self, cast, overload
 import numpy as np
 
 from devtensor import modes
-from devtensor.device import Device, DeviceLike
+from devtensor.device import DeviceLike, as_device
 from devtensor.dtypes import as_bool, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
@@ -240,7 +240,7 @@ class TensorProtocols:
             NoDataError: moving a meta tensor to a device with data.
         """
         t = cast("Tensor", self)
-        target = Device(device)
+        target = as_device(device, op="to_device")
         if stream is None:
             return t.to(target)
         if target.type != "cuda":
@@ -266,16 +266,27 @@ class TensorProtocols:
         gives ``str(t)`` for any tensor.
 
         Raises:
-            TypeError: a non-empty spec for a tensor that is not 0-d (its elements have no one format).
+            ArgumentTypeError (TypeError): a non-empty spec for a tensor that is not 0-d (its elements have no
+                one format). ArgumentValueError (ValueError): a spec the item's type refuses (``"q"``).
             NoDataError: a non-empty spec for a meta tensor.
         """
         t = cast("Tensor", self)
         if t.ndim == 0:
-            return format(t.item(), spec) if spec else str(t)
+            if not spec:
+                return str(t)
+            item = t.item()
+            try:
+                return format(item, spec)
+            except (ValueError, TypeError) as e:  # (Python's message names the item's type, not the tensor)
+                kind = ArgumentValueError if isinstance(e, ValueError) else ArgumentTypeError
+                raise kind(
+                    f"__format__: format string {spec!r} does not apply to a 0-d tensor of dtype {t.dtype} "
+                    f"(its item is a {type(item).__name__}: {e})"
+                ) from None
         if spec:
             raise ArgumentTypeError(
-                f"unsupported format string {spec!r} for a Tensor of shape {list(t.shape)}: only 0-d tensors "
-                "take a format spec (format t.item(), or t.tolist())"
+                f"__format__: unsupported format string {spec!r} for a Tensor of shape {list(t.shape)}: only 0-d "
+                "tensors take a format spec (format t.item(), or t.tolist())"
             )
         return str(t)
 

@@ -168,7 +168,7 @@ class ViewOp:
         self.varargs = varargs if stored is not None else _check_varargs(name, schema, meta, varargs)
         self.doc = doc if doc is not None else (meta.__doc__ or "")
         # Kernels and overrides per key, as every op has (backend fallbacks write outs: none for view ops).
-        self.table = KernelTable(name, self, fallbacks=False)
+        self.table = KernelTable(name, self, fallbacks=False, meta_only_cached=False)
         self.functional: Callable[..., Any] = _front(self)
         self.method: Callable[..., Any] | None = None
         if method:
@@ -316,11 +316,10 @@ def _unserved(op: ViewOp, self: Tensor, spec: Any) -> Any:
 def _miss(op: ViewOp, self: Tensor, spec: Any) -> Any:
     """The front's slow path, on a miss of the handler cache: resolve the handler for ``self``'s key (an
     override, else the kernel; NoKernelError when none) and run it; meta tensors with no kernel get meta arrays
-    (:func:`_unserved`). "Meta only" is not left in the cache, so the fast path never sees it."""
-    key = self._device.key
-    handler = op.table.resolve(key, str(self._device))
+    (:func:`_unserved`). The table never caches "meta only" (``meta_only_cached`` false), so the fast path,
+    in any thread, never sees it."""
+    handler = op.table.resolve(self._device.key, str(self._device))
     if handler is META_ONLY:
-        op.table.handlers.pop(key, None)
         return _unserved(op, self, spec)
     return _many(self, handler, spec, op.name) if op.multi else _one(self, handler, spec, op.name)
 

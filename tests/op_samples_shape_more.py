@@ -30,6 +30,8 @@ def _searchsorted_ref(s: Any, x: Any, out_int32: bool = False, right: bool = Fal
     dtype = np.int32 if out_int32 else np.int64
     if s.ndim == 1:
         return np.searchsorted(s, x, side=which).astype(dtype)
+    if s.shape[-1] == 0:
+        return np.zeros(x.shape, dtype)
     rows = [
         np.searchsorted(r, v, side=which)
         for r, v in zip(s.reshape(-1, s.shape[-1]), x.reshape(len(s), -1), strict=True)
@@ -125,6 +127,7 @@ def shape_more_entries() -> list[OpSamples]:
                 Sample((sorted_rows, A((2, 5), signed=True)), {"out_int32": True}),
                 Sample((np.array([0.0, 1.0]), A(()))),
                 Sample((np.array([0.0, 1.0]), A((0, 3)))),
+                Sample((np.zeros((2, 0)), A((2, 3)))),  # empty rows: every value at index 0
                 Sample((np.array([0.0, 1.0, 2.0]), S((2, 3)))),
             ),
             "bif",

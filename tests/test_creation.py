@@ -70,8 +70,8 @@ def test_tensor_rejects_what_numpy_cannot_make_numeric() -> None:
         dt.tensor(["a", "b"])
     with pytest.raises(ArgumentTypeError, match=words("tensor", "data")):
         dt.tensor([[1, 2], [3]])
-    with pytest.raises(ArgumentTypeError, match=words("tensor", "object")):
-        dt.tensor(2**70)
+    with pytest.raises(ScalarOverflowError, match=words("tensor", "data", "int64", "uint64")):
+        dt.tensor(2**70)  # (NumPy makes an object array; dt.full refuses the same int as ScalarOverflowError)
     with pytest.raises(ScalarOverflowError, match=words("tensor", "int64")):
         dt.tensor([2**70], dtype=dt.int64)
     with pytest.raises(ArgumentTypeError, match=words("tensor", "dtype", "float64")):
@@ -442,11 +442,20 @@ def test_can_cast_examples() -> None:
 # --- full() with a Python int beyond uint64 makes an object-dtype tensor ------------------------------------
 
 
-@pytest.mark.parametrize("value", [2**64, -(2**63) - 1])
-def test_full_with_an_int_no_supported_dtype_holds_is_refused(value: int) -> None:
-    # dt.tensor(value) refuses the same int; full() returns tensor([...], dtype=object)
-    with pytest.raises((OverflowError, TypeError), match="full"):
-        dt.full((2,), value)
+@pytest.mark.parametrize("value", [2**64, -(2**63) - 1, 2**300])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda v: dt.full((2,), v),
+        lambda v: dt.tensor(v),
+        lambda v: dt.tensor([[1], [v]]),
+        lambda v: dt.asarray([v, 0]),
+    ],
+)
+def test_an_int_no_supported_dtype_holds_is_one_error_everywhere(call: Callable[[int], object], value: int) -> None:
+    # The same mistake, one class: ScalarOverflowError (an OverflowError) naming the op and the int's dtypes.
+    with pytest.raises(ScalarOverflowError, match=r"(full|tensor|asarray): .*does not fit .*int64 or uint64"):
+        call(value)
 
 
 # --- np.matrix accepted by from_numpy keeps matrix semantics inside a tensor ---------------------------------

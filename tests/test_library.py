@@ -563,6 +563,63 @@ def test_register_kernel_handle_restores_previous() -> None:
     assert op.functional(x).tolist() == [2.0]
 
 
+# --- unknown op names at every registry entry point ----------------------------------------------------------
+
+
+def _cpu_impl(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    pass
+
+
+#: Each registry entry point taking an op or its name, with the name its errors give.
+ENTRY_POINTS: list[tuple[str, Callable[[Any], object]]] = [
+    ("get_op", library.get_op),
+    ("override", lambda op: library.override(op, "cpu", _cpu_impl)),
+    ("register_kernel", lambda op: library.register_kernel(op, "cpu", _cpu_impl)),
+    ("remove_op", library.remove_op),
+    ("check", lambda op: library.check(op, [])),
+    ("get_op", structured.get_op),
+]
+
+
+@pytest.mark.parametrize(("entry", "call"), ENTRY_POINTS)
+def test_an_unknown_op_name_is_a_devtensor_key_error_suggesting_near_names(
+    entry: str, call: Callable[[Any], object]
+) -> None:
+    from devtensor.errors import DevtensorError, UnknownOpError
+
+    with pytest.raises(UnknownOpError) as info:
+        call("tranpose")
+    assert isinstance(info.value, KeyError) and isinstance(info.value, DevtensorError)
+    assert str(info.value).startswith(f"{entry}: no op named 'tranpose'; did you mean 'transpose'")
+    with pytest.raises(UnknownOpError, match=rf"^{entry}: no op named 'no_such_op_xyz'$"):
+        call("no_such_op_xyz")  # (nothing near it: no suggestion)
+    if entry != "get_op" or call is library.get_op:
+        with pytest.raises(ArgumentTypeError, match=rf"^{entry}: expected an op"):
+            call(3.5)
+
+
+def test_an_unknown_key_names_the_entry_point_and_argument() -> None:
+    for entry, call in (
+        ("override", lambda k: library.override("neg", k, _cpu_impl)),
+        ("register_kernel", lambda k: library.register_kernel("neg", k, _cpu_impl)),
+    ):
+        with pytest.raises(ValueError, match=rf"^{entry}: argument 'key': unknown device type 'tpu'"):
+            call("tpu")
+        with pytest.raises(ValueError, match=rf"^{entry}: argument 'key': malformed device string ' cpu'"):
+            call(" cpu")
+    assert not library.get_op("neg").table.overrides
+
+
+def test_removing_a_replaced_op_by_reference_names_remove_op() -> None:
+    from devtensor.errors import UnknownOpError
+
+    first = define_mul2()
+    library.custom_op(first.name, replace=True, out_may_be_input=True)(first.meta)
+    with pytest.raises(UnknownOpError, match=r"^remove_op: .*replaced"):
+        library.remove_op(first)
+    library.remove_op(first.name)
+
+
 # --- view ops: get_op, override and register_kernel reach them as every op ---------------------------------------
 
 

@@ -270,6 +270,72 @@ def test_multi_output_out_resize_with_warning() -> None:
     assert w.shape == (2, 3) and v.shape == (2, 3, 3)
 
 
+#: Each decomposition (LAPACK's SVD, eigh, QR, Cholesky) with the name its LinAlgError gives.
+DECOMPOSITIONS: list[tuple[str, Callable[[dt.Tensor], object]]] = [
+    ("linalg_svd", lambda m: LA.svd(m)),
+    ("linalg_svd", lambda m: LA.svd(m, full_matrices=False)),
+    ("linalg_svdvals", lambda m: LA.svdvals(m)),
+    ("linalg_pinv", lambda m: LA.pinv(m)),
+    ("linalg_matrix_rank", lambda m: LA.matrix_rank(m)),
+    ("linalg_matrix_norm", lambda m: LA.matrix_norm(m, 2)),
+    ("linalg_matrix_norm", lambda m: LA.matrix_norm(m, -2)),
+    ("linalg_matrix_norm", lambda m: LA.matrix_norm(m, "nuc")),
+    ("linalg_matrix_norm", lambda m: LA.norm(m, 2, dim=(-2, -1))),
+    ("linalg_matrix_norm", lambda m: LA.norm(m, "nuc", dim=(-1, -2))),
+    ("linalg_eigh", lambda m: LA.eigh(m)),
+    ("linalg_eigh", lambda m: LA.eigh(m, UPLO="U")),
+    ("linalg_eigvalsh", lambda m: LA.eigvalsh(m)),
+    ("linalg_eigvalsh", lambda m: LA.eigvalsh(m, UPLO="U")),
+    ("linalg_qr", lambda m: LA.qr(m)),
+    ("linalg_qr", lambda m: LA.qr(m, mode="r")),
+    ("linalg_cholesky", lambda m: LA.cholesky(m)),
+    ("linalg.svd", lambda m: np.linalg.svd(m)),  # (NumPy's functions on tensors: NEP 18)
+    ("linalg.qr", lambda m: np.linalg.qr(m)),
+]
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
+@pytest.mark.parametrize("case", range(len(DECOMPOSITIONS)))
+def test_non_finite_input_to_a_decomposition_is_a_linalg_error(
+    case: int, value: float, device: str, request: pytest.FixtureRequest
+) -> None:
+    # LAPACK's SVD may never return on an infinity (or gives NaNs silently): PyTorch raises for these inputs.
+    if device == "cuda":
+        request.getfixturevalue("fake_cupy")
+    name, call = DECOMPOSITIONS[case]
+    a = spd(4, 4)
+    a[1, 0] = a[0, 1] = value  # (in both triangles: eigh and cholesky read one)
+    m = dt.tensor(a, device=device)
+    before = snapshot(m)
+    with pytest.raises(LinAlgError, match=rf"{name}: .*non-finite"):
+        call(m)
+    assert_unchanged(before)
+    batched = dt.tensor(np.stack([spd(3, 3), np.full((3, 3), value)]), device=device)
+    with pytest.raises(LinAlgError, match=name):
+        call(batched)
+
+
+def test_non_finite_values_outside_the_triangle_read_are_ignored() -> None:
+    a = spd(3, 3)
+    a[0, 2] = math.nan  # the upper triangle: eigh, eigvalsh and cholesky read the lower one by default
+    w, _ = LA.eigh(dt.tensor(a))
+    close(w, np.linalg.eigh(a)[0])
+    close(LA.eigvalsh(dt.tensor(a)), np.linalg.eigvalsh(a))
+    close(LA.cholesky(dt.tensor(a)), np.linalg.cholesky(a))
+    with pytest.raises(LinAlgError, match="linalg_eigvalsh"):
+        LA.eigvalsh(dt.tensor(a), UPLO="U")
+
+
+def test_lu_based_ops_give_nan_for_non_finite_input_as_pytorch() -> None:
+    # det, slogdet, inv and solve are direct (no iteration): NaN results, as NumPy and PyTorch give.
+    a = np.eye(3)
+    a[1, 2] = math.inf
+    with np.errstate(invalid="ignore"):
+        assert math.isnan(LA.det(dt.tensor(a)).item())
+        assert np.isnan(LA.inv(dt.tensor(a)).numpy()).all()
+
+
 def test_multi_output_meta_and_cuda_stand_in(fake_cupy: ModuleType) -> None:
     m = dt.empty((2, 5, 3), device="meta")
     u, s, vh = LA.svd(m)

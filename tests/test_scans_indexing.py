@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import devtensor as dt
+import devtensor.array_api as xp
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -70,6 +71,22 @@ def test_cumsum_inplace_and_out() -> None:
 def test_diff_matches_numpy(a: Any, n: int, data: st.DataObject) -> None:
     dim = data.draw(st.integers(-a.ndim, a.ndim - 1))
     same(dt.diff(dt.tensor(a), n, dim), np.diff(a, n=n, axis=dim))
+
+
+@pytest.mark.parametrize("n", [6, 10**9, 2**63 - 1, 2**70])
+def test_diff_of_an_order_beyond_the_size_answers_from_the_shape(n: int) -> None:
+    # NumPy's diff loops n times (a huge n never returns): the result is empty along dim whatever n is.
+    a = np.arange(10.0).reshape(2, 5)
+    t = dt.tensor(a)
+    same(dt.diff(t, n), np.diff(a, n=5))
+    same(t.diff(n, 0), np.diff(a, n=2, axis=0))
+    out = dt.full((2, 3), 7.0)
+    dt.diff(t, n, out=out)
+    assert out.shape == (2, 0)
+    same(np.diff(t, n=n), np.diff(a, n=5))  # (NumPy's function on a tensor: devtensor's op)
+    same(xp.diff(t, n=n), np.diff(a, n=5))
+    same(xp.diff(dt.tensor(np.zeros((2, 0))), n=n), np.zeros((2, 0)))
+    assert dt.diff(dt.empty((3, 4), device="meta"), n).shape == (3, 0)
 
 
 def test_diff_errors() -> None:

@@ -461,3 +461,16 @@ def test_integer_indexes_beyond_int64_are_index_errors_naming_the_index(index: A
     with pytest.raises(IndexError, match=r"__setitem__.*index"):
         m[index] = 1.0
     assert m.version == 0 and not m.numpy().any()
+
+
+@pytest.mark.parametrize(
+    "index", [slice(1.5, None), slice(None, 2.0), slice(None, None, 0.5), (0, slice(np.float64(1.0), None))]
+)
+def test_a_float_slice_bound_is_a_devtensor_type_error(index: Any) -> None:
+    for t in (dt.ones(4, 4), dt.empty((4, 4), device="meta")):
+        before = snapshot(t)
+        with pytest.raises(ArgumentTypeError, match=r"^__getitem__: slice indices must be integers"):
+            t[index]
+        with pytest.raises(ArgumentTypeError, match=r"^__setitem__: slice indices must be integers"):
+            t[index] = 0.0
+        assert_unchanged(before)

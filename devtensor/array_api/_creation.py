@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 import devtensor as _dt
+from devtensor.array_api._naming import name_errors
 from devtensor.device import DeviceLike
 from devtensor.dtypes import check_choice
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
@@ -178,3 +179,13 @@ def tril(x: Tensor, /, *, k: int = 0) -> Tensor:
 def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
     """The upper triangle (on and above the ``k``-th diagonal) of the last two dims of ``x``; zeros below."""
     return _dt.triu(x, k)
+
+
+# Errors name the standard's function and its arguments (eye of a non-int, linspace's endpoint, ...).
+name_errors(
+    globals(),
+    [
+        "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace", "meshgrid",
+        "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+    ],
+)  # fmt: skip

@@ -19,6 +19,7 @@ import numpy as np
 
 from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
+from devtensor.arguments import clamped_offset
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 from devtensor.kernels.ufunc_family import D
 from devtensor.meta import broadcast_shapes, int_arg, ints_arg, normalize_dim, normalize_dims, ufunc_result_dtype
@@ -93,12 +94,14 @@ for _op, _which, _cmp in ((tril, "lower", "<="), (triu, "upper", ">=")):
 
 @_ks.tril.xp
 def _tril(xp: ModuleType, self: D, diagonal: int, *, out: ConstOut[D]) -> None:
-    _copy_into(xp, out.array, xp.tril(self._array, k=int(diagonal)))
+    k = clamped_offset(int(diagonal), *self._array.shape[-2:])
+    _copy_into(xp, out.array, xp.tril(self._array, k=k))
 
 
 @_ks.triu.xp
 def _triu(xp: ModuleType, self: D, diagonal: int, *, out: ConstOut[D]) -> None:
-    _copy_into(xp, out.array, xp.triu(self._array, k=int(diagonal)))
+    k = clamped_offset(int(diagonal), *self._array.shape[-2:])
+    _copy_into(xp, out.array, xp.triu(self._array, k=k))
 
 
 # --- roll -------------------------------------------------------------------------------------------------------
@@ -467,6 +470,9 @@ def _tensordot_axes(a: TensorMeta, b: TensorMeta, dims: object) -> tuple[tuple[i
         raise ArgumentTypeError(f"tensordot: argument 'dims' must be an int or a pair of lists of ints, got {dims!r}")
     da = normalize_dims("tensordot", dims[0], len(a.shape), "dims")
     db = normalize_dims("tensordot", dims[1], len(b.shape), "dims")
+    for name, t, named in (("a", a, da), ("b", b, db)):
+        if named and not t.shape:  # (normalize_dims lets a 0-d tensor's dim 0 name its value; no dim to contract)
+            raise IndexOutOfRangeError(f"tensordot: argument 'dims' names dims {list(named)} of '{name}', which is 0-d")
     if len(da) != len(db):
         raise ShapeError(f"tensordot: both dimension lists should have the same length, got {list(da)} and {list(db)}")
     return da, db

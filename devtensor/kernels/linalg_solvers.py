@@ -14,8 +14,12 @@ Common rules (values follow ``numpy.linalg``):
   (singular values, eigenvalues of Hermitian matrices, ``logabsdet``) are the real dtype of that precision.
 * Errors: a singular matrix (inv, solve), a matrix that is not positive-definite (cholesky), no convergence
   (svd, eigh) raise :class:`~devtensor.errors.LinAlgError` (a RuntimeError, as PyTorch's) naming the op;
-  nothing is written then. CuPy's solvers do not check by default: on CUDA such inputs give inf or nan
-  values instead (as ``cupy.linalg`` does outside ``cupyx.errstate(linalg="raise")``).
+  nothing is written then. Non-finite input (inf, nan) to a decomposition (svd, svdvals, pinv, matrix_rank,
+  matrix norms of order 2, -2 and 'nuc', eigh, eigvalsh, qr, cholesky; of the triangle read where one is) is
+  LinAlgError too, on every device, as PyTorch raises (LAPACK's SVD may never return on an infinity); the
+  direct LU-based ops (det, slogdet, inv, solve, matrix_power) give NaN there, as NumPy and PyTorch do.
+  CuPy's solvers do not check by default: on CUDA singular or indefinite inputs give inf or nan values
+  instead (as ``cupy.linalg`` does outside ``cupyx.errstate(linalg="raise")``).
 
 Decomposition conventions (NumPy's LAPACK routines; PyTorch's agree up to the same freedoms): ``qr`` is
 Householder QR with no sign normalisation (R's diagonal may be negative); ``svd`` gives singular values in
@@ -46,6 +50,7 @@ __all__ = [
     "QRResult",
     "SVDResult",
     "SlogdetResult",
+    "decomposition_call",
     "linalg_call",
     "linalg_dtype",
     "real_dtype",
@@ -105,6 +110,19 @@ def linalg_call(op: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         return fn(*args, **kwargs)
     except np.linalg.LinAlgError as error:
         raise LinAlgError(f"{op}: {error}") from None
+
+
+def decomposition_call(op: str, xp: ModuleType, fn: Any, a: Any, *, triangle: str | None = None, **kwargs: Any) -> Any:
+    """``fn(a, **kwargs)`` (``a`` an array of ``xp``) for a decomposition (SVD, eigh, QR, Cholesky) after
+    checking that ``a`` (only its ``triangle``, ``"L"`` or ``"U"``, for ops that read one) is finite:
+    LinAlgError naming ``op`` otherwise, as PyTorch raises for them (LAPACK's iterative SVD may never return on
+    an infinity, or gives NaNs silently). Errors of ``fn`` as :func:`linalg_call`."""
+    read = a if triangle is None else xp.tril(a) if triangle == "L" else xp.triu(a)
+    if not bool(xp.isfinite(read).all()):
+        raise LinAlgError(
+            f"{op}: the input holds non-finite values (inf or nan); the decomposition is not defined for them"
+        )
+    return linalg_call(op, fn, a, **kwargs)
 
 
 def _identity(a: Any) -> None:
@@ -191,7 +209,7 @@ def _pinv(xp: ModuleType, A: D, *, atol: float | None, rtol: float | None, hermi
     if a.size == 0:
         out.array[...] = 0
         return
-    u, s, vh = linalg_call("linalg_pinv", xp.linalg.svd, a, full_matrices=False)
+    u, s, vh = decomposition_call("linalg_pinv", xp, xp.linalg.svd, a, full_matrices=False)
     keep = s > _cutoff(xp, s, a.shape, atol, rtol)
     inverse = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(s.dtype)
     out.array[...] = xp.matmul(_mT(vh).conj() * inverse[..., None, :], _mT(u).conj())
@@ -218,7 +236,7 @@ def _matrix_rank(
     if a.size == 0:
         out.array[...] = 0
         return
-    s = linalg_call("linalg_matrix_rank", xp.linalg.svd, a, compute_uv=False)
+    s = decomposition_call("linalg_matrix_rank", xp, xp.linalg.svd, a, compute_uv=False)
     out.array[...] = (s > _cutoff(xp, s, a.shape, atol, rtol)).sum(axis=-1)
 
 
@@ -234,7 +252,7 @@ def linalg_svdvals(A: TensorMeta) -> TensorSpec:
 def _svdvals(xp: ModuleType, A: D, *, out: ConstOut[D]) -> None:
     a = _array(A, linalg_dtype("linalg_svdvals", A._array.dtype))
     if out.array.size:
-        out.array[...] = linalg_call("linalg_svdvals", xp.linalg.svd, a, compute_uv=False)
+        out.array[...] = decomposition_call("linalg_svdvals", xp, xp.linalg.svd, a, compute_uv=False)
 
 
 # --- solve, cholesky, matrix_power, eigvalsh ---------------------------------------------------------------
@@ -308,7 +326,7 @@ def linalg_cholesky(A: TensorMeta, *, upper: bool = False) -> TensorSpec:
 def _cholesky(xp: ModuleType, A: D, *, upper: bool, out: ConstOut[D]) -> None:
     a = _compute(A)
     if a.size:
-        lower = linalg_call("linalg_cholesky", xp.linalg.cholesky, a)
+        lower = decomposition_call("linalg_cholesky", xp, xp.linalg.cholesky, a, triangle="L")
         out.array[...] = _mT(lower).conj() if upper else lower
 
 
@@ -373,7 +391,7 @@ def _check_uplo(op: str, uplo: object) -> None:
 def _eigvalsh(xp: ModuleType, A: D, UPLO: Literal["L", "U"], *, out: ConstOut[D]) -> None:
     a = _array(A, linalg_dtype("linalg_eigvalsh", A._array.dtype))
     if a.size:
-        out.array[...] = linalg_call("linalg_eigvalsh", xp.linalg.eigvalsh, a, UPLO=UPLO)
+        out.array[...] = decomposition_call("linalg_eigvalsh", xp, xp.linalg.eigvalsh, a, triangle=UPLO, UPLO=UPLO)
 
 
 # --- multi-output: qr, svd, eigh, slogdet ------------------------------------------------------------------
@@ -437,9 +455,9 @@ def _qr(xp: ModuleType, A: D, mode: str, *, out: tuple[ConstOut[D], ConstOut[D]]
             _identity(q_out.array)
         return
     if mode == "r":
-        r_out.array[...] = linalg_call("linalg_qr", xp.linalg.qr, a, mode="r")
+        r_out.array[...] = decomposition_call("linalg_qr", xp, xp.linalg.qr, a, mode="r")
         return
-    q, r = linalg_call("linalg_qr", xp.linalg.qr, a, mode=mode)
+    q, r = decomposition_call("linalg_qr", xp, xp.linalg.qr, a, mode=mode)
     q_out.array[...] = q
     r_out.array[...] = r
 
@@ -471,7 +489,7 @@ def _svd(xp: ModuleType, A: D, full_matrices: bool, *, out: tuple[ConstOut[D], C
         _identity(out[0].array)
         _identity(out[2].array)
         return
-    u, s, vh = linalg_call("linalg_svd", xp.linalg.svd, a, full_matrices=full_matrices)
+    u, s, vh = decomposition_call("linalg_svd", xp, xp.linalg.svd, a, full_matrices=full_matrices)
     out[0].array[...] = u
     out[1].array[...] = s
     out[2].array[...] = vh
@@ -494,7 +512,7 @@ def _eigh(xp: ModuleType, A: D, UPLO: str, *, out: tuple[ConstOut[D], ConstOut[D
     a = _compute(A)
     if a.size == 0:
         return
-    w, v = linalg_call("linalg_eigh", xp.linalg.eigh, a, UPLO=UPLO)
+    w, v = decomposition_call("linalg_eigh", xp, xp.linalg.eigh, a, triangle=UPLO, UPLO=UPLO)
     out[0].array[...] = w
     out[1].array[...] = v
 

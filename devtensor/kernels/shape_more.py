@@ -159,6 +159,8 @@ def repeat_interleave(self: TensorMeta, repeats: int, dim: int | None = None) ->
 @repeat_interleave.impl("cpu", "cuda")
 def _repeat_interleave(xp: ModuleType, self: D, repeats: int, dim: int | None, *, out: ConstOut[D]) -> None:
     a = self._array
+    if out.array.size == 0:  # (nothing to write: NumPy's repeat refuses repeats beyond a C long even then)
+        return
     axis = None if dim is None or a.ndim == 0 else normalize_dim("repeat_interleave", dim, a.ndim)
     xp.copyto(out.array, xp.repeat(a, int(repeats), axis=axis).reshape(out.array.shape), casting="same_kind")
 
@@ -310,10 +312,13 @@ def _searchsorted(
     if s.ndim == 1:
         result: Any = xp.searchsorted(s, x, side=which)
     else:
+        if x.size == 0:
+            return
+        if s.shape[-1] == 0:  # empty rows: every value goes at index 0 (reshape(-1, 0) cannot infer the rows)
+            out.array[...] = 0
+            return
         # One search per row (NumPy's and CuPy's searchsorted take a 1-D sequence).
         rows = s.reshape(-1, s.shape[-1])
-        if rows.shape[0] == 0 or x.size == 0:
-            return
         xs = x.reshape(rows.shape[0], -1)
         result = xp.stack([xp.searchsorted(r, v, side=which) for r, v in zip(rows, xs, strict=True)])
         result = result.reshape(x.shape)

@@ -20,7 +20,7 @@ from devtensor.backends import Backend, backend_for
 from devtensor.device import Device, is_device_type, register_device_type
 from devtensor.dispatcher import DispatchKey, backend_fallback, key_named
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError
-from devtensor.library.custom_ops import OpLike, get_op
+from devtensor.library.custom_ops import OpLike, find_op
 from devtensor.library.handles import KeyLike, RegistrationHandle, as_key, register_stacked
 from devtensor.structured import StructuredOp, check_identifier, flat_tensors
 from devtensor.tensor import Tensor
@@ -55,7 +55,7 @@ def register_kernel(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> Regist
         TypeError: ``fn``'s parameters do not match the op's schema (a view op's: ``fn`` is not callable).
         ValueError: an unknown device type.  KeyError: no such op.
     """
-    found: StructuredOp | ViewOp = get_op(op)
+    found: StructuredOp | ViewOp = find_op(op, "register_kernel")
     resolved = as_key(key, "register_kernel")
     kernel: Callable[..., None] = fn
     if isinstance(found, StructuredOp):

@@ -25,6 +25,7 @@ from devtensor.dispatcher import DispatchKey, KernelTable, dispatch_key, registr
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
+    UnknownOpError,
 )
 from devtensor.structured.annotations import TENSOR, TENSOR_OR_SCALAR
 from devtensor.structured.data_dependent import data_dependent_ops_by_name
@@ -237,7 +238,7 @@ def get_op(name: str) -> Any:
     ``unregister_kernel``, ``impl`` and ``check_handler`` (validates a kernel or an override for the op).
 
     Raises:
-        KeyError: no op of that name.
+        UnknownOpError (a KeyError): no op of that name; the message suggests the nearest names.
     """
     op: Any = ops_by_name.get(name)
     if op is None:
@@ -247,8 +248,22 @@ def get_op(name: str) -> Any:
     if op is None:
         op = data_dependent_ops_by_name.get(name)
     if op is None:
-        raise KeyError(f"no op named {name!r}")
+        raise unknown_op("get_op", name)
     return op
+
+
+def unknown_op(caller: str, name: object) -> UnknownOpError:
+    """The error for a registry lookup by ``caller`` of ``name``, which names no op: it names both and suggests
+    the nearest op names (difflib's close matches)."""
+    import difflib
+
+    text = f"{caller}: no op named {name!r}"
+    if isinstance(name, str):
+        names = [*ops_by_name, *view_ops_by_name, *multi_ops_by_name, *data_dependent_ops_by_name]
+        near = difflib.get_close_matches(name, names, n=3)
+        if near:
+            text += "; did you mean " + ", ".join(repr(n) for n in near) + "?"
+    return UnknownOpError(text)
 
 
 class StructuredOp:
