@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar, final, overload
 
 from devtensor.dtypes import DTypeLike, Scalar
 from devtensor.generator import Generator
@@ -251,6 +251,8 @@ if TYPE_CHECKING:
         """Typed registration of ``add``'s impls: ``@add.cpu`` / ``@add.cuda`` / ``@add.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.add'
 
         def cpu(self, fn: AddCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> AddCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -286,6 +288,8 @@ if TYPE_CHECKING:
         """Typed registration of ``sub``'s impls: ``@sub.cpu`` / ``@sub.cuda`` / ``@sub.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.sub'
 
         def cpu(self, fn: SubCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> SubCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -321,6 +325,8 @@ if TYPE_CHECKING:
         """Typed registration of ``mul``'s impls: ``@mul.cpu`` / ``@mul.cuda`` / ``@mul.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.mul'
 
         def cpu(self, fn: MulCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MulCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -356,6 +362,8 @@ if TYPE_CHECKING:
         """Typed registration of ``div``'s impls: ``@div.cpu`` / ``@div.cuda`` / ``@div.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.elementwise.div'
 
         def cpu(self, fn: DivCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> DivCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -391,6 +399,8 @@ if TYPE_CHECKING:
         """Typed registration of ``remainder``'s impls: ``@remainder.cpu`` / ``@remainder.cuda`` / ``@remainder.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.remainder'
 
         def cpu(self, fn: RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -426,6 +436,8 @@ if TYPE_CHECKING:
         """Typed registration of ``pow``'s impls: ``@pow.cpu`` / ``@pow.cuda`` / ``@pow.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.elementwise.pow'
 
         def cpu(self, fn: PowCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> PowCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -457,6 +469,8 @@ if TYPE_CHECKING:
         """Typed registration of ``neg``'s impls: ``@neg.cpu`` / ``@neg.cuda`` / ``@neg.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.neg'
 
         def cpu(self, fn: NegCPUKernel[_CPU0, _CPU1]) -> NegCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: NegCUDAKernel[_CUDA0, _CUDA1]) -> NegCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -488,6 +502,8 @@ if TYPE_CHECKING:
         """Typed registration of ``abs``'s impls: ``@abs.cpu`` / ``@abs.cuda`` / ``@abs.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.abs'
 
         def cpu(self, fn: AbsCPUKernel[_CPU0, _CPU1]) -> AbsCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AbsCUDAKernel[_CUDA0, _CUDA1]) -> AbsCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -519,6 +535,8 @@ if TYPE_CHECKING:
         """Typed registration of ``exp``'s impls: ``@exp.cpu`` / ``@exp.cuda`` / ``@exp.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.exp'
 
         def cpu(self, fn: ExpCPUKernel[_CPU0, _CPU1]) -> ExpCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ExpCUDAKernel[_CUDA0, _CUDA1]) -> ExpCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -550,6 +568,8 @@ if TYPE_CHECKING:
         """Typed registration of ``log``'s impls: ``@log.cpu`` / ``@log.cuda`` / ``@log.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.log'
 
         def cpu(self, fn: LogCPUKernel[_CPU0, _CPU1]) -> LogCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LogCUDAKernel[_CUDA0, _CUDA1]) -> LogCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -581,6 +601,8 @@ if TYPE_CHECKING:
         """Typed registration of ``sqrt``'s impls: ``@sqrt.cpu`` / ``@sqrt.cuda`` / ``@sqrt.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.sqrt'
 
         def cpu(self, fn: SqrtCPUKernel[_CPU0, _CPU1]) -> SqrtCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SqrtCUDAKernel[_CUDA0, _CUDA1]) -> SqrtCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -612,6 +634,8 @@ if TYPE_CHECKING:
         """Typed registration of ``sin``'s impls: ``@sin.cpu`` / ``@sin.cuda`` / ``@sin.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.sin'
 
         def cpu(self, fn: SinCPUKernel[_CPU0, _CPU1]) -> SinCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SinCUDAKernel[_CUDA0, _CUDA1]) -> SinCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -643,6 +667,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cos``'s impls: ``@cos.cpu`` / ``@cos.cuda`` / ``@cos.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.cos'
 
         def cpu(self, fn: CosCPUKernel[_CPU0, _CPU1]) -> CosCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CosCUDAKernel[_CUDA0, _CUDA1]) -> CosCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -674,6 +700,8 @@ if TYPE_CHECKING:
         """Typed registration of ``tanh``'s impls: ``@tanh.cpu`` / ``@tanh.cuda`` / ``@tanh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.tanh'
 
         def cpu(self, fn: TanhCPUKernel[_CPU0, _CPU1]) -> TanhCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TanhCUDAKernel[_CUDA0, _CUDA1]) -> TanhCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -705,6 +733,8 @@ if TYPE_CHECKING:
         """Typed registration of ``sigmoid``'s impls: ``@sigmoid.cpu`` / ``@sigmoid.cuda`` / ``@sigmoid.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.elementwise.sigmoid'
 
         def cpu(self, fn: SigmoidCPUKernel[_CPU0, _CPU1]) -> SigmoidCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SigmoidCUDAKernel[_CUDA0, _CUDA1]) -> SigmoidCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -740,6 +770,8 @@ if TYPE_CHECKING:
         """Typed registration of ``maximum``'s impls: ``@maximum.cpu`` / ``@maximum.cuda`` / ``@maximum.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.maximum'
 
         def cpu(self, fn: MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -775,6 +807,8 @@ if TYPE_CHECKING:
         """Typed registration of ``minimum``'s impls: ``@minimum.cpu`` / ``@minimum.cuda`` / ``@minimum.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.minimum'
 
         def cpu(self, fn: MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -810,6 +844,8 @@ if TYPE_CHECKING:
         """Typed registration of ``clamp``'s impls: ``@clamp.cpu`` / ``@clamp.cuda`` / ``@clamp.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.elementwise.clamp'
 
         def cpu(self, fn: ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
         def cuda(self, fn: ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
@@ -845,6 +881,8 @@ if TYPE_CHECKING:
         """Typed registration of ``where``'s impls: ``@where.cpu`` / ``@where.cuda`` / ``@where.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.elementwise.where'
 
         def cpu(self, fn: WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
         def cuda(self, fn: WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
@@ -880,6 +918,8 @@ if TYPE_CHECKING:
         """Typed registration of ``eq``'s impls: ``@eq.cpu`` / ``@eq.cuda`` / ``@eq.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.eq'
 
         def cpu(self, fn: EqCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> EqCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -915,6 +955,8 @@ if TYPE_CHECKING:
         """Typed registration of ``ne``'s impls: ``@ne.cpu`` / ``@ne.cuda`` / ``@ne.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.ne'
 
         def cpu(self, fn: NeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -950,6 +992,8 @@ if TYPE_CHECKING:
         """Typed registration of ``lt``'s impls: ``@lt.cpu`` / ``@lt.cuda`` / ``@lt.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.lt'
 
         def cpu(self, fn: LtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -985,6 +1029,8 @@ if TYPE_CHECKING:
         """Typed registration of ``le``'s impls: ``@le.cpu`` / ``@le.cuda`` / ``@le.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.le'
 
         def cpu(self, fn: LeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1020,6 +1066,8 @@ if TYPE_CHECKING:
         """Typed registration of ``gt``'s impls: ``@gt.cpu`` / ``@gt.cuda`` / ``@gt.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.gt'
 
         def cpu(self, fn: GtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1055,6 +1103,8 @@ if TYPE_CHECKING:
         """Typed registration of ``ge``'s impls: ``@ge.cpu`` / ``@ge.cuda`` / ``@ge.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.ge'
 
         def cpu(self, fn: GeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1090,6 +1140,8 @@ if TYPE_CHECKING:
         """Typed registration of ``logical_and``'s impls: ``@logical_and.cpu`` / ``@logical_and.cuda`` / ``@logical_and.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.logical_and'
 
         def cpu(self, fn: LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1125,6 +1177,8 @@ if TYPE_CHECKING:
         """Typed registration of ``logical_or``'s impls: ``@logical_or.cpu`` / ``@logical_or.cuda`` / ``@logical_or.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.logical_or'
 
         def cpu(self, fn: LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1160,6 +1214,8 @@ if TYPE_CHECKING:
         """Typed registration of ``logical_xor``'s impls: ``@logical_xor.cpu`` / ``@logical_xor.cuda`` / ``@logical_xor.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.logical_xor'
 
         def cpu(self, fn: LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1191,6 +1247,8 @@ if TYPE_CHECKING:
         """Typed registration of ``logical_not``'s impls: ``@logical_not.cpu`` / ``@logical_not.cuda`` / ``@logical_not.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.logical_not'
 
         def cpu(self, fn: LogicalNotCPUKernel[_CPU0, _CPU1]) -> LogicalNotCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LogicalNotCUDAKernel[_CUDA0, _CUDA1]) -> LogicalNotCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1226,6 +1284,8 @@ if TYPE_CHECKING:
         """Typed registration of ``bitwise_and``'s impls: ``@bitwise_and.cpu`` / ``@bitwise_and.cuda`` / ``@bitwise_and.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_and'
 
         def cpu(self, fn: BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1261,6 +1321,8 @@ if TYPE_CHECKING:
         """Typed registration of ``bitwise_or``'s impls: ``@bitwise_or.cpu`` / ``@bitwise_or.cuda`` / ``@bitwise_or.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_or'
 
         def cpu(self, fn: BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1296,6 +1358,8 @@ if TYPE_CHECKING:
         """Typed registration of ``bitwise_xor``'s impls: ``@bitwise_xor.cpu`` / ``@bitwise_xor.cuda`` / ``@bitwise_xor.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_xor'
 
         def cpu(self, fn: BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1327,6 +1391,8 @@ if TYPE_CHECKING:
         """Typed registration of ``bitwise_not``'s impls: ``@bitwise_not.cpu`` / ``@bitwise_not.cuda`` / ``@bitwise_not.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_not'
 
         def cpu(self, fn: BitwiseNotCPUKernel[_CPU0, _CPU1]) -> BitwiseNotCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: BitwiseNotCUDAKernel[_CUDA0, _CUDA1]) -> BitwiseNotCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1362,6 +1428,8 @@ if TYPE_CHECKING:
         """Typed registration of ``bitwise_left_shift``'s impls: ``@bitwise_left_shift.cpu`` / ``@bitwise_left_shift.cuda`` / ``@bitwise_left_shift.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_left_shift'
 
         def cpu(self, fn: BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1397,6 +1465,8 @@ if TYPE_CHECKING:
         """Typed registration of ``bitwise_right_shift``'s impls: ``@bitwise_right_shift.cpu`` / ``@bitwise_right_shift.cuda`` / ``@bitwise_right_shift.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_right_shift'
 
         def cpu(self, fn: BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -1428,6 +1498,8 @@ if TYPE_CHECKING:
         """Typed registration of ``positive``'s impls: ``@positive.cpu`` / ``@positive.cuda`` / ``@positive.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.positive'
 
         def cpu(self, fn: PositiveCPUKernel[_CPU0, _CPU1]) -> PositiveCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: PositiveCUDAKernel[_CUDA0, _CUDA1]) -> PositiveCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1459,6 +1531,8 @@ if TYPE_CHECKING:
         """Typed registration of ``round``'s impls: ``@round.cpu`` / ``@round.cuda`` / ``@round.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.bitwise.round'
 
         def cpu(self, fn: RoundCPUKernel[_CPU0, _CPU1]) -> RoundCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RoundCUDAKernel[_CUDA0, _CUDA1]) -> RoundCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1490,6 +1564,8 @@ if TYPE_CHECKING:
         """Typed registration of ``conj``'s impls: ``@conj.cpu`` / ``@conj.cuda`` / ``@conj.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.conj'
 
         def cpu(self, fn: ConjCPUKernel[_CPU0, _CPU1]) -> ConjCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ConjCUDAKernel[_CUDA0, _CUDA1]) -> ConjCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1521,6 +1597,8 @@ if TYPE_CHECKING:
         """Typed registration of ``real``'s impls: ``@real.cpu`` / ``@real.cuda`` / ``@real.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.complex_parts.real'
 
         def cpu(self, fn: RealCPUKernel[_CPU0, _CPU1]) -> RealCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RealCUDAKernel[_CUDA0, _CUDA1]) -> RealCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1552,6 +1630,8 @@ if TYPE_CHECKING:
         """Typed registration of ``imag``'s impls: ``@imag.cpu`` / ``@imag.cuda`` / ``@imag.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.complex_parts.imag'
 
         def cpu(self, fn: ImagCPUKernel[_CPU0, _CPU1]) -> ImagCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ImagCUDAKernel[_CUDA0, _CUDA1]) -> ImagCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1583,6 +1663,8 @@ if TYPE_CHECKING:
         """Typed registration of ``uniform``'s impls: ``@uniform.cpu`` / ``@uniform.cuda`` / ``@uniform.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.uniform'
 
         def cpu(self, fn: UniformCPUKernel[_CPU0, _CPU1]) -> UniformCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: UniformCUDAKernel[_CUDA0, _CUDA1]) -> UniformCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1614,6 +1696,8 @@ if TYPE_CHECKING:
         """Typed registration of ``normal``'s impls: ``@normal.cpu`` / ``@normal.cuda`` / ``@normal.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.normal'
 
         def cpu(self, fn: NormalCPUKernel[_CPU0, _CPU1]) -> NormalCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: NormalCUDAKernel[_CUDA0, _CUDA1]) -> NormalCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1645,6 +1729,8 @@ if TYPE_CHECKING:
         """Typed registration of ``random``'s impls: ``@random.cpu`` / ``@random.cuda`` / ``@random.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.random'
 
         def cpu(self, fn: RandomCPUKernel[_CPU0, _CPU1]) -> RandomCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RandomCUDAKernel[_CUDA0, _CUDA1]) -> RandomCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1680,6 +1766,8 @@ if TYPE_CHECKING:
         """Typed registration of ``bernoulli``'s impls: ``@bernoulli.cpu`` / ``@bernoulli.cuda`` / ``@bernoulli.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.bernoulli'
 
         def cpu(self, fn: BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]) -> BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
         def cuda(self, fn: BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
@@ -1711,6 +1799,8 @@ if TYPE_CHECKING:
         """Typed registration of ``multinomial``'s impls: ``@multinomial.cpu`` / ``@multinomial.cuda`` / ``@multinomial.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.multinomial'
 
         def cpu(self, fn: MultinomialCPUKernel[_CPU0, _CPU1]) -> MultinomialCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: MultinomialCUDAKernel[_CUDA0, _CUDA1]) -> MultinomialCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1742,6 +1832,8 @@ if TYPE_CHECKING:
         """Typed registration of ``randperm``'s impls: ``@randperm.cpu`` / ``@randperm.cuda`` / ``@randperm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.randperm'
 
         def cpu(self, fn: RandpermCPUKernel[_CPU0, _CPU1]) -> RandpermCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RandpermCUDAKernel[_CUDA0, _CUDA1]) -> RandpermCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1773,6 +1865,8 @@ if TYPE_CHECKING:
         """Typed registration of ``exponential``'s impls: ``@exponential.cpu`` / ``@exponential.cuda`` / ``@exponential.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.distributions.exponential'
 
         def cpu(self, fn: ExponentialCPUKernel[_CPU0, _CPU1]) -> ExponentialCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ExponentialCUDAKernel[_CUDA0, _CUDA1]) -> ExponentialCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1804,6 +1898,8 @@ if TYPE_CHECKING:
         """Typed registration of ``geometric``'s impls: ``@geometric.cpu`` / ``@geometric.cuda`` / ``@geometric.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.distributions.geometric'
 
         def cpu(self, fn: GeometricCPUKernel[_CPU0, _CPU1]) -> GeometricCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: GeometricCUDAKernel[_CUDA0, _CUDA1]) -> GeometricCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1835,6 +1931,8 @@ if TYPE_CHECKING:
         """Typed registration of ``log_normal``'s impls: ``@log_normal.cpu`` / ``@log_normal.cuda`` / ``@log_normal.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.distributions.log_normal'
 
         def cpu(self, fn: LogNormalCPUKernel[_CPU0, _CPU1]) -> LogNormalCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LogNormalCUDAKernel[_CUDA0, _CUDA1]) -> LogNormalCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1866,6 +1964,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cauchy``'s impls: ``@cauchy.cpu`` / ``@cauchy.cuda`` / ``@cauchy.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.distributions.cauchy'
 
         def cpu(self, fn: CauchyCPUKernel[_CPU0, _CPU1]) -> CauchyCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CauchyCUDAKernel[_CUDA0, _CUDA1]) -> CauchyCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1897,6 +1997,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_fft``'s impls: ``@fft_fft.cpu`` / ``@fft_fft.cuda`` / ``@fft_fft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_fft'
 
         def cpu(self, fn: FftFftCPUKernel[_CPU0, _CPU1]) -> FftFftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftFftCUDAKernel[_CUDA0, _CUDA1]) -> FftFftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1928,6 +2030,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_ifft``'s impls: ``@fft_ifft.cpu`` / ``@fft_ifft.cuda`` / ``@fft_ifft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_ifft'
 
         def cpu(self, fn: FftIfftCPUKernel[_CPU0, _CPU1]) -> FftIfftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIfftCUDAKernel[_CUDA0, _CUDA1]) -> FftIfftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1959,6 +2063,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_rfft``'s impls: ``@fft_rfft.cpu`` / ``@fft_rfft.cuda`` / ``@fft_rfft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_rfft'
 
         def cpu(self, fn: FftRfftCPUKernel[_CPU0, _CPU1]) -> FftRfftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftRfftCUDAKernel[_CUDA0, _CUDA1]) -> FftRfftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1990,6 +2096,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_irfft``'s impls: ``@fft_irfft.cpu`` / ``@fft_irfft.cuda`` / ``@fft_irfft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_irfft'
 
         def cpu(self, fn: FftIrfftCPUKernel[_CPU0, _CPU1]) -> FftIrfftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIrfftCUDAKernel[_CUDA0, _CUDA1]) -> FftIrfftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2021,6 +2129,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_hfft``'s impls: ``@fft_hfft.cpu`` / ``@fft_hfft.cuda`` / ``@fft_hfft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_hfft'
 
         def cpu(self, fn: FftHfftCPUKernel[_CPU0, _CPU1]) -> FftHfftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftHfftCUDAKernel[_CUDA0, _CUDA1]) -> FftHfftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2052,6 +2162,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_ihfft``'s impls: ``@fft_ihfft.cpu`` / ``@fft_ihfft.cuda`` / ``@fft_ihfft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_ihfft'
 
         def cpu(self, fn: FftIhfftCPUKernel[_CPU0, _CPU1]) -> FftIhfftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIhfftCUDAKernel[_CUDA0, _CUDA1]) -> FftIhfftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2083,6 +2195,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_fftn``'s impls: ``@fft_fftn.cpu`` / ``@fft_fftn.cuda`` / ``@fft_fftn.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_fftn'
 
         def cpu(self, fn: FftFftnCPUKernel[_CPU0, _CPU1]) -> FftFftnCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftFftnCUDAKernel[_CUDA0, _CUDA1]) -> FftFftnCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2114,6 +2228,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_ifftn``'s impls: ``@fft_ifftn.cpu`` / ``@fft_ifftn.cuda`` / ``@fft_ifftn.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_ifftn'
 
         def cpu(self, fn: FftIfftnCPUKernel[_CPU0, _CPU1]) -> FftIfftnCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIfftnCUDAKernel[_CUDA0, _CUDA1]) -> FftIfftnCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2145,6 +2261,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_rfftn``'s impls: ``@fft_rfftn.cpu`` / ``@fft_rfftn.cuda`` / ``@fft_rfftn.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_rfftn'
 
         def cpu(self, fn: FftRfftnCPUKernel[_CPU0, _CPU1]) -> FftRfftnCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftRfftnCUDAKernel[_CUDA0, _CUDA1]) -> FftRfftnCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2176,6 +2294,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_irfftn``'s impls: ``@fft_irfftn.cpu`` / ``@fft_irfftn.cuda`` / ``@fft_irfftn.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_irfftn'
 
         def cpu(self, fn: FftIrfftnCPUKernel[_CPU0, _CPU1]) -> FftIrfftnCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIrfftnCUDAKernel[_CUDA0, _CUDA1]) -> FftIrfftnCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2207,6 +2327,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_fftshift``'s impls: ``@fft_fftshift.cpu`` / ``@fft_fftshift.cuda`` / ``@fft_fftshift.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_fftshift'
 
         def cpu(self, fn: FftFftshiftCPUKernel[_CPU0, _CPU1]) -> FftFftshiftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftFftshiftCUDAKernel[_CUDA0, _CUDA1]) -> FftFftshiftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2238,6 +2360,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_ifftshift``'s impls: ``@fft_ifftshift.cpu`` / ``@fft_ifftshift.cuda`` / ``@fft_ifftshift.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_ifftshift'
 
         def cpu(self, fn: FftIfftshiftCPUKernel[_CPU0, _CPU1]) -> FftIfftshiftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIfftshiftCUDAKernel[_CUDA0, _CUDA1]) -> FftIfftshiftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2269,6 +2393,8 @@ if TYPE_CHECKING:
         """Typed registration of ``tril``'s impls: ``@tril.cpu`` / ``@tril.cuda`` / ``@tril.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.tril'
 
         def cpu(self, fn: TrilCPUKernel[_CPU0, _CPU1]) -> TrilCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TrilCUDAKernel[_CUDA0, _CUDA1]) -> TrilCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2300,6 +2426,8 @@ if TYPE_CHECKING:
         """Typed registration of ``triu``'s impls: ``@triu.cpu`` / ``@triu.cuda`` / ``@triu.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.triu'
 
         def cpu(self, fn: TriuCPUKernel[_CPU0, _CPU1]) -> TriuCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TriuCUDAKernel[_CUDA0, _CUDA1]) -> TriuCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2331,6 +2459,8 @@ if TYPE_CHECKING:
         """Typed registration of ``roll``'s impls: ``@roll.cpu`` / ``@roll.cuda`` / ``@roll.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.roll'
 
         def cpu(self, fn: RollCPUKernel[_CPU0, _CPU1]) -> RollCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RollCUDAKernel[_CUDA0, _CUDA1]) -> RollCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2362,6 +2492,8 @@ if TYPE_CHECKING:
         """Typed registration of ``count_nonzero``'s impls: ``@count_nonzero.cpu`` / ``@count_nonzero.cuda`` / ``@count_nonzero.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.count_nonzero'
 
         def cpu(self, fn: CountNonzeroCPUKernel[_CPU0, _CPU1]) -> CountNonzeroCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CountNonzeroCUDAKernel[_CUDA0, _CUDA1]) -> CountNonzeroCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2393,6 +2525,8 @@ if TYPE_CHECKING:
         """Typed registration of ``argsort``'s impls: ``@argsort.cpu`` / ``@argsort.cuda`` / ``@argsort.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.argsort'
 
         def cpu(self, fn: ArgsortCPUKernel[_CPU0, _CPU1]) -> ArgsortCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ArgsortCUDAKernel[_CUDA0, _CUDA1]) -> ArgsortCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2424,6 +2558,8 @@ if TYPE_CHECKING:
         """Typed registration of ``gather``'s impls: ``@gather.cpu`` / ``@gather.cuda`` / ``@gather.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.gather'
 
         def cpu(self, fn: GatherCPUKernel[_CPU0, _CPU1, _CPU2]) -> GatherCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: GatherCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> GatherCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2455,6 +2591,8 @@ if TYPE_CHECKING:
         """Typed registration of ``take_along_dim``'s impls: ``@take_along_dim.cpu`` / ``@take_along_dim.cuda`` / ``@take_along_dim.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.take_along_dim'
 
         def cpu(self, fn: TakeAlongDimCPUKernel[_CPU0, _CPU1, _CPU2]) -> TakeAlongDimCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: TakeAlongDimCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TakeAlongDimCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2486,6 +2624,8 @@ if TYPE_CHECKING:
         """Typed registration of ``index_select``'s impls: ``@index_select.cpu`` / ``@index_select.cuda`` / ``@index_select.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.index_select'
 
         def cpu(self, fn: IndexSelectCPUKernel[_CPU0, _CPU1, _CPU2]) -> IndexSelectCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: IndexSelectCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> IndexSelectCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2517,6 +2657,8 @@ if TYPE_CHECKING:
         """Typed registration of ``take``'s impls: ``@take.cpu`` / ``@take.cuda`` / ``@take.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.take'
 
         def cpu(self, fn: TakeCPUKernel[_CPU0, _CPU1, _CPU2]) -> TakeCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: TakeCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TakeCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2548,6 +2690,8 @@ if TYPE_CHECKING:
         """Typed registration of ``tensordot``'s impls: ``@tensordot.cpu`` / ``@tensordot.cuda`` / ``@tensordot.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.tensordot'
 
         def cpu(self, fn: TensordotCPUKernel[_CPU0, _CPU1, _CPU2]) -> TensordotCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: TensordotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TensordotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2579,6 +2723,8 @@ if TYPE_CHECKING:
         """Typed registration of ``matmul``'s impls: ``@matmul.cpu`` / ``@matmul.cuda`` / ``@matmul.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.matmul'
 
         def cpu(self, fn: MatmulCPUKernel[_CPU0, _CPU1, _CPU2]) -> MatmulCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: MatmulCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> MatmulCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2610,6 +2756,8 @@ if TYPE_CHECKING:
         """Typed registration of ``mm``'s impls: ``@mm.cpu`` / ``@mm.cuda`` / ``@mm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.mm'
 
         def cpu(self, fn: MmCPUKernel[_CPU0, _CPU1, _CPU2]) -> MmCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: MmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> MmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2641,6 +2789,8 @@ if TYPE_CHECKING:
         """Typed registration of ``bmm``'s impls: ``@bmm.cpu`` / ``@bmm.cuda`` / ``@bmm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.bmm'
 
         def cpu(self, fn: BmmCPUKernel[_CPU0, _CPU1, _CPU2]) -> BmmCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: BmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> BmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2672,6 +2822,8 @@ if TYPE_CHECKING:
         """Typed registration of ``dot``'s impls: ``@dot.cpu`` / ``@dot.cuda`` / ``@dot.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.dot'
 
         def cpu(self, fn: DotCPUKernel[_CPU0, _CPU1, _CPU2]) -> DotCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: DotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> DotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2703,6 +2855,8 @@ if TYPE_CHECKING:
         """Typed registration of ``outer``'s impls: ``@outer.cpu`` / ``@outer.cuda`` / ``@outer.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.outer'
 
         def cpu(self, fn: OuterCPUKernel[_CPU0, _CPU1, _CPU2]) -> OuterCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: OuterCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> OuterCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2734,6 +2888,8 @@ if TYPE_CHECKING:
         """Typed registration of ``addmm``'s impls: ``@addmm.cpu`` / ``@addmm.cuda`` / ``@addmm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.addmm'
 
         def cpu(self, fn: AddmmCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]) -> AddmmCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]: ...
         def cuda(self, fn: AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]) -> AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]: ...
@@ -2765,6 +2921,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_det``'s impls: ``@linalg_det.cpu`` / ``@linalg_det.cuda`` / ``@linalg_det.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_det'
 
         def cpu(self, fn: LinalgDetCPUKernel[_CPU0, _CPU1]) -> LinalgDetCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgDetCUDAKernel[_CUDA0, _CUDA1]) -> LinalgDetCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2796,6 +2954,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_inv``'s impls: ``@linalg_inv.cpu`` / ``@linalg_inv.cuda`` / ``@linalg_inv.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_inv'
 
         def cpu(self, fn: LinalgInvCPUKernel[_CPU0, _CPU1]) -> LinalgInvCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgInvCUDAKernel[_CUDA0, _CUDA1]) -> LinalgInvCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2827,6 +2987,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_pinv``'s impls: ``@linalg_pinv.cpu`` / ``@linalg_pinv.cuda`` / ``@linalg_pinv.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_pinv'
 
         def cpu(self, fn: LinalgPinvCPUKernel[_CPU0, _CPU1]) -> LinalgPinvCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgPinvCUDAKernel[_CUDA0, _CUDA1]) -> LinalgPinvCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2858,6 +3020,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_matrix_rank``'s impls: ``@linalg_matrix_rank.cpu`` / ``@linalg_matrix_rank.cuda`` / ``@linalg_matrix_rank.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_matrix_rank'
 
         def cpu(self, fn: LinalgMatrixRankCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixRankCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgMatrixRankCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixRankCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2889,6 +3053,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_svdvals``'s impls: ``@linalg_svdvals.cpu`` / ``@linalg_svdvals.cuda`` / ``@linalg_svdvals.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_svdvals'
 
         def cpu(self, fn: LinalgSvdvalsCPUKernel[_CPU0, _CPU1]) -> LinalgSvdvalsCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgSvdvalsCUDAKernel[_CUDA0, _CUDA1]) -> LinalgSvdvalsCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2920,6 +3086,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_solve``'s impls: ``@linalg_solve.cpu`` / ``@linalg_solve.cuda`` / ``@linalg_solve.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_solve'
 
         def cpu(self, fn: LinalgSolveCPUKernel[_CPU0, _CPU1, _CPU2]) -> LinalgSolveCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: LinalgSolveCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> LinalgSolveCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2951,6 +3119,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_cholesky``'s impls: ``@linalg_cholesky.cpu`` / ``@linalg_cholesky.cuda`` / ``@linalg_cholesky.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_cholesky'
 
         def cpu(self, fn: LinalgCholeskyCPUKernel[_CPU0, _CPU1]) -> LinalgCholeskyCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgCholeskyCUDAKernel[_CUDA0, _CUDA1]) -> LinalgCholeskyCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2982,6 +3152,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_matrix_power``'s impls: ``@linalg_matrix_power.cpu`` / ``@linalg_matrix_power.cuda`` / ``@linalg_matrix_power.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_matrix_power'
 
         def cpu(self, fn: LinalgMatrixPowerCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixPowerCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgMatrixPowerCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixPowerCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3013,6 +3185,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_eigvalsh``'s impls: ``@linalg_eigvalsh.cpu`` / ``@linalg_eigvalsh.cuda`` / ``@linalg_eigvalsh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_eigvalsh'
 
         def cpu(self, fn: LinalgEigvalshCPUKernel[_CPU0, _CPU1]) -> LinalgEigvalshCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgEigvalshCUDAKernel[_CUDA0, _CUDA1]) -> LinalgEigvalshCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3044,6 +3218,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_vector_norm``'s impls: ``@linalg_vector_norm.cpu`` / ``@linalg_vector_norm.cuda`` / ``@linalg_vector_norm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_vector_norm'
 
         def cpu(self, fn: LinalgVectorNormCPUKernel[_CPU0, _CPU1]) -> LinalgVectorNormCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgVectorNormCUDAKernel[_CUDA0, _CUDA1]) -> LinalgVectorNormCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3075,6 +3251,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_matrix_norm``'s impls: ``@linalg_matrix_norm.cpu`` / ``@linalg_matrix_norm.cuda`` / ``@linalg_matrix_norm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_matrix_norm'
 
         def cpu(self, fn: LinalgMatrixNormCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixNormCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgMatrixNormCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixNormCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3106,6 +3284,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_norm``'s impls: ``@linalg_norm.cpu`` / ``@linalg_norm.cuda`` / ``@linalg_norm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_norm'
 
         def cpu(self, fn: LinalgNormCPUKernel[_CPU0, _CPU1]) -> LinalgNormCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgNormCUDAKernel[_CUDA0, _CUDA1]) -> LinalgNormCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3137,6 +3317,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_trace``'s impls: ``@linalg_trace.cpu`` / ``@linalg_trace.cuda`` / ``@linalg_trace.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_trace'
 
         def cpu(self, fn: LinalgTraceCPUKernel[_CPU0, _CPU1]) -> LinalgTraceCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgTraceCUDAKernel[_CUDA0, _CUDA1]) -> LinalgTraceCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3168,6 +3350,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_diagonal``'s impls: ``@linalg_diagonal.cpu`` / ``@linalg_diagonal.cuda`` / ``@linalg_diagonal.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_diagonal'
 
         def cpu(self, fn: LinalgDiagonalCPUKernel[_CPU0, _CPU1]) -> LinalgDiagonalCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgDiagonalCUDAKernel[_CUDA0, _CUDA1]) -> LinalgDiagonalCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3199,6 +3383,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_cross``'s impls: ``@linalg_cross.cpu`` / ``@linalg_cross.cuda`` / ``@linalg_cross.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_cross'
 
         def cpu(self, fn: LinalgCrossCPUKernel[_CPU0, _CPU1, _CPU2]) -> LinalgCrossCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: LinalgCrossCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> LinalgCrossCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -3230,6 +3416,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_vecdot``'s impls: ``@linalg_vecdot.cpu`` / ``@linalg_vecdot.cuda`` / ``@linalg_vecdot.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_vecdot'
 
         def cpu(self, fn: LinalgVecdotCPUKernel[_CPU0, _CPU1, _CPU2]) -> LinalgVecdotCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: LinalgVecdotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> LinalgVecdotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -3261,6 +3449,8 @@ if TYPE_CHECKING:
         """Typed registration of ``floor``'s impls: ``@floor.cpu`` / ``@floor.cuda`` / ``@floor.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.floor'
 
         def cpu(self, fn: FloorCPUKernel[_CPU0, _CPU1]) -> FloorCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FloorCUDAKernel[_CUDA0, _CUDA1]) -> FloorCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3292,6 +3482,8 @@ if TYPE_CHECKING:
         """Typed registration of ``ceil``'s impls: ``@ceil.cpu`` / ``@ceil.cuda`` / ``@ceil.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.ceil'
 
         def cpu(self, fn: CeilCPUKernel[_CPU0, _CPU1]) -> CeilCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CeilCUDAKernel[_CUDA0, _CUDA1]) -> CeilCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3323,6 +3515,8 @@ if TYPE_CHECKING:
         """Typed registration of ``trunc``'s impls: ``@trunc.cpu`` / ``@trunc.cuda`` / ``@trunc.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.trunc'
 
         def cpu(self, fn: TruncCPUKernel[_CPU0, _CPU1]) -> TruncCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TruncCUDAKernel[_CUDA0, _CUDA1]) -> TruncCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3354,6 +3548,8 @@ if TYPE_CHECKING:
         """Typed registration of ``sign``'s impls: ``@sign.cpu`` / ``@sign.cuda`` / ``@sign.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.sign'
 
         def cpu(self, fn: SignCPUKernel[_CPU0, _CPU1]) -> SignCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SignCUDAKernel[_CUDA0, _CUDA1]) -> SignCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3385,6 +3581,8 @@ if TYPE_CHECKING:
         """Typed registration of ``square``'s impls: ``@square.cpu`` / ``@square.cuda`` / ``@square.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.square'
 
         def cpu(self, fn: SquareCPUKernel[_CPU0, _CPU1]) -> SquareCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SquareCUDAKernel[_CUDA0, _CUDA1]) -> SquareCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3416,6 +3614,8 @@ if TYPE_CHECKING:
         """Typed registration of ``reciprocal``'s impls: ``@reciprocal.cpu`` / ``@reciprocal.cuda`` / ``@reciprocal.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.reciprocal'
 
         def cpu(self, fn: ReciprocalCPUKernel[_CPU0, _CPU1]) -> ReciprocalCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ReciprocalCUDAKernel[_CUDA0, _CUDA1]) -> ReciprocalCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3447,6 +3647,8 @@ if TYPE_CHECKING:
         """Typed registration of ``log1p``'s impls: ``@log1p.cpu`` / ``@log1p.cuda`` / ``@log1p.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.log1p'
 
         def cpu(self, fn: Log1pCPUKernel[_CPU0, _CPU1]) -> Log1pCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: Log1pCUDAKernel[_CUDA0, _CUDA1]) -> Log1pCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3478,6 +3680,8 @@ if TYPE_CHECKING:
         """Typed registration of ``expm1``'s impls: ``@expm1.cpu`` / ``@expm1.cuda`` / ``@expm1.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.expm1'
 
         def cpu(self, fn: Expm1CPUKernel[_CPU0, _CPU1]) -> Expm1CPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: Expm1CUDAKernel[_CUDA0, _CUDA1]) -> Expm1CUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3509,6 +3713,8 @@ if TYPE_CHECKING:
         """Typed registration of ``log2``'s impls: ``@log2.cpu`` / ``@log2.cuda`` / ``@log2.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.log2'
 
         def cpu(self, fn: Log2CPUKernel[_CPU0, _CPU1]) -> Log2CPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: Log2CUDAKernel[_CUDA0, _CUDA1]) -> Log2CUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3540,6 +3746,8 @@ if TYPE_CHECKING:
         """Typed registration of ``log10``'s impls: ``@log10.cpu`` / ``@log10.cuda`` / ``@log10.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.log10'
 
         def cpu(self, fn: Log10CPUKernel[_CPU0, _CPU1]) -> Log10CPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: Log10CUDAKernel[_CUDA0, _CUDA1]) -> Log10CUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3571,6 +3779,8 @@ if TYPE_CHECKING:
         """Typed registration of ``isnan``'s impls: ``@isnan.cpu`` / ``@isnan.cuda`` / ``@isnan.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.isnan'
 
         def cpu(self, fn: IsnanCPUKernel[_CPU0, _CPU1]) -> IsnanCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: IsnanCUDAKernel[_CUDA0, _CUDA1]) -> IsnanCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3602,6 +3812,8 @@ if TYPE_CHECKING:
         """Typed registration of ``isinf``'s impls: ``@isinf.cpu`` / ``@isinf.cuda`` / ``@isinf.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.isinf'
 
         def cpu(self, fn: IsinfCPUKernel[_CPU0, _CPU1]) -> IsinfCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: IsinfCUDAKernel[_CUDA0, _CUDA1]) -> IsinfCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3633,6 +3845,8 @@ if TYPE_CHECKING:
         """Typed registration of ``isfinite``'s impls: ``@isfinite.cpu`` / ``@isfinite.cuda`` / ``@isfinite.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.isfinite'
 
         def cpu(self, fn: IsfiniteCPUKernel[_CPU0, _CPU1]) -> IsfiniteCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: IsfiniteCUDAKernel[_CUDA0, _CUDA1]) -> IsfiniteCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3664,6 +3878,8 @@ if TYPE_CHECKING:
         """Typed registration of ``signbit``'s impls: ``@signbit.cpu`` / ``@signbit.cuda`` / ``@signbit.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.signbit'
 
         def cpu(self, fn: SignbitCPUKernel[_CPU0, _CPU1]) -> SignbitCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SignbitCUDAKernel[_CUDA0, _CUDA1]) -> SignbitCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3695,6 +3911,8 @@ if TYPE_CHECKING:
         """Typed registration of ``tan``'s impls: ``@tan.cpu`` / ``@tan.cuda`` / ``@tan.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.tan'
 
         def cpu(self, fn: TanCPUKernel[_CPU0, _CPU1]) -> TanCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TanCUDAKernel[_CUDA0, _CUDA1]) -> TanCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3726,6 +3944,8 @@ if TYPE_CHECKING:
         """Typed registration of ``asin``'s impls: ``@asin.cpu`` / ``@asin.cuda`` / ``@asin.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.asin'
 
         def cpu(self, fn: AsinCPUKernel[_CPU0, _CPU1]) -> AsinCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AsinCUDAKernel[_CUDA0, _CUDA1]) -> AsinCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3757,6 +3977,8 @@ if TYPE_CHECKING:
         """Typed registration of ``acos``'s impls: ``@acos.cpu`` / ``@acos.cuda`` / ``@acos.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.acos'
 
         def cpu(self, fn: AcosCPUKernel[_CPU0, _CPU1]) -> AcosCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AcosCUDAKernel[_CUDA0, _CUDA1]) -> AcosCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3788,6 +4010,8 @@ if TYPE_CHECKING:
         """Typed registration of ``atan``'s impls: ``@atan.cpu`` / ``@atan.cuda`` / ``@atan.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.atan'
 
         def cpu(self, fn: AtanCPUKernel[_CPU0, _CPU1]) -> AtanCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AtanCUDAKernel[_CUDA0, _CUDA1]) -> AtanCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3819,6 +4043,8 @@ if TYPE_CHECKING:
         """Typed registration of ``sinh``'s impls: ``@sinh.cpu`` / ``@sinh.cuda`` / ``@sinh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.sinh'
 
         def cpu(self, fn: SinhCPUKernel[_CPU0, _CPU1]) -> SinhCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SinhCUDAKernel[_CUDA0, _CUDA1]) -> SinhCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3850,6 +4076,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cosh``'s impls: ``@cosh.cpu`` / ``@cosh.cuda`` / ``@cosh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.cosh'
 
         def cpu(self, fn: CoshCPUKernel[_CPU0, _CPU1]) -> CoshCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CoshCUDAKernel[_CUDA0, _CUDA1]) -> CoshCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3881,6 +4109,8 @@ if TYPE_CHECKING:
         """Typed registration of ``asinh``'s impls: ``@asinh.cpu`` / ``@asinh.cuda`` / ``@asinh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.asinh'
 
         def cpu(self, fn: AsinhCPUKernel[_CPU0, _CPU1]) -> AsinhCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AsinhCUDAKernel[_CUDA0, _CUDA1]) -> AsinhCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3912,6 +4142,8 @@ if TYPE_CHECKING:
         """Typed registration of ``acosh``'s impls: ``@acosh.cpu`` / ``@acosh.cuda`` / ``@acosh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.acosh'
 
         def cpu(self, fn: AcoshCPUKernel[_CPU0, _CPU1]) -> AcoshCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AcoshCUDAKernel[_CUDA0, _CUDA1]) -> AcoshCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3943,6 +4175,8 @@ if TYPE_CHECKING:
         """Typed registration of ``atanh``'s impls: ``@atanh.cpu`` / ``@atanh.cuda`` / ``@atanh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.atanh'
 
         def cpu(self, fn: AtanhCPUKernel[_CPU0, _CPU1]) -> AtanhCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AtanhCUDAKernel[_CUDA0, _CUDA1]) -> AtanhCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3978,6 +4212,8 @@ if TYPE_CHECKING:
         """Typed registration of ``atan2``'s impls: ``@atan2.cpu`` / ``@atan2.cuda`` / ``@atan2.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.atan2'
 
         def cpu(self, fn: Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]) -> Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4013,6 +4249,8 @@ if TYPE_CHECKING:
         """Typed registration of ``hypot``'s impls: ``@hypot.cpu`` / ``@hypot.cuda`` / ``@hypot.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.hypot'
 
         def cpu(self, fn: HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4048,6 +4286,8 @@ if TYPE_CHECKING:
         """Typed registration of ``copysign``'s impls: ``@copysign.cpu`` / ``@copysign.cuda`` / ``@copysign.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.copysign'
 
         def cpu(self, fn: CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4083,6 +4323,8 @@ if TYPE_CHECKING:
         """Typed registration of ``logaddexp``'s impls: ``@logaddexp.cpu`` / ``@logaddexp.cuda`` / ``@logaddexp.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.logaddexp'
 
         def cpu(self, fn: LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4118,6 +4360,8 @@ if TYPE_CHECKING:
         """Typed registration of ``float_power``'s impls: ``@float_power.cpu`` / ``@float_power.cuda`` / ``@float_power.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.float_power'
 
         def cpu(self, fn: FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4153,6 +4397,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fmod``'s impls: ``@fmod.cpu`` / ``@fmod.cuda`` / ``@fmod.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.fmod'
 
         def cpu(self, fn: FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4188,6 +4434,8 @@ if TYPE_CHECKING:
         """Typed registration of ``nextafter``'s impls: ``@nextafter.cpu`` / ``@nextafter.cuda`` / ``@nextafter.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.nextafter'
 
         def cpu(self, fn: NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4219,6 +4467,8 @@ if TYPE_CHECKING:
         """Typed registration of ``sum``'s impls: ``@sum.cpu`` / ``@sum.cuda`` / ``@sum.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.sum'
 
         def cpu(self, fn: SumCPUKernel[_CPU0, _CPU1]) -> SumCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SumCUDAKernel[_CUDA0, _CUDA1]) -> SumCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4250,6 +4500,8 @@ if TYPE_CHECKING:
         """Typed registration of ``prod``'s impls: ``@prod.cpu`` / ``@prod.cuda`` / ``@prod.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.prod'
 
         def cpu(self, fn: ProdCPUKernel[_CPU0, _CPU1]) -> ProdCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ProdCUDAKernel[_CUDA0, _CUDA1]) -> ProdCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4281,6 +4533,8 @@ if TYPE_CHECKING:
         """Typed registration of ``amax``'s impls: ``@amax.cpu`` / ``@amax.cuda`` / ``@amax.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.amax'
 
         def cpu(self, fn: AmaxCPUKernel[_CPU0, _CPU1]) -> AmaxCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AmaxCUDAKernel[_CUDA0, _CUDA1]) -> AmaxCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4312,6 +4566,8 @@ if TYPE_CHECKING:
         """Typed registration of ``amin``'s impls: ``@amin.cpu`` / ``@amin.cuda`` / ``@amin.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.amin'
 
         def cpu(self, fn: AminCPUKernel[_CPU0, _CPU1]) -> AminCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AminCUDAKernel[_CUDA0, _CUDA1]) -> AminCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4343,6 +4599,8 @@ if TYPE_CHECKING:
         """Typed registration of ``argmax``'s impls: ``@argmax.cpu`` / ``@argmax.cuda`` / ``@argmax.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.argmax'
 
         def cpu(self, fn: ArgmaxCPUKernel[_CPU0, _CPU1]) -> ArgmaxCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ArgmaxCUDAKernel[_CUDA0, _CUDA1]) -> ArgmaxCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4374,6 +4632,8 @@ if TYPE_CHECKING:
         """Typed registration of ``argmin``'s impls: ``@argmin.cpu`` / ``@argmin.cuda`` / ``@argmin.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.argmin'
 
         def cpu(self, fn: ArgminCPUKernel[_CPU0, _CPU1]) -> ArgminCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ArgminCUDAKernel[_CUDA0, _CUDA1]) -> ArgminCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4405,6 +4665,8 @@ if TYPE_CHECKING:
         """Typed registration of ``all``'s impls: ``@all.cpu`` / ``@all.cuda`` / ``@all.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.all'
 
         def cpu(self, fn: AllCPUKernel[_CPU0, _CPU1]) -> AllCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AllCUDAKernel[_CUDA0, _CUDA1]) -> AllCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4436,6 +4698,8 @@ if TYPE_CHECKING:
         """Typed registration of ``any``'s impls: ``@any.cpu`` / ``@any.cuda`` / ``@any.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.any'
 
         def cpu(self, fn: AnyCPUKernel[_CPU0, _CPU1]) -> AnyCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AnyCUDAKernel[_CUDA0, _CUDA1]) -> AnyCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4467,6 +4731,8 @@ if TYPE_CHECKING:
         """Typed registration of ``mean``'s impls: ``@mean.cpu`` / ``@mean.cuda`` / ``@mean.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.mean'
 
         def cpu(self, fn: MeanCPUKernel[_CPU0, _CPU1]) -> MeanCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: MeanCUDAKernel[_CUDA0, _CUDA1]) -> MeanCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4498,6 +4764,8 @@ if TYPE_CHECKING:
         """Typed registration of ``var``'s impls: ``@var.cpu`` / ``@var.cuda`` / ``@var.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.var'
 
         def cpu(self, fn: VarCPUKernel[_CPU0, _CPU1]) -> VarCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: VarCUDAKernel[_CUDA0, _CUDA1]) -> VarCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4529,6 +4797,8 @@ if TYPE_CHECKING:
         """Typed registration of ``std``'s impls: ``@std.cpu`` / ``@std.cuda`` / ``@std.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.std'
 
         def cpu(self, fn: StdCPUKernel[_CPU0, _CPU1]) -> StdCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: StdCUDAKernel[_CUDA0, _CUDA1]) -> StdCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4560,6 +4830,8 @@ if TYPE_CHECKING:
         """Typed registration of ``logsumexp``'s impls: ``@logsumexp.cpu`` / ``@logsumexp.cuda`` / ``@logsumexp.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.logsumexp'
 
         def cpu(self, fn: LogsumexpCPUKernel[_CPU0, _CPU1]) -> LogsumexpCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LogsumexpCUDAKernel[_CUDA0, _CUDA1]) -> LogsumexpCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4591,6 +4863,8 @@ if TYPE_CHECKING:
         """Typed registration of ``softmax``'s impls: ``@softmax.cpu`` / ``@softmax.cuda`` / ``@softmax.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.nn.softmax'
 
         def cpu(self, fn: SoftmaxCPUKernel[_CPU0, _CPU1]) -> SoftmaxCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SoftmaxCUDAKernel[_CUDA0, _CUDA1]) -> SoftmaxCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4622,6 +4896,8 @@ if TYPE_CHECKING:
         """Typed registration of ``log_softmax``'s impls: ``@log_softmax.cpu`` / ``@log_softmax.cuda`` / ``@log_softmax.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.nn.log_softmax'
 
         def cpu(self, fn: LogSoftmaxCPUKernel[_CPU0, _CPU1]) -> LogSoftmaxCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LogSoftmaxCUDAKernel[_CUDA0, _CUDA1]) -> LogSoftmaxCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4653,6 +4929,8 @@ if TYPE_CHECKING:
         """Typed registration of ``relu``'s impls: ``@relu.cpu`` / ``@relu.cuda`` / ``@relu.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.nn.relu'
 
         def cpu(self, fn: ReluCPUKernel[_CPU0, _CPU1]) -> ReluCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ReluCUDAKernel[_CUDA0, _CUDA1]) -> ReluCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4684,6 +4962,8 @@ if TYPE_CHECKING:
         """Typed registration of ``one_hot``'s impls: ``@one_hot.cpu`` / ``@one_hot.cuda`` / ``@one_hot.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.nn.one_hot'
 
         def cpu(self, fn: OneHotCPUKernel[_CPU0, _CPU1]) -> OneHotCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: OneHotCUDAKernel[_CUDA0, _CUDA1]) -> OneHotCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4715,6 +4995,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cross_entropy``'s impls: ``@cross_entropy.cpu`` / ``@cross_entropy.cuda`` / ``@cross_entropy.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.nn.cross_entropy'
 
         def cpu(self, fn: CrossEntropyCPUKernel[_CPU0, _CPU1, _CPU2]) -> CrossEntropyCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: CrossEntropyCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> CrossEntropyCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -4746,6 +5028,8 @@ if TYPE_CHECKING:
         """Typed registration of ``upsample_nearest1d``'s impls: ``@upsample_nearest1d.cpu`` / ``@upsample_nearest1d.cuda`` / ``@upsample_nearest1d.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.upsample.upsample_nearest1d'
 
         def cpu(self, fn: UpsampleNearest1dCPUKernel[_CPU0, _CPU1]) -> UpsampleNearest1dCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: UpsampleNearest1dCUDAKernel[_CUDA0, _CUDA1]) -> UpsampleNearest1dCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4777,6 +5061,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cumsum``'s impls: ``@cumsum.cpu`` / ``@cumsum.cuda`` / ``@cumsum.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scans.cumsum'
 
         def cpu(self, fn: CumsumCPUKernel[_CPU0, _CPU1]) -> CumsumCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CumsumCUDAKernel[_CUDA0, _CUDA1]) -> CumsumCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4808,6 +5094,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cumprod``'s impls: ``@cumprod.cpu`` / ``@cumprod.cuda`` / ``@cumprod.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scans.cumprod'
 
         def cpu(self, fn: CumprodCPUKernel[_CPU0, _CPU1]) -> CumprodCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CumprodCUDAKernel[_CUDA0, _CUDA1]) -> CumprodCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4839,6 +5127,8 @@ if TYPE_CHECKING:
         """Typed registration of ``diff``'s impls: ``@diff.cpu`` / ``@diff.cuda`` / ``@diff.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scans.diff'
 
         def cpu(self, fn: DiffCPUKernel[_CPU0, _CPU1]) -> DiffCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: DiffCUDAKernel[_CUDA0, _CUDA1]) -> DiffCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4870,6 +5160,8 @@ if TYPE_CHECKING:
         """Typed registration of ``clone``'s impls: ``@clone.cpu`` / ``@clone.cuda`` / ``@clone.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.copying.clone'
 
         def cpu(self, fn: CloneCPUKernel[_CPU0, _CPU1]) -> CloneCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CloneCUDAKernel[_CUDA0, _CUDA1]) -> CloneCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4901,6 +5193,8 @@ if TYPE_CHECKING:
         """Typed registration of ``flip``'s impls: ``@flip.cpu`` / ``@flip.cuda`` / ``@flip.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.copying.flip'
 
         def cpu(self, fn: FlipCPUKernel[_CPU0, _CPU1]) -> FlipCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FlipCUDAKernel[_CUDA0, _CUDA1]) -> FlipCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4932,6 +5226,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cat``'s impls: ``@cat.cpu`` / ``@cat.cuda`` / ``@cat.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.copying.cat'
 
         def cpu(self, fn: CatCPUKernel[_CPU0, _CPU1]) -> CatCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CatCUDAKernel[_CUDA0, _CUDA1]) -> CatCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4963,6 +5259,8 @@ if TYPE_CHECKING:
         """Typed registration of ``stack``'s impls: ``@stack.cpu`` / ``@stack.cuda`` / ``@stack.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.copying.stack'
 
         def cpu(self, fn: StackCPUKernel[_CPU0, _CPU1]) -> StackCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: StackCUDAKernel[_CUDA0, _CUDA1]) -> StackCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4994,6 +5292,8 @@ if TYPE_CHECKING:
         """Typed registration of ``tile``'s impls: ``@tile.cpu`` / ``@tile.cuda`` / ``@tile.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.shape_more.tile'
 
         def cpu(self, fn: TileCPUKernel[_CPU0, _CPU1]) -> TileCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TileCUDAKernel[_CUDA0, _CUDA1]) -> TileCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -5025,6 +5325,8 @@ if TYPE_CHECKING:
         """Typed registration of ``repeat``'s impls: ``@repeat.cpu`` / ``@repeat.cuda`` / ``@repeat.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.shape_more.repeat'
 
         def cpu(self, fn: RepeatCPUKernel[_CPU0, _CPU1]) -> RepeatCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RepeatCUDAKernel[_CUDA0, _CUDA1]) -> RepeatCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -5056,6 +5358,8 @@ if TYPE_CHECKING:
         """Typed registration of ``repeat_interleave``'s impls: ``@repeat_interleave.cpu`` / ``@repeat_interleave.cuda`` / ``@repeat_interleave.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.shape_more.repeat_interleave'
 
         def cpu(self, fn: RepeatInterleaveCPUKernel[_CPU0, _CPU1]) -> RepeatInterleaveCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RepeatInterleaveCUDAKernel[_CUDA0, _CUDA1]) -> RepeatInterleaveCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -5087,6 +5391,8 @@ if TYPE_CHECKING:
         """Typed registration of ``einsum``'s impls: ``@einsum.cpu`` / ``@einsum.cuda`` / ``@einsum.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.shape_more.einsum'
 
         def cpu(self, fn: EinsumCPUKernel[_CPU0, _CPU1]) -> EinsumCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: EinsumCUDAKernel[_CUDA0, _CUDA1]) -> EinsumCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -5118,6 +5424,8 @@ if TYPE_CHECKING:
         """Typed registration of ``searchsorted``'s impls: ``@searchsorted.cpu`` / ``@searchsorted.cuda`` / ``@searchsorted.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.shape_more.searchsorted'
 
         def cpu(self, fn: SearchsortedCPUKernel[_CPU0, _CPU1, _CPU2]) -> SearchsortedCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: SearchsortedCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> SearchsortedCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -5287,4 +5595,4 @@ else:
         return KernelRegistrar(name)
 
 
-del DTypeLike, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload
+del DTypeLike, Final, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload

@@ -61,10 +61,21 @@ def generate() -> dict[Path, str]:
 
 
 def generate_for_package(package: str) -> str:
-    """The kernel-signatures module for the ops defined by ``package`` (imported here to define them)."""
+    """The kernel-signatures module for the ops defined by ``package`` (imported here to define them).
+
+    The import registers the package's impls; an impl that does not match its op's schema (written for a signature
+    that just changed, or through a stale generated registrar) is skipped, not raised, and named on stderr: the
+    declarations are generated from the meta functions alone, and the type checker then reports each such impl
+    against them (see :mod:`devtensor.structured.stale`).
+    """
     import importlib
 
-    importlib.import_module(package)
+    from devtensor.structured.stale import collecting_stale_impls
+
+    with collecting_stale_impls() as stale:
+        importlib.import_module(package)
+    for message in stale:
+        print(f"codegen: skipped a registration that does not match its op now: {message}", file=sys.stderr)
     ops = [op for op in all_ops() if op.module == package or op.module.startswith(package + ".")]
     if not ops:
         raise SystemExit(f"codegen: package {package!r} defines no structured op")
@@ -99,7 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.out is None:
             print(text, end="")
         elif args.check:
-            return 0 if args.out.exists() and args.out.read_text() == text else 1
+            if args.out.exists() and args.out.read_text() == text:
+                return 0
+            print(f"stale: {args.out} (rerun without --check to regenerate it)", file=sys.stderr)
+            return 1
         else:
             args.out.write_text(text)
             print(f"wrote {args.out}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar, final, overload
 
 from devtensor.dtypes import DTypeLike, Scalar
 from devtensor.generator import Generator
@@ -83,6 +83,8 @@ if TYPE_CHECKING:
         """Typed registration of ``softplus``'s impls: ``@softplus.cpu`` / ``@softplus.cuda`` / ``@softplus.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'fused_softplus.softplus_op'
 
         def cpu(self, fn: SoftplusCPUKernel[_CPU0, _CPU1]) -> SoftplusCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SoftplusCUDAKernel[_CUDA0, _CUDA1]) -> SoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -99,4 +101,4 @@ else:
         return KernelRegistrar(name)
 
 
-del DTypeLike, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload
+del DTypeLike, Final, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload
