@@ -61,6 +61,7 @@ def test_bad_ordinals() -> None:
         Device(np.int64(0), 1)  # type: ignore[arg-type]
 
 
+@pytest.mark.usefixtures("young_heap")
 def test_interning_is_weak_but_identity_is_unique_while_alive() -> None:
     gc.collect()
     before = len(Device._interned)
@@ -75,6 +76,7 @@ def test_interning_is_weak_but_identity_is_unique_while_alive() -> None:
     assert t.device is Device("meta") and Device("cpu") is dt.Device("cpu")
 
 
+@pytest.mark.usefixtures("young_heap")
 def test_a_device_made_again_after_it_died_is_a_fresh_equal_object() -> None:
     first = Device("cuda:54321")
     text = repr(first)
