@@ -470,7 +470,7 @@ def _fill_dtype(op: str, fill_value: object) -> DType:
 
 def full(
     size: Sequence[int] | int,
-    fill_value: Scalar,
+    fill_value: Scalar | Tensor | np.ndarray[Any, Any],
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
@@ -478,11 +478,15 @@ def full(
     """A tensor of shape ``size`` (a sequence of ints, or one int as NumPy's ``full`` takes) filled with
     ``fill_value``; dtype default as NumPy infers it from the value (bool, int64, float64, complex128).
 
-    The value must be representable in the dtype (PyTorch's checked conversion): floats are truncated into
-    integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes are errors.
+    A Python number (or NumPy scalar) must be representable in the dtype (PyTorch's checked conversion): floats
+    are truncated into integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes
+    are errors. A 0-d tensor or 0-d NumPy array (on any device) gives its own dtype by default and is cast as
+    ``Tensor.to`` casts, as NumPy's ``full`` does (reading a CUDA tensor's value waits for it).
 
     Raises:
-        ArgumentTypeError: ``fill_value`` is not a Python number; bad size or dtype.
+        ArgumentTypeError: ``fill_value`` is not a Python number, NumPy scalar, 0-d tensor or 0-d array; bad size
+            or dtype.
+        ArgumentValueError: an array or tensor of more than 0 dims, or a meta tensor, as ``fill_value``.
         ScalarOverflowError (OverflowError): an int out of the integer dtype's range, or an infinity into an
             integer dtype.
         CastingError (TypeError): a complex value into a real dtype.
@@ -490,9 +494,45 @@ def full(
         OutOfMemoryError (MemoryError): as :func:`empty`.
     """
     shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
+    array_fill = _array_fill("full", fill_value, optional_dtype("full", dtype))
+    if array_fill is not None:
+        return filled("full", shape, array_fill[0], as_device(device, op="full"), array_fill[1])
     dt = optional_dtype("full", dtype) or _fill_dtype("full", fill_value)
     value = _check_fill("full", fill_value, dt)
     return filled("full", shape, dt, as_device(device, op="full"), value)
+
+
+def _array_fill(op: str, value: object, dtype: DType | None) -> tuple[DType, Scalar] | None:
+    """For a 0-d tensor or a 0-d NumPy array as the fill value (NumPy's ``full`` and the standard take one;
+    PyTorch takes a 0-d tensor as its Scalar): the dtype (``dtype``, else the value's own, as ``np.full``
+    infers it) and the value cast into it as ``Tensor.to``/``astype`` casts (unchecked, as NumPy's ``full``);
+    None for any other value.
+
+    Raises:
+        ArgumentValueError: an array or tensor of more than 0 dims; a tensor without data (meta).
+    """
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise ArgumentValueError(
+                f"{op}: argument 'fill_value' must be a number or a 0-d tensor, got a tensor of shape "
+                f"{list(value.shape)}"
+            )
+        dt = dtype or value.dtype
+        if value.device.type == "meta":
+            raise ArgumentValueError(f"{op}: argument 'fill_value' is a meta tensor, which has no value")
+        cast_value = value if value.dtype == dt else value.to(dt)
+        return dt, cast_value.item()
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise ArgumentValueError(
+                f"{op}: argument 'fill_value' must be a number or a 0-d array, got an array of shape "
+                f"{list(value.shape)}"
+            )
+        dt = dtype or to_dtype(value.dtype, op=op, arg="fill_value")
+        with np.errstate(invalid="ignore", over="ignore"):  # astype's cast, as np.full's copyto (unsafe)
+            item = value.astype(dt)[()]
+        return dt, python_scalar(op, "fill_value", item)
+    return None
 
 
 def _check_fill(op: str, value: object, dtype: DType) -> Scalar:
@@ -566,15 +606,17 @@ def ones_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = N
 
 def full_like(
     input: Tensor,
-    fill_value: Scalar,
+    fill_value: Scalar | Tensor | np.ndarray[Any, Any],
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
 ) -> Tensor:
-    """``fill_value`` with ``input``'s shape (and its dtype and device unless given); the value must be
-    representable in the dtype. Raises as :func:`full`, and ArgumentTypeError when ``input`` is no Tensor."""
+    """``fill_value`` with ``input``'s shape (and its dtype and device unless given); a number must be
+    representable in the dtype, a 0-d tensor or array is cast (as :func:`full`). Raises as :func:`full`, and
+    ArgumentTypeError when ``input`` is no Tensor."""
     shape, dt, dev = _like("full_like", input, dtype, device)
-    value = _check_fill("full_like", fill_value, dt)
+    array_fill = _array_fill("full_like", fill_value, dt)
+    value = _check_fill("full_like", fill_value, dt) if array_fill is None else array_fill[1]
     return filled("full_like", shape, dt, dev, value)
 
 

@@ -287,11 +287,12 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
 
     def __getitem__(self, index: Any) -> Tensor:
         """Indexing as NumPy: ints, slices, ``None`` and ``...`` give a view sharing storage and version
-        counter (0-d for a full integer index); an integer or bool Tensor (same device) gives a copy.
+        counter (0-d for a full integer index); an integer or bool Tensor (same device), NumPy array or list of
+        ints or bools (as NumPy and PyTorch take them) gives a copy.
 
         Raises:
             IndexError: an index out of range or too many indices.
-            ArgumentTypeError: an index of an unsupported type (lists, NumPy arrays, floats…).
+            ArgumentTypeError: an index of an unsupported type (floats, float arrays or lists…).
             DeviceMismatchError: a tensor index on another device.
             NoDataError: a bool tensor index on a meta tensor (the result shape depends on data).
         """
@@ -528,6 +529,10 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
         if type(part) is int:  # (the common parts first: ints, slices and None take no other check)
             out.append(part)
             continue
+        if type(part) is list:
+            # As NumPy and PyTorch: a list of ints (or bools) is an advanced index, as the same integer (bool)
+            # tensor would be; an empty list selects nothing.
+            part = _list_index(op, part)
         if type(part) is np.ndarray and part.dtype.kind in "iub":
             # As PyTorch: a NumPy index array indexes as a tensor would, copied to the indexed tensor's device.
             from devtensor.creation import asarray  # (creation imports tensor)
@@ -566,6 +571,25 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
         # A trailing ``...`` makes NumPy return a 0-d view instead of a scalar for a full integer index.
         out.append(Ellipsis)
     return tuple(out), is_view
+
+
+def _list_index(op: str, part: list[Any]) -> np.ndarray[Any, Any]:
+    """A list index as the NumPy index array it stands for (intp for an empty list, as NumPy).
+
+    Raises:
+        ArgumentTypeError: a list of other than (nested) ints or bools: floats, slices, tensors, ragged lists.
+    """
+    if not part:
+        return np.zeros(0, np.intp)
+    try:
+        array = np.asarray(part)
+    except (ValueError, TypeError):  # ragged, or items NumPy cannot make an array of
+        array = None
+    if array is None or array.dtype.kind not in "iub":
+        raise ArgumentTypeError(
+            f"{op}: a list index must hold ints or bools only (as an integer or bool tensor index), got {part!r}"
+        )
+    return array
 
 
 class _Target:

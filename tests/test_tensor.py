@@ -244,15 +244,34 @@ def test_tensor_indexing_copies() -> None:
     assert flagged.shape == (1, 3, 4) and not np.shares_memory(flagged.numpy(), arr)
 
 
+def test_list_indices_are_advanced_indices_as_numpy() -> None:
+    arr, t = grid()
+    for index in ([0, 1], (slice(None), [0, 1, 1]), [[0], [2]], [True, False, True], (1, [3, -1]), []):
+        picked = t[index]
+        np.testing.assert_array_equal(picked.numpy(), arr[index])
+        assert picked.shape == arr[index].shape and not np.shares_memory(picked.numpy(), arr)
+    reference = arr.copy()
+    t[[0, 2]] = 5.0
+    t[:, [1]] = dt.tensor([[9.0], [8.0], [7.0]])
+    reference[[0, 2]] = 5.0
+    reference[:, [1]] = [[9.0], [8.0], [7.0]]
+    np.testing.assert_array_equal(t.numpy(), reference)
+    assert t.version == 2
+    m = dt.empty(3, 4, device="meta")
+    assert m[[0, 1]].shape == (2, 4) and m[:, [0, 1, 1]].shape == (3, 3)
+
+
 def test_bad_indices_raise() -> None:
     _, t = grid()
     with pytest.raises(IndexError, match=words("__getitem__", "out of bounds")):
         t[3]
     with pytest.raises(IndexError, match="__getitem__"):
         t[0, 0, 0]
-    bad: Any = [0, 1]
-    with pytest.raises(ArgumentTypeError, match=words("__getitem__", "list")):
+    bad: Any = [0.5, 1]
+    with pytest.raises(ArgumentTypeError, match=words("__getitem__", "list", "ints or bools")):
         t[bad]
+    with pytest.raises(ArgumentTypeError, match=words("__setitem__", "list")):
+        t[[slice(None), 0]] = 1.0
     with pytest.raises(TypeError, match=words("__getitem__", "float")):
         t[1.5]
     with pytest.raises(ArgumentTypeError, match=words("__getitem__", "integer or bool")):
