@@ -23,7 +23,7 @@ import numpy as np
 from devtensor import modes as _modes
 from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device, as_index
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, python_scalar, to_dtype
+from devtensor.dtypes import DType, Scalar, as_bool, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -32,7 +32,7 @@ from devtensor.errors import (
     OutOfMemoryError,
     ScalarOverflowError,
 )
-from devtensor.meta import check_scalar_fits
+from devtensor.fill_values import array_fill_value, check_fill, fill_dtype
 from devtensor.modes import constant as constant  # (creation functions end in it; ranges imports it here)
 from devtensor.storage import ForeignStorage
 from devtensor.tensor import Tensor
@@ -449,25 +449,6 @@ def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Ten
     return filled("ones", shape, optional_dtype("ones", dtype) or _DEFAULT_FLOAT, as_device(device, op="ones"), 1)
 
 
-def _fill_dtype(op: str, fill_value: object) -> DType:
-    if isinstance(fill_value, np.generic) and type(fill_value) not in SCALAR_TYPES:
-        # A NumPy scalar's own dtype, as np.full infers it (np.float64 is also a float: same answer).
-        return to_dtype(fill_value.dtype, op=op, arg="fill_value")
-    if type(fill_value) not in SCALAR_TYPES:
-        number = plain_number(fill_value)  # (a subclass of a Python number, such as a tensor's size)
-        if number is None:
-            raise ArgumentTypeError(
-                f"{op}: argument 'fill_value' must be a Python number, got {type(fill_value).__name__}"
-            )
-        fill_value = number
-    dtype = np.asarray(fill_value).dtype
-    if dtype.kind == "O":  # an int beyond int64 and uint64
-        raise ScalarOverflowError(
-            f"{op}: argument 'fill_value' {fill_value!r} does not fit any supported integer dtype"
-        )
-    return dtype
-
-
 def full(
     size: Sequence[int] | int,
     fill_value: Scalar | Tensor | np.ndarray[Any, Any],
@@ -494,53 +475,12 @@ def full(
         OutOfMemoryError (MemoryError): as :func:`empty`.
     """
     shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
-    array_fill = _array_fill("full", fill_value, optional_dtype("full", dtype))
+    array_fill = array_fill_value("full", fill_value, optional_dtype("full", dtype))
     if array_fill is not None:
         return filled("full", shape, array_fill[0], as_device(device, op="full"), array_fill[1])
-    dt = optional_dtype("full", dtype) or _fill_dtype("full", fill_value)
-    value = _check_fill("full", fill_value, dt)
+    dt = optional_dtype("full", dtype) or fill_dtype("full", fill_value)
+    value = check_fill("full", fill_value, dt)
     return filled("full", shape, dt, as_device(device, op="full"), value)
-
-
-def _array_fill(op: str, value: object, dtype: DType | None) -> tuple[DType, Scalar] | None:
-    """For a 0-d tensor or a 0-d NumPy array as the fill value (NumPy's ``full`` and the standard take one;
-    PyTorch takes a 0-d tensor as its Scalar): the dtype (``dtype``, else the value's own, as ``np.full``
-    infers it) and the value cast into it as ``Tensor.to``/``astype`` casts (unchecked, as NumPy's ``full``);
-    None for any other value.
-
-    Raises:
-        ArgumentValueError: an array or tensor of more than 0 dims; a tensor without data (meta).
-    """
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise ArgumentValueError(
-                f"{op}: argument 'fill_value' must be a number or a 0-d tensor, got a tensor of shape "
-                f"{list(value.shape)}"
-            )
-        dt = dtype or value.dtype
-        if value.device.type == "meta":
-            raise ArgumentValueError(f"{op}: argument 'fill_value' is a meta tensor, which has no value")
-        cast_value = value if value.dtype == dt else value.to(dt)
-        return dt, cast_value.item()
-    if isinstance(value, np.ndarray):
-        if value.ndim != 0:
-            raise ArgumentValueError(
-                f"{op}: argument 'fill_value' must be a number or a 0-d array, got an array of shape "
-                f"{list(value.shape)}"
-            )
-        dt = dtype or to_dtype(value.dtype, op=op, arg="fill_value")
-        with np.errstate(invalid="ignore", over="ignore"):  # astype's cast, as np.full's copyto (unsafe)
-            item = value.astype(dt)[()]
-        return dt, python_scalar(op, "fill_value", item)
-    return None
-
-
-def _check_fill(op: str, value: object, dtype: DType) -> Scalar:
-    """The fill value as a Python number (a NumPy scalar converted: it takes no part in promotion), checked to
-    fit ``dtype``."""
-    number = python_scalar(op, "fill_value", value)
-    check_scalar_fits(op, number, dtype, "fill_value")
-    return number
 
 
 def _like(op: str, t: object, dtype: Any, device: DeviceLike | None) -> tuple[tuple[int, ...], DType, Device]:
@@ -615,8 +555,8 @@ def full_like(
     representable in the dtype, a 0-d tensor or array is cast (as :func:`full`). Raises as :func:`full`, and
     ArgumentTypeError when ``input`` is no Tensor."""
     shape, dt, dev = _like("full_like", input, dtype, device)
-    array_fill = _array_fill("full_like", fill_value, dt)
-    value = _check_fill("full_like", fill_value, dt) if array_fill is None else array_fill[1]
+    array_fill = array_fill_value("full_like", fill_value, dt)
+    value = check_fill("full_like", fill_value, dt) if array_fill is None else array_fill[1]
     return filled("full_like", shape, dt, dev, value)
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from devtensor import modes as _modes
 from devtensor._generated_methods import TensorOpMethods
+from devtensor.arguments import list_index
 from devtensor.device import Device, DeviceLike
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, to_dtype
 from devtensor.errors import (
@@ -115,12 +116,6 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
     def ndim(self) -> int:
         """The number of dimensions."""
         return self._array.ndim  # type: ignore[no-any-return]
-
-    @property
-    def strides(self) -> tuple[int, ...]:
-        """Strides in elements (PyTorch's ``stride()``), not bytes as NumPy's. Meta tensors report the
-        C-contiguous strides of their shape."""
-        return self._backend.element_strides(self._array)
 
     @property
     def version(self) -> int:
@@ -472,6 +467,10 @@ class TensorMeta(Protocol):
     def device(self) -> Device: ...
     @property
     def strides(self) -> tuple[int, ...]: ...
+    @overload
+    def stride(self) -> tuple[int, ...]: ...
+    @overload
+    def stride(self, dim: int) -> int: ...
     def numel(self) -> int: ...
     def dim(self) -> int: ...
     @property
@@ -532,7 +531,7 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
         if type(part) is list:
             # As NumPy and PyTorch: a list of ints (or bools) is an advanced index, as the same integer (bool)
             # tensor would be; an empty list selects nothing.
-            part = _list_index(op, part)
+            part = list_index(op, part)
         if type(part) is np.ndarray and part.dtype.kind in "iub":
             # As PyTorch: a NumPy index array indexes as a tensor would, copied to the indexed tensor's device.
             from devtensor.creation import asarray  # (creation imports tensor)
@@ -571,25 +570,6 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
         # A trailing ``...`` makes NumPy return a 0-d view instead of a scalar for a full integer index.
         out.append(Ellipsis)
     return tuple(out), is_view
-
-
-def _list_index(op: str, part: list[Any]) -> np.ndarray[Any, Any]:
-    """A list index as the NumPy index array it stands for (intp for an empty list, as NumPy).
-
-    Raises:
-        ArgumentTypeError: a list of other than (nested) ints or bools: floats, slices, tensors, ragged lists.
-    """
-    if not part:
-        return np.zeros(0, np.intp)
-    try:
-        array = np.asarray(part)
-    except (ValueError, TypeError):  # ragged, or items NumPy cannot make an array of
-        array = None
-    if array is None or array.dtype.kind not in "iub":
-        raise ArgumentTypeError(
-            f"{op}: a list index must hold ints or bools only (as an integer or bool tensor index), got {part!r}"
-        )
-    return array
 
 
 class _Target:

@@ -44,7 +44,7 @@ def test_attributes_of_a_contiguous_tensor() -> None:
     assert t.device == dt.Device("cpu") and t.device is dt.Device("cpu")
     assert t.ndim == 2 and t.dim() == 2
     assert t.numel() == 12 and t.element_size() == 4
-    assert t.strides == (4, 1)  # in elements, as PyTorch's stride()
+    assert t.stride() == (4, 1) and t.strides == (16, 4)  # stride() in elements (PyTorch), strides in bytes (NumPy)
     assert t.version == 0
     assert t.is_contiguous()
     assert not t.is_readonly
@@ -52,16 +52,26 @@ def test_attributes_of_a_contiguous_tensor() -> None:
 
 def test_strides_and_contiguity_of_views() -> None:
     arr, t = grid(3, 4)
-    assert t[:, ::2].strides == (4, 2) and not t[:, ::2].is_contiguous()
-    assert dt.from_numpy(arr.T).strides == (1, 4) and not dt.from_numpy(arr.T).is_contiguous()
-    assert t[1].strides == (1,) and t[1].is_contiguous()
+    assert t[:, ::2].stride() == (4, 2) and not t[:, ::2].is_contiguous()
+    assert dt.from_numpy(arr.T).stride() == (1, 4) and not dt.from_numpy(arr.T).is_contiguous()
+    assert t[1].stride() == (1,) and t[1].is_contiguous()
     assert t[None].shape == (1, 3, 4)
-    assert t[..., 0].shape == (3,) and t[..., 0].strides == (4,)
+    assert t[..., 0].shape == (3,) and t[..., 0].stride() == (4,) and t[..., 0].stride(0) == 4
+    for view, reference in ((t[:, ::2], arr[:, ::2]), (t.T, arr.T), (t[..., 0], arr[..., 0])):
+        assert view.strides == reference.strides  # bytes, NumPy's meaning under NumPy's name
+    assert t.stride(-2) == 4 and t.stride(1) == 1
+    with pytest.raises(IndexError, match=words("stride", "out of range")):
+        t.stride(2)
+    with pytest.raises(IndexError, match=words("stride", "no dimensions")):
+        dt.tensor(1.0).stride(0)
+    bad_dim: Any = "0"
+    with pytest.raises(TypeError, match=words("stride", "dim", "int")):
+        t.stride(bad_dim)
 
 
 def test_zero_d_and_zero_size_tensors() -> None:
     s = dt.tensor(2.5)
-    assert s.shape == () and s.ndim == 0 and s.numel() == 1 and s.strides == ()
+    assert s.shape == () and s.ndim == 0 and s.numel() == 1 and s.strides == () and s.stride() == ()
     with pytest.raises(IndexError, match=words("size", "no dimensions")):
         s.size(0)
     with pytest.raises(IndexError, match=words("size", "out of range")):
@@ -76,9 +86,10 @@ def test_zero_d_and_zero_size_tensors() -> None:
 def test_meta_tensor_attributes() -> None:
     m = dt.empty(2, 3, 4, dtype=dt.int16, device="meta")
     assert m.shape == (2, 3, 4) and m.dtype == np.int16 and m.device == dt.Device("meta")
-    assert m.ndim == 3 and m.numel() == 24 and m.strides == (12, 4, 1) and m.is_contiguous()
+    assert m.ndim == 3 and m.numel() == 24 and m.stride() == (12, 4, 1) and m.is_contiguous()
+    assert m.strides == (24, 8, 2)  # bytes
     assert m.version == 0 and len(m) == 2
-    assert dt.empty(2, 0, 3, device="meta").strides == (3, 3, 1)  # as PyTorch's contiguous strides
+    assert dt.empty(2, 0, 3, device="meta").stride() == (3, 3, 1)  # as PyTorch's contiguous strides
     assert m[0].shape == (3, 4) and m[:, 1:].shape == (2, 2, 4)
 
 
@@ -137,7 +148,7 @@ def test_dlpack_round_trip_with_numpy_is_zero_copy() -> None:
     assert np.shares_memory(w.numpy(), arr) and w.version == 0
     strided = dt.from_dlpack(arr[:, ::2])
     np.testing.assert_array_equal(strided.numpy(), arr[:, ::2])
-    assert strided.strides == (4, 2)
+    assert strided.stride() == (4, 2)
     not_dlpack: Any = [1, 2]
     with pytest.raises(ArgumentTypeError, match=words("from_dlpack", "DLPack")):
         dt.from_dlpack(not_dlpack)
