@@ -338,3 +338,31 @@ class TensorProtocols:
         from devtensor.kernels.bitwise import round as round_op
 
         return round_op.functional(self, decimals=0 if ndigits is None else ndigits)
+
+    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        """Whether every element is close to ``other``'s: :func:`devtensor.allclose` (``torch.Tensor.allclose``;
+        values as ``np.allclose``), a Python bool."""
+        from devtensor.kernels.closeness import allclose
+
+        return allclose(cast("Tensor", self), other, rtol, atol, equal_nan)
+
+    # (last in the class: from here on ``type`` in this class's namespace is the method)
+    @overload
+    def type(self, dtype: None = None, non_blocking: bool = False) -> str: ...
+    @overload
+    def type(self, dtype: Any, non_blocking: bool = False) -> Self: ...
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> str | Self:
+        """PyTorch's ``Tensor.type``: with ``dtype`` (any form ``dtype=`` takes), this tensor's values as that dtype,
+        ``self`` when it has it already (``Tensor.to(dtype)``: NumPy's unsafe cast); without, the type's name,
+        ``"devtensor.<dtype name>"`` (PyTorch's names its legacy tensor class, such as ``"torch.FloatTensor"``).
+        ``non_blocking`` is accepted and has no effect.
+
+        Raises:
+            ArgumentTypeError (TypeError): ``dtype`` names no supported dtype (PyTorch's type-name strings, such
+                as ``"torch.FloatTensor"``, included); ``non_blocking`` not a bool.
+        """
+        t = cast("Tensor", self)
+        as_bool("type", "non_blocking", non_blocking)
+        if dtype is None:
+            return f"devtensor.{t.dtype.name}"
+        return cast(Self, t.to(to_dtype(dtype, op="type")))
