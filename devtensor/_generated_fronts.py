@@ -73,6 +73,13 @@ _written_then_raised = COMMON.get('_written_then_raised')
 #: Each op's schema as data, keyed by its meta function's fingerprint (devtensor.structured.schema.
 #: stored_schema): a built-in op whose meta function is unchanged skips deriving it at import.
 SCHEMAS = {
+    'uniform': ("(('self', 'from_', 'to', 'generator'), 0, 1, 0, (0.0, 1.0), {'generator': None}, {'self': 'TensorMeta', 'from_': 'float', 'to': 'float', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('from_', 'other', False, True, 0.0, False, 'float'), ('to', 'other', False, True, 1.0, False, 'float'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
+    'normal': ("(('self', 'mean', 'std', 'generator'), 0, 1, 0, (0.0, 1.0), {'generator': None}, {'self': 'TensorMeta', 'mean': 'float', 'std': 'float', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('mean', 'other', False, True, 0.0, False, 'float'), ('std', 'other', False, True, 1.0, False, 'float'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
+    'random': ("(('self', 'from_', 'to', 'generator'), 0, 1, 0, (0, None), {'generator': None}, {'self': 'TensorMeta', 'from_': 'int', 'to': 'int | None', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('from_', 'other', False, True, 0, False, 'int'), ('to', 'other', False, True, None, True, 'int | None'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
+    'bernoulli': ("(('self', 'p', 'generator'), 0, 1, 0, (0.5,), {'generator': None}, {'self': 'TensorMeta', 'p': 'TensorOrScalar', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('p', 'TensorOrScalar', False, True, 0.5, False, 'TensorOrScalar'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
+    'multinomial': ("(('self', 'num_samples', 'replacement', 'generator'), 0, 1, 0, (False,), {'generator': None}, {'self': 'TensorMeta', 'num_samples': 'int', 'replacement': 'bool', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('num_samples', 'other', False, False, None, False, 'int'), ('replacement', 'other', False, True, False, False, 'bool'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
+    'randperm': ("(('self', 'generator'), 0, 1, 0, None, {'generator': None}, {'self': 'TensorMeta', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
+    'softplus': ("(('self', 'beta', 'threshold'), 0, 0, 0, (1.0, 20.0), None, {'self': 'TensorMeta', 'beta': 'float', 'threshold': 'float', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('beta', 'other', False, True, 1.0, False, 'float'), ('threshold', 'other', False, True, 20.0, False, 'float')), None, None),
     'add': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'alpha': 'Scalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('alpha', 'Scalar', True, True, 1, False, 'Scalar')), None, None),
     'sub': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'alpha': 'Scalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('alpha', 'Scalar', True, True, 1, False, 'Scalar')), None, None),
     'mul': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
@@ -110,15 +117,11 @@ SCHEMAS = {
     'bitwise_right_shift': ("(('self', 'other', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorOrScalar', 'other': 'TensorOrScalar', 'return': 'TensorSpec'})", (('self', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('other', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
     'positive': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'round': ("(('self', 'decimals'), 0, 1, 0, None, {'decimals': 0}, {'self': 'TensorMeta', 'decimals': 'int', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('decimals', 'other', True, True, 0, False, 'int')), None, None),
+    'isclose': ("(('self', 'other', 'rtol', 'atol', 'equal_nan'), 0, 0, 0, (1e-05, 1e-08, False), None, {'self': 'TensorMeta', 'other': 'TensorMeta', 'rtol': 'float', 'atol': 'float', 'equal_nan': 'bool', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('other', 'Tensor', False, False, None, False, 'Tensor'), ('rtol', 'other', False, True, 1e-05, False, 'float'), ('atol', 'other', False, True, 1e-08, False, 'float'), ('equal_nan', 'other', False, True, False, False, 'bool')), None, None),
     'conj': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'real': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'imag': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
-    'uniform': ("(('self', 'from_', 'to', 'generator'), 0, 1, 0, (0.0, 1.0), {'generator': None}, {'self': 'TensorMeta', 'from_': 'float', 'to': 'float', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('from_', 'other', False, True, 0.0, False, 'float'), ('to', 'other', False, True, 1.0, False, 'float'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
-    'normal': ("(('self', 'mean', 'std', 'generator'), 0, 1, 0, (0.0, 1.0), {'generator': None}, {'self': 'TensorMeta', 'mean': 'float', 'std': 'float', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('mean', 'other', False, True, 0.0, False, 'float'), ('std', 'other', False, True, 1.0, False, 'float'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
-    'random': ("(('self', 'from_', 'to', 'generator'), 0, 1, 0, (0, None), {'generator': None}, {'self': 'TensorMeta', 'from_': 'int', 'to': 'int | None', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('from_', 'other', False, True, 0, False, 'int'), ('to', 'other', False, True, None, True, 'int | None'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
-    'bernoulli': ("(('self', 'p', 'generator'), 0, 1, 0, (0.5,), {'generator': None}, {'self': 'TensorMeta', 'p': 'TensorOrScalar', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('p', 'TensorOrScalar', False, True, 0.5, False, 'TensorOrScalar'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
-    'multinomial': ("(('self', 'num_samples', 'replacement', 'generator'), 0, 1, 0, (False,), {'generator': None}, {'self': 'TensorMeta', 'num_samples': 'int', 'replacement': 'bool', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('num_samples', 'other', False, False, None, False, 'int'), ('replacement', 'other', False, True, False, False, 'bool'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
-    'randperm': ("(('self', 'generator'), 0, 1, 0, None, {'generator': None}, {'self': 'TensorMeta', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
+    'cdist': ("(('x1', 'x2', 'p', 'compute_mode'), 0, 0, 0, (2.0, 'use_mm_for_euclid_dist_if_necessary'), None, {'x1': 'TensorMeta', 'x2': 'TensorMeta', 'p': 'float', 'compute_mode': '_ComputeMode', 'return': 'TensorSpec'})", (('x1', 'Tensor', False, False, None, False, 'Tensor'), ('x2', 'Tensor', False, False, None, False, 'Tensor'), ('p', 'other', False, True, 2.0, False, 'float'), ('compute_mode', 'other', False, True, 'use_mm_for_euclid_dist_if_necessary', False, "Literal['use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist']")), None, None),
     'exponential': ("(('self', 'lambd', 'generator'), 0, 1, 0, (1.0,), {'generator': None}, {'self': 'TensorMeta', 'lambd': 'float', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('lambd', 'other', False, True, 1.0, False, 'float'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
     'geometric': ("(('self', 'p', 'generator'), 0, 1, 0, None, {'generator': None}, {'self': 'TensorMeta', 'p': 'float', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('p', 'other', False, False, None, False, 'float'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
     'log_normal': ("(('self', 'mean', 'std', 'generator'), 0, 1, 0, (1.0, 2.0), {'generator': None}, {'self': 'TensorMeta', 'mean': 'float', 'std': 'float', 'generator': 'Generator | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('mean', 'other', False, True, 1.0, False, 'float'), ('std', 'other', False, True, 2.0, False, 'float'), ('generator', 'Generator', True, True, None, True, 'Generator | None')), None, None),
@@ -135,6 +138,9 @@ SCHEMAS = {
     'fft_irfftn': ("(('input', 's', 'dim', 'norm'), 0, 0, 0, (None, None, None), None, {'input': 'TensorMeta', 's': 'int | Sequence[int] | None', 'dim': 'int | Sequence[int] | None', 'norm': 'Norm | None', 'return': 'PlannedSpec[FFTPlan]'})", (('input', 'Tensor', False, False, None, False, 'Tensor'), ('s', 'other', False, True, None, True, 'int | Sequence[int] | None'), ('dim', 'other', False, True, None, True, 'int | Sequence[int] | None'), ('norm', 'other', False, True, None, True, "Literal['backward', 'forward', 'ortho'] | None")), 'tuple[tuple[int, ...], tuple[int, ...], str, dtype[Any]]', None),
     'fft_fftshift': ("(('input', 'dim'), 0, 0, 0, (None,), None, {'input': 'TensorMeta', 'dim': 'int | Sequence[int] | None', 'return': 'PlannedSpec[tuple[int, ...]]'})", (('input', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, True, None, True, 'int | Sequence[int] | None')), 'tuple[int, ...]', None),
     'fft_ifftshift': ("(('input', 'dim'), 0, 0, 0, (None,), None, {'input': 'TensorMeta', 'dim': 'int | Sequence[int] | None', 'return': 'PlannedSpec[tuple[int, ...]]'})", (('input', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, True, None, True, 'int | Sequence[int] | None')), 'tuple[int, ...]', None),
+    'fill': ("(('self', 'value'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'value': 'TensorMetaOrScalar', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('value', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar')), None, None),
+    'zero': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
+    'copy': ("(('self', 'src', 'non_blocking'), 0, 0, 0, (False,), None, {'self': 'TensorMeta', 'src': 'TensorMeta', 'non_blocking': 'bool', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('src', 'Tensor', False, False, None, False, 'Tensor'), ('non_blocking', 'other', False, True, False, False, 'bool')), None, None),
     'tril': ("(('self', 'diagonal'), 0, 0, 0, (0,), None, {'self': 'TensorMeta', 'diagonal': 'int', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('diagonal', 'other', False, True, 0, False, 'int')), None, None),
     'triu': ("(('self', 'diagonal'), 0, 0, 0, (0,), None, {'self': 'TensorMeta', 'diagonal': 'int', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('diagonal', 'other', False, True, 0, False, 'int')), None, None),
     'roll': ("(('self', 'shifts', 'dims'), 0, 0, 0, (None,), None, {'self': 'TensorMeta', 'shifts': 'int | Sequence[int]', 'dims': 'int | Sequence[int] | None', 'return': 'PlannedSpec[tuple[tuple[int, ...], tuple[int, ...] | None]]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('shifts', 'other', False, False, None, False, 'int | Sequence[int]'), ('dims', 'other', False, True, None, True, 'int | Sequence[int] | None')), 'tuple[tuple[int, ...], tuple[int, ...] | None]', None),
@@ -218,6 +224,10 @@ SCHEMAS = {
     'cumsum': ("(('self', 'dim', 'dtype'), 0, 1, 0, None, {'dtype': None}, {'self': 'TensorMeta', 'dim': 'int', 'dtype': 'DTypeLike | None', 'return': 'PlannedSpec[ScanPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('dtype', 'other', True, True, None, True, 'DTypeLike | None')), 'tuple[int | None, dtype[Any]]', None),
     'cumprod': ("(('self', 'dim', 'dtype'), 0, 1, 0, None, {'dtype': None}, {'self': 'TensorMeta', 'dim': 'int', 'dtype': 'DTypeLike | None', 'return': 'PlannedSpec[ScanPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('dtype', 'other', True, True, None, True, 'DTypeLike | None')), 'tuple[int | None, dtype[Any]]', None),
     'diff': ("(('self', 'n', 'dim'), 0, 0, 0, (1, -1), None, {'self': 'TensorMeta', 'n': 'int', 'dim': 'int', 'return': 'PlannedSpec[int]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('n', 'other', False, True, 1, False, 'int'), ('dim', 'other', False, True, -1, False, 'int')), 'int', None),
+    'index_add': ("(('self', 'dim', 'index', 'source', 'alpha'), 0, 1, 0, None, {'alpha': 1}, {'self': 'TensorMeta', 'dim': 'int', 'index': 'TensorMeta', 'source': 'TensorMeta', 'alpha': 'bool | int | float | complex', 'return': 'PlannedSpec[int]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('index', 'Tensor', False, False, None, False, 'Tensor'), ('source', 'Tensor', False, False, None, False, 'Tensor'), ('alpha', 'Scalar', True, True, 1, False, 'Scalar')), 'int', None),
+    'index_copy': ("(('self', 'dim', 'index', 'source'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'dim': 'int', 'index': 'TensorMeta', 'source': 'TensorMeta', 'return': 'PlannedSpec[int]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('index', 'Tensor', False, False, None, False, 'Tensor'), ('source', 'Tensor', False, False, None, False, 'Tensor')), 'int', None),
+    'scatter': ('((\'self\', \'dim\', \'index\', \'src\', \'reduce\'), 0, 1, 0, None, {\'reduce\': None}, {\'self\': \'TensorMeta\', \'dim\': \'int\', \'index\': \'TensorMeta\', \'src\': \'TensorMetaOrScalar\', \'reduce\': "Literal[\'add\', \'multiply\'] | None", \'return\': \'PlannedSpec[int]\'})', (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('index', 'Tensor', False, False, None, False, 'Tensor'), ('src', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('reduce', 'other', True, True, None, True, "Literal['add', 'multiply'] | None")), 'int', None),
+    'scatter_add': ("(('self', 'dim', 'index', 'src'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'dim': 'int', 'index': 'TensorMeta', 'src': 'TensorMeta', 'return': 'PlannedSpec[int]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('index', 'Tensor', False, False, None, False, 'Tensor'), ('src', 'Tensor', False, False, None, False, 'Tensor')), 'int', None),
     'clone': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'flip': ("(('self', 'dims'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'dims': 'int | Sequence[int]', 'return': 'PlannedSpec[tuple[int, ...]]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dims', 'other', False, False, None, False, 'int | Sequence[int]')), 'tuple[int, ...]', None),
     'cat': ("(('tensors', 'dim'), 0, 0, 0, (0,), None, {'tensors': 'Sequence[TensorMeta]', 'dim': 'int', 'return': 'TensorSpec'})", (('tensors', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('dim', 'other', False, True, 0, False, 'int')), None, None),
@@ -262,6 +272,17 @@ FINGERPRINTS = {
     'make_view_split': "split|view|0|self:00;split_size_or_sections:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
     'make_view_chunk': "chunk|view|0|self:00;chunks:00;dim:01|1|None|_name,_op,_meta,_handlers,_default_dim|(('dim', 'axis'),)",
     'make_view_movedim': 'movedim|view|0|self:00;source:00;destination:00|0|None|_name,_op,_meta,_handlers|()',
+    'make_uniform': 'uniform|functional|None|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
+    'make_uniform_': 'uniform|inplace|None|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
+    'make_normal': 'normal|functional|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator|()',
+    'make_normal_': 'normal|inplace|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator|()',
+    'make_random': 'random|functional|None|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
+    'make_random_': 'random|inplace|None|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
+    'make_bernoulli': 'bernoulli|functional|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator|()',
+    'make_bernoulli_': 'bernoulli|inplace|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator|()',
+    'make_multinomial': 'multinomial|functional|None|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_replacement,_default_generator|()',
+    'make_randperm': 'randperm|functional|None|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator|()',
+    'make_softplus': 'softplus|functional|None|self:Tensor:0000;beta:other:0011;threshold:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_beta,_default_threshold|()',
     'make_add': 'add|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
     'make_add_': 'add|inplace|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
     'make_sub': 'sub|functional|None|self:TensorOrScalar:0000;other:TensorOrScalar:0000;alpha:Scalar:1011|0|1|binary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_ONE,_direct,_meta_last,_default_alpha|()',
@@ -335,20 +356,12 @@ FINGERPRINTS = {
     'make_positive_': 'positive|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_round': 'round|functional|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals|()',
     'make_round_': 'round|inplace|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals|()',
+    'make_isclose': 'isclose|functional|None|self:Tensor:0000;other:Tensor:0000;rtol:other:0011;atol:other:0011;equal_nan:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_rtol,_default_atol,_default_equal_nan|()',
     'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_real': 'real|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_imag': 'imag|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_uniform': 'uniform|functional|None|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
-    'make_uniform_': 'uniform|inplace|None|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
-    'make_normal': 'normal|functional|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator|()',
-    'make_normal_': 'normal|inplace|None|self:Tensor:0000;mean:other:0011;std:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_mean,_default_std,_default_generator|()',
-    'make_random': 'random|functional|None|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
-    'make_random_': 'random|inplace|None|self:Tensor:0000;from_:other:0011;to:other:0110;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
-    'make_bernoulli': 'bernoulli|functional|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator|()',
-    'make_bernoulli_': 'bernoulli|inplace|None|self:Tensor:0000;p:TensorOrScalar:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_p,_default_generator|()',
-    'make_multinomial': 'multinomial|functional|None|self:Tensor:0000;num_samples:other:0000;replacement:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_replacement,_default_generator|()',
-    'make_randperm': 'randperm|functional|None|self:Tensor:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator|()',
+    'make_cdist': 'cdist|functional|None|x1:Tensor:0000;x2:Tensor:0000;p:other:0011;compute_mode:other:0010|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_compute_mode,_check_values,_type_compute_mode,_value_checks,_default_p,_default_compute_mode|()',
     'make_exponential': 'exponential|functional|None|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_lambd,_default_generator|()',
     'make_exponential_': 'exponential|inplace|None|self:Tensor:0000;lambd:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_lambd,_default_generator|()',
     'make_geometric': 'geometric|functional|None|self:Tensor:0000;p:other:0000;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_generator|()',
@@ -369,6 +382,12 @@ FINGERPRINTS = {
     'make_fft_irfftn': "fft_irfftn|functional|None|input:Tensor:0000;s:other:0110;dim:other:0110;norm:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_norm,_check_values,_type_norm,_value_checks,_default_s,_default_dim,_default_norm|(('dim', 'axis'),)",
     'make_fft_fftshift': "fft_fftshift|functional|None|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_fft_ifftshift': "fft_ifftshift|functional|None|input:Tensor:0000;dim:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_fill': 'fill|functional|None|self:Tensor:0000;value:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_fill_': 'fill|inplace|None|self:Tensor:0000;value:TensorOrScalar:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_zero': 'zero|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_zero_': 'zero|inplace|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_copy': 'copy|functional|None|self:Tensor:0000;src:Tensor:0000;non_blocking:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_non_blocking|()',
+    'make_copy_': 'copy|inplace|None|self:Tensor:0000;src:Tensor:0000;non_blocking:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_non_blocking|()',
     'make_tril': 'tril|functional|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal|()',
     'make_tril_': 'tril|inplace|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal|()',
     'make_triu': 'triu|functional|None|self:Tensor:0000;diagonal:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_diagonal|()',
@@ -483,6 +502,14 @@ FINGERPRINTS = {
     'make_cumprod': 'cumprod|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
     'make_cumprod_': 'cumprod|inplace|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
     'make_diff': "diff|functional|None|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim|(('dim', 'axis'),)",
+    'make_index_add': 'index_add|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000;source:Tensor:0000;alpha:Scalar:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_alpha|()',
+    'make_index_add_': 'index_add|inplace|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000;source:Tensor:0000;alpha:Scalar:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_alpha|()',
+    'make_index_copy': 'index_copy|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000;source:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_index_copy_': 'index_copy|inplace|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000;source:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_scatter': 'scatter|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000;src:TensorOrScalar:0000;reduce:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_reduce,_check_values,_type_reduce,_value_checks,_default_reduce|()',
+    'make_scatter_': 'scatter|inplace|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000;src:TensorOrScalar:0000;reduce:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_allowed_reduce,_check_values,_type_reduce,_value_checks,_default_reduce|()',
+    'make_scatter_add': 'scatter_add|functional|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000;src:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
+    'make_scatter_add_': 'scatter_add|inplace|None|self:Tensor:0000;dim:other:0000;index:Tensor:0000;src:Tensor:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_cat': "cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_memo,_default_dim|(('dim', 'axis'),)",
@@ -1200,6 +1227,1532 @@ def make_view_movedim(*, _name, _op, _meta, _handlers):
         return _view
 
     _public, _raw = movedim, _raw_movedim
+    return _public, _raw
+
+
+def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_from_, _default_to, _default_generator):
+    def uniform(self, from_=_default_from_, to=_default_to, *, generator=_default_generator, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, from_, to, ), {'generator': generator, 'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, from_, to, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_uniform(self, from_=_default_from_, to=_default_to, *, generator=_default_generator, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, from_, to, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = uniform, _raw_uniform
+    return _public, _raw
+
+
+def make_uniform_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_from_, _default_to, _default_generator):
+    def uniform_(self, from_=_default_from_, to=_default_to, *, generator=_default_generator):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, from_, to, ), {'generator': generator})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator}, 'self')
+        _device = self._device
+        _spec = _meta(self, from_, to, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_uniform_(self, from_=_default_from_, to=_default_to, *, generator=_default_generator):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator}, 'self')
+        _device = self._device
+        _spec = _meta(self, from_, to, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = uniform_, _raw_uniform_
+    return _public, _raw
+
+
+def make_normal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_mean, _default_std, _default_generator):
+    def normal(self, mean=_default_mean, std=_default_std, *, generator=_default_generator, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mean, std, ), {'generator': generator, 'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, mean, std, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, mean, std, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, mean, std, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, mean, std, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, mean, std, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, mean, std, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, mean, std, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_normal(self, mean=_default_mean, std=_default_std, *, generator=_default_generator, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, mean, std, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, mean, std, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, mean, std, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, mean, std, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, mean, std, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, mean, std, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, mean, std, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = normal, _raw_normal
+    return _public, _raw
+
+
+def make_normal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_mean, _default_std, _default_generator):
+    def normal_(self, mean=_default_mean, std=_default_std, *, generator=_default_generator):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mean, std, ), {'generator': generator})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator}, 'self')
+        _device = self._device
+        _spec = _meta(self, mean, std, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, mean, std, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, mean, std, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_normal_(self, mean=_default_mean, std=_default_std, *, generator=_default_generator):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator}, 'self')
+        _device = self._device
+        _spec = _meta(self, mean, std, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, mean, std, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, mean, std, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = normal_, _raw_normal_
+    return _public, _raw
+
+
+def make_random(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_from_, _default_to, _default_generator):
+    def random(self, from_=_default_from_, to=_default_to, *, generator=_default_generator, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, from_, to, ), {'generator': generator, 'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, from_, to, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_random(self, from_=_default_from_, to=_default_to, *, generator=_default_generator, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, from_, to, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = random, _raw_random
+    return _public, _raw
+
+
+def make_random_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_from_, _default_to, _default_generator):
+    def random_(self, from_=_default_from_, to=_default_to, *, generator=_default_generator):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, from_, to, ), {'generator': generator})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator}, 'self')
+        _device = self._device
+        _spec = _meta(self, from_, to, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_random_(self, from_=_default_from_, to=_default_to, *, generator=_default_generator):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator}, 'self')
+        _device = self._device
+        _spec = _meta(self, from_, to, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, from_, to, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, from_, to, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = random_, _raw_random_
+    return _public, _raw
+
+
+def make_bernoulli(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_p, _default_generator):
+    def bernoulli(self, p=_default_p, *, generator=_default_generator, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, p, ), {'generator': generator, 'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'self')
+        if isinstance(p, _Tensor):
+            _p_is_tensor = True
+            if p._device is not _device: _mismatch(_name, (('self', self), ('p', p), ('out', out)))
+        else:
+            _p_is_tensor = False
+            if type(p) not in _SCALARS: return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'p')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('p', p), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, p, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, p, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, p, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, p, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _p_is_tensor and p._storage.root is _out_root: _check_pair(_name, 'out', out, p, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, p, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, p, ), _handler, _const_out, self, p, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, p, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, p, ), _handler, _const_out, self, p, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_bernoulli(self, p=_default_p, *, generator=_default_generator, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'self')
+        if isinstance(p, _Tensor):
+            _p_is_tensor = True
+            if p._device is not _device: _mismatch(_name, (('self', self), ('p', p), ('out', out)))
+        else:
+            _p_is_tensor = False
+            if type(p) not in _SCALARS: return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'p')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('p', p), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, p, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, p, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, p, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, p, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _p_is_tensor and p._storage.root is _out_root: _check_pair(_name, 'out', out, p, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, p, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, p, ), _handler, _const_out, self, p, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, p, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, p, ), _handler, _const_out, self, p, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = bernoulli, _raw_bernoulli
+    return _public, _raw
+
+
+def make_bernoulli_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_p, _default_generator):
+    def bernoulli_(self, p=_default_p, *, generator=_default_generator):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, p, ), {'generator': generator})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, p, ), {'generator': generator}, 'self')
+        _device = self._device
+        if isinstance(p, _Tensor):
+            _p_is_tensor = True
+            if p._device is not _device: _mismatch(_name, (('self', self), ('p', p), ))
+        else:
+            _p_is_tensor = False
+            if type(p) not in _SCALARS: return _coerce(_op, _raw, (self, p, ), {'generator': generator}, 'p')
+        _spec = _meta(self, p, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (p, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _p_is_tensor and p._storage.root is _out_root and p is not self: _check_pair(_name, 'self', self, p, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, p, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, p, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_bernoulli_(self, p=_default_p, *, generator=_default_generator):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, p, ), {'generator': generator}, 'self')
+        _device = self._device
+        if isinstance(p, _Tensor):
+            _p_is_tensor = True
+            if p._device is not _device: _mismatch(_name, (('self', self), ('p', p), ))
+        else:
+            _p_is_tensor = False
+            if type(p) not in _SCALARS: return _coerce(_op, _raw, (self, p, ), {'generator': generator}, 'p')
+        _spec = _meta(self, p, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (p, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _p_is_tensor and p._storage.root is _out_root and p is not self: _check_pair(_name, 'self', self, p, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, p, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, p, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = bernoulli_, _raw_bernoulli_
+    return _public, _raw
+
+
+def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_replacement, _default_generator):
+    def multinomial(self, num_samples, replacement=_default_replacement, *, generator=_default_generator, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): replacement, = _check_values(_name, _value_checks, {'replacement': replacement})
+        _spec = _meta(self, num_samples, replacement, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, num_samples, replacement, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, num_samples, replacement, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, num_samples, replacement, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_samples, replacement, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, num_samples, replacement, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_samples, replacement, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_multinomial(self, num_samples, replacement=_default_replacement, *, generator=_default_generator, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        if (replacement is not True and replacement is not False): replacement, = _check_values(_name, _value_checks, {'replacement': replacement})
+        _spec = _meta(self, num_samples, replacement, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, num_samples, replacement, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, num_samples, replacement, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, num_samples, replacement, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_samples, replacement, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, num_samples, replacement, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_samples, replacement, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = multinomial, _raw_multinomial
+    return _public, _raw
+
+
+def make_randperm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_generator):
+    def randperm(self, *, generator=_default_generator, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'generator': generator, 'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'generator': generator, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_randperm(self, *, generator=_default_generator, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'generator': generator, 'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'generator': generator, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, generator=generator)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, generator=generator, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, generator=generator, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, generator=generator, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, generator=generator)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, generator=generator, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, generator=generator)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = randperm, _raw_randperm
+    return _public, _raw
+
+
+def make_softplus(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_beta, _default_threshold):
+    def softplus(self, beta=_default_beta, threshold=_default_threshold, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, beta, threshold, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, beta, threshold, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, beta, threshold, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, beta, threshold)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, beta, threshold, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, beta, threshold, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, beta, threshold, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, beta, threshold)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, beta, threshold, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, beta, threshold)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_softplus(self, beta=_default_beta, threshold=_default_threshold, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, beta, threshold, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, beta, threshold, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, beta, threshold)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, beta, threshold, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, beta, threshold, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, beta, threshold, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, beta, threshold)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, beta, threshold, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, beta, threshold)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = softplus, _raw_softplus
     return _public, _raw
 
 
@@ -18795,6 +20348,182 @@ def make_round_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
+def make_isclose(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_rtol, _default_atol, _default_equal_nan):
+    def isclose(self, other, rtol=_default_rtol, atol=_default_atol, equal_nan=_default_equal_nan, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, other, rtol, atol, equal_nan, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, other, rtol, atol, equal_nan, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else: return _coerce(_op, _raw, (self, other, rtol, atol, equal_nan, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, rtol, atol, equal_nan, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        if (equal_nan is not True and equal_nan is not False): equal_nan, = _check_values(_name, _value_checks, {'equal_nan': equal_nan})
+        _spec = _meta(self, other, rtol, atol, equal_nan)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, rtol, atol, equal_nan, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, rtol, atol, equal_nan, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, rtol, atol, equal_nan, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rtol, atol, equal_nan)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, rtol, atol, equal_nan, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rtol, atol, equal_nan)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_isclose(self, other, rtol=_default_rtol, atol=_default_atol, equal_nan=_default_equal_nan, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, other, rtol, atol, equal_nan, ), {'out': out}, 'self')
+        if isinstance(other, _Tensor):
+            if other._device is not _device: _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        else: return _coerce(_op, _raw, (self, other, rtol, atol, equal_nan, ), {'out': out}, 'other')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, other, rtol, atol, equal_nan, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('other', other), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        if (equal_nan is not True and equal_nan is not False): equal_nan, = _check_values(_name, _value_checks, {'equal_nan': equal_nan})
+        _spec = _meta(self, other, rtol, atol, equal_nan)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, other, rtol, atol, equal_nan, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, other, rtol, atol, equal_nan, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, other, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if other._storage.root is _out_root and _check_pair(_name, 'out', out, other, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, other, rtol, atol, equal_nan, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rtol, atol, equal_nan)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, other, rtol, atol, equal_nan, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, other, ), _handler, _const_out, self, other, rtol, atol, equal_nan)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = isclose, _raw_isclose
+    return _public, _raw
+
+
 def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
     def conj(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
@@ -19535,20 +21264,24 @@ def make_imag(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_from_, _default_to, _default_generator):
-    def uniform(self, from_=_default_from_, to=_default_to, *, generator=_default_generator, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, from_, to, ), {'generator': generator, 'out': out})
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'self')
+def make_cdist(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_compute_mode, _check_values, _type_compute_mode, _value_checks, _default_p, _default_compute_mode):
+    def cdist(x1, x2, p=_default_p, compute_mode=_default_compute_mode, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (x1, x2, p, compute_mode, ), {'out': out})
+        if isinstance(x1, _Tensor):
+            _device = x1._device
+            _first_tensor = x1
+        else: return _coerce(_op, _raw, (x1, x2, p, compute_mode, ), {'out': out}, 'x1')
+        if isinstance(x2, _Tensor):
+            if x2._device is not _device: _mismatch(_name, (('x1', x1), ('x2', x2), ('out', out)))
+        else: return _coerce(_op, _raw, (x1, x2, p, compute_mode, ), {'out': out}, 'x2')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (x1, x2, p, compute_mode, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
+                _mismatch(_name, (('x1', x1), ('x2', x2), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, from_, to, generator=generator)
+        if ((type(compute_mode) is not _type_compute_mode or compute_mode not in _allowed_compute_mode)): compute_mode, = _check_values(_name, _value_checks, {'compute_mode': compute_mode})
+        _spec = _meta(x1, x2, p, compute_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -19561,7 +21294,7 @@ def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
-                    _handler(self, from_, to, generator=generator, out=_const_out)
+                    _handler(x1, x2, p, compute_mode, out=_const_out)
             else:
                 with _device._guard():
                     try:
@@ -19571,7 +21304,7 @@ def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(self, from_, to, generator=generator, out=_const_out)
+                        _handler(x1, x2, p, compute_mode, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -19583,22 +21316,23 @@ def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (x1, x2, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if x1._storage.root is _out_root and _check_pair(_name, 'out', out, x1, _out_may_be_input): _out_array = _temporary(_name, out)
+            if x2._storage.root is _out_root and _check_pair(_name, 'out', out, x2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(self, from_, to, generator=generator, out=_const_out)
+                    _handler(x1, x2, p, compute_mode, out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                    _complete_after_condition(out, _out_array, (x1, x2, ), _handler, _const_out, x1, x2, p, compute_mode)
                     raise
         else:
             with _device._guard():
@@ -19606,29 +21340,33 @@ def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(self, from_, to, generator=generator, out=_const_out)
+                        _handler(x1, x2, p, compute_mode, out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                        _complete_after_condition(out, _out_array, (x1, x2, ), _handler, _const_out, x1, x2, p, compute_mode)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
-    def _raw_uniform(self, from_=_default_from_, to=_default_to, *, generator=_default_generator, out=None):
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'self')
+    def _raw_cdist(x1, x2, p=_default_p, compute_mode=_default_compute_mode, *, out=None):
+        if isinstance(x1, _Tensor):
+            _device = x1._device
+            _first_tensor = x1
+        else: return _coerce(_op, _raw, (x1, x2, p, compute_mode, ), {'out': out}, 'x1')
+        if isinstance(x2, _Tensor):
+            if x2._device is not _device: _mismatch(_name, (('x1', x1), ('x2', x2), ('out', out)))
+        else: return _coerce(_op, _raw, (x1, x2, p, compute_mode, ), {'out': out}, 'x2')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (x1, x2, p, compute_mode, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
+                _mismatch(_name, (('x1', x1), ('x2', x2), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, from_, to, generator=generator)
+        if ((type(compute_mode) is not _type_compute_mode or compute_mode not in _allowed_compute_mode)): compute_mode, = _check_values(_name, _value_checks, {'compute_mode': compute_mode})
+        _spec = _meta(x1, x2, p, compute_mode)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -19641,7 +21379,7 @@ def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
-                    _handler(self, from_, to, generator=generator, out=_const_out)
+                    _handler(x1, x2, p, compute_mode, out=_const_out)
             else:
                 with _device._guard():
                     try:
@@ -19651,7 +21389,7 @@ def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(self, from_, to, generator=generator, out=_const_out)
+                        _handler(x1, x2, p, compute_mode, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -19663,22 +21401,23 @@ def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (x1, x2, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if x1._storage.root is _out_root and _check_pair(_name, 'out', out, x1, _out_may_be_input): _out_array = _temporary(_name, out)
+            if x2._storage.root is _out_root and _check_pair(_name, 'out', out, x2, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(self, from_, to, generator=generator, out=_const_out)
+                    _handler(x1, x2, p, compute_mode, out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                    _complete_after_condition(out, _out_array, (x1, x2, ), _handler, _const_out, x1, x2, p, compute_mode)
                     raise
         else:
             with _device._guard():
@@ -19686,1212 +21425,18 @@ def make_uniform(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(self, from_, to, generator=generator, out=_const_out)
+                        _handler(x1, x2, p, compute_mode, out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
+                        _complete_after_condition(out, _out_array, (x1, x2, ), _handler, _const_out, x1, x2, p, compute_mode)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
-    _public, _raw = uniform, _raw_uniform
-    return _public, _raw
-
-
-def make_uniform_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_from_, _default_to, _default_generator):
-    def uniform_(self, from_=_default_from_, to=_default_to, *, generator=_default_generator):
-        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, from_, to, ), {'generator': generator})
-        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator}, 'self')
-        _device = self._device
-        _spec = _meta(self, from_, to, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, from_, to, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, from_, to, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    def _raw_uniform_(self, from_=_default_from_, to=_default_to, *, generator=_default_generator):
-        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator}, 'self')
-        _device = self._device
-        _spec = _meta(self, from_, to, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, from_, to, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, from_, to, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    _public, _raw = uniform_, _raw_uniform_
-    return _public, _raw
-
-
-def make_normal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_mean, _default_std, _default_generator):
-    def normal(self, mean=_default_mean, std=_default_std, *, generator=_default_generator, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, mean, std, ), {'generator': generator, 'out': out})
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator, 'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator, 'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, mean, std, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, mean, std, generator=generator, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, mean, std, generator=generator, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, mean, std, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, mean, std, generator=generator)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, mean, std, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, mean, std, generator=generator)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_normal(self, mean=_default_mean, std=_default_std, *, generator=_default_generator, out=None):
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator, 'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator, 'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, mean, std, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, mean, std, generator=generator, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, mean, std, generator=generator, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, mean, std, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, mean, std, generator=generator)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, mean, std, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, mean, std, generator=generator)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = normal, _raw_normal
-    return _public, _raw
-
-
-def make_normal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_mean, _default_std, _default_generator):
-    def normal_(self, mean=_default_mean, std=_default_std, *, generator=_default_generator):
-        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, mean, std, ), {'generator': generator})
-        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator}, 'self')
-        _device = self._device
-        _spec = _meta(self, mean, std, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, mean, std, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, mean, std, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    def _raw_normal_(self, mean=_default_mean, std=_default_std, *, generator=_default_generator):
-        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, mean, std, ), {'generator': generator}, 'self')
-        _device = self._device
-        _spec = _meta(self, mean, std, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, mean, std, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, mean, std, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    _public, _raw = normal_, _raw_normal_
-    return _public, _raw
-
-
-def make_random(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_from_, _default_to, _default_generator):
-    def random(self, from_=_default_from_, to=_default_to, *, generator=_default_generator, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, from_, to, ), {'generator': generator, 'out': out})
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, from_, to, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, from_, to, generator=generator, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, from_, to, generator=generator, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, from_, to, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, from_, to, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_random(self, from_=_default_from_, to=_default_to, *, generator=_default_generator, out=None):
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator, 'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, from_, to, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, from_, to, generator=generator, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, from_, to, generator=generator, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, from_, to, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, from_, to, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, from_, to, generator=generator)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = random, _raw_random
-    return _public, _raw
-
-
-def make_random_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_from_, _default_to, _default_generator):
-    def random_(self, from_=_default_from_, to=_default_to, *, generator=_default_generator):
-        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, from_, to, ), {'generator': generator})
-        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator}, 'self')
-        _device = self._device
-        _spec = _meta(self, from_, to, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, from_, to, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, from_, to, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    def _raw_random_(self, from_=_default_from_, to=_default_to, *, generator=_default_generator):
-        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, from_, to, ), {'generator': generator}, 'self')
-        _device = self._device
-        _spec = _meta(self, from_, to, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            pass
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, from_, to, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, from_, to, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    _public, _raw = random_, _raw_random_
-    return _public, _raw
-
-
-def make_bernoulli(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_p, _default_generator):
-    def bernoulli(self, p=_default_p, *, generator=_default_generator, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, p, ), {'generator': generator, 'out': out})
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'self')
-        if isinstance(p, _Tensor):
-            _p_is_tensor = True
-            if p._device is not _device: _mismatch(_name, (('self', self), ('p', p), ('out', out)))
-        else:
-            _p_is_tensor = False
-            if type(p) not in _SCALARS: return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'p')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('p', p), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, p, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, p, generator=generator, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, p, generator=generator, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, p, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if _p_is_tensor and p._storage.root is _out_root: _check_pair(_name, 'out', out, p, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, p, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, p, ), _handler, _const_out, self, p, generator=generator)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, p, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, p, ), _handler, _const_out, self, p, generator=generator)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_bernoulli(self, p=_default_p, *, generator=_default_generator, out=None):
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'self')
-        if isinstance(p, _Tensor):
-            _p_is_tensor = True
-            if p._device is not _device: _mismatch(_name, (('self', self), ('p', p), ('out', out)))
-        else:
-            _p_is_tensor = False
-            if type(p) not in _SCALARS: return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'p')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, p, ), {'generator': generator, 'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('p', p), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, p, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, p, generator=generator, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, p, generator=generator, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, p, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-            if _p_is_tensor and p._storage.root is _out_root: _check_pair(_name, 'out', out, p, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, p, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, p, ), _handler, _const_out, self, p, generator=generator)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, p, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, p, ), _handler, _const_out, self, p, generator=generator)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = bernoulli, _raw_bernoulli
-    return _public, _raw
-
-
-def make_bernoulli_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_p, _default_generator):
-    def bernoulli_(self, p=_default_p, *, generator=_default_generator):
-        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, p, ), {'generator': generator})
-        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, p, ), {'generator': generator}, 'self')
-        _device = self._device
-        if isinstance(p, _Tensor):
-            _p_is_tensor = True
-            if p._device is not _device: _mismatch(_name, (('self', self), ('p', p), ))
-        else:
-            _p_is_tensor = False
-            if type(p) not in _SCALARS: return _coerce(_op, _raw, (self, p, ), {'generator': generator}, 'p')
-        _spec = _meta(self, p, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (p, ), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            if _p_is_tensor and p._storage.root is _out_root and p is not self: _check_pair(_name, 'self', self, p, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, p, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, p, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    def _raw_bernoulli_(self, p=_default_p, *, generator=_default_generator):
-        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, p, ), {'generator': generator}, 'self')
-        _device = self._device
-        if isinstance(p, _Tensor):
-            _p_is_tensor = True
-            if p._device is not _device: _mismatch(_name, (('self', self), ('p', p), ))
-        else:
-            _p_is_tensor = False
-            if type(p) not in _SCALARS: return _coerce(_op, _raw, (self, p, ), {'generator': generator}, 'p')
-        _spec = _meta(self, p, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
-            _prepare_inplace(_name, self, _spec, (p, ), _out_may_be_input)
-        else:
-            _out_root = self._storage.root
-            if _p_is_tensor and p._storage.root is _out_root and p is not self: _check_pair(_name, 'self', self, p, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _InplaceOut()
-                _set_out_array(_const_out, self._array.view())
-                try:
-                    _handler(self, p, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    self._storage.version += 1
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _InplaceOut()
-                    _set_out_array(_const_out, self._array.view())
-                    try:
-                        _handler(self, p, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        self._storage.version += 1
-                        raise
-        self._storage.version += 1
-        return self
-
-    _public, _raw = bernoulli_, _raw_bernoulli_
-    return _public, _raw
-
-
-def make_multinomial(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_replacement, _default_generator):
-    def multinomial(self, num_samples, replacement=_default_replacement, *, generator=_default_generator, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out})
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        if (replacement is not True and replacement is not False): replacement, = _check_values(_name, _value_checks, {'replacement': replacement})
-        _spec = _meta(self, num_samples, replacement, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, num_samples, replacement, generator=generator, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, num_samples, replacement, generator=generator, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, num_samples, replacement, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_samples, replacement, generator=generator)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, num_samples, replacement, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_samples, replacement, generator=generator)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_multinomial(self, num_samples, replacement=_default_replacement, *, generator=_default_generator, out=None):
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, num_samples, replacement, ), {'generator': generator, 'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        if (replacement is not True and replacement is not False): replacement, = _check_values(_name, _value_checks, {'replacement': replacement})
-        _spec = _meta(self, num_samples, replacement, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, num_samples, replacement, generator=generator, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, num_samples, replacement, generator=generator, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, num_samples, replacement, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_samples, replacement, generator=generator)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, num_samples, replacement, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, num_samples, replacement, generator=generator)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = multinomial, _raw_multinomial
-    return _public, _raw
-
-
-def make_randperm(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_generator):
-    def randperm(self, *, generator=_default_generator, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'generator': generator, 'out': out})
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'generator': generator, 'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'generator': generator, 'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, generator=generator, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, generator=generator, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, generator=generator)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, generator=generator)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_randperm(self, *, generator=_default_generator, out=None):
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, ), {'generator': generator, 'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'generator': generator, 'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, generator=generator)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, generator=generator, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, generator=generator, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, generator=generator, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, generator=generator)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, generator=generator, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, generator=generator)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = randperm, _raw_randperm
+    _public, _raw = cdist, _raw_cdist
     return _public, _raw
 
 
@@ -23952,6 +24497,800 @@ def make_fft_ifftshift(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         return out
 
     _public, _raw = fft_ifftshift, _raw_fft_ifftshift
+    return _public, _raw
+
+
+def make_fill(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def fill(self, value, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, value, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, value, ), {'out': out}, 'self')
+        if isinstance(value, _Tensor):
+            _value_is_tensor = True
+            if value._device is not _device: _mismatch(_name, (('self', self), ('value', value), ('out', out)))
+        else:
+            _value_is_tensor = False
+            if type(value) not in _SCALARS: return _coerce(_op, _raw, (self, value, ), {'out': out}, 'value')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, value, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('value', value), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, value)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, value, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, value, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, value, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _value_is_tensor and value._storage.root is _out_root: _check_pair(_name, 'out', out, value, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, value, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, value, ), _handler, _const_out, self, value)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, value, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, value, ), _handler, _const_out, self, value)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_fill(self, value, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, value, ), {'out': out}, 'self')
+        if isinstance(value, _Tensor):
+            _value_is_tensor = True
+            if value._device is not _device: _mismatch(_name, (('self', self), ('value', value), ('out', out)))
+        else:
+            _value_is_tensor = False
+            if type(value) not in _SCALARS: return _coerce(_op, _raw, (self, value, ), {'out': out}, 'value')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, value, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('value', value), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, value)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, value, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, value, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, value, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if _value_is_tensor and value._storage.root is _out_root: _check_pair(_name, 'out', out, value, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, value, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, value, ), _handler, _const_out, self, value)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, value, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, value, ), _handler, _const_out, self, value)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = fill, _raw_fill
+    return _public, _raw
+
+
+def make_fill_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def fill_(self, value):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, value, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, value, ), {}, 'self')
+        _device = self._device
+        if isinstance(value, _Tensor):
+            _value_is_tensor = True
+            if value._device is not _device: _mismatch(_name, (('self', self), ('value', value), ))
+        else:
+            _value_is_tensor = False
+            if type(value) not in _SCALARS: return _coerce(_op, _raw, (self, value, ), {}, 'value')
+        _spec = _meta(self, value)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (value, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _value_is_tensor and value._storage.root is _out_root and value is not self: _check_pair(_name, 'self', self, value, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, value, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, value, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_fill_(self, value):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, value, ), {}, 'self')
+        _device = self._device
+        if isinstance(value, _Tensor):
+            _value_is_tensor = True
+            if value._device is not _device: _mismatch(_name, (('self', self), ('value', value), ))
+        else:
+            _value_is_tensor = False
+            if type(value) not in _SCALARS: return _coerce(_op, _raw, (self, value, ), {}, 'value')
+        _spec = _meta(self, value)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (value, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if _value_is_tensor and value._storage.root is _out_root and value is not self: _check_pair(_name, 'self', self, value, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, value, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, value, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = fill_, _raw_fill_
+    return _public, _raw
+
+
+def make_zero(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def zero(self, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_zero(self, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = zero, _raw_zero
+    return _public, _raw
+
+
+def make_zero_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def zero_(self):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
+        _device = self._device
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_zero_(self):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
+        _device = self._device
+        _spec = _meta(self)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            pass
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = zero_, _raw_zero_
+    return _public, _raw
+
+
+def make_copy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_non_blocking):
+    def copy(self, src, non_blocking=_default_non_blocking, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, src, non_blocking, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, src, non_blocking, ), {'out': out}, 'self')
+        if isinstance(src, _Tensor):
+            if src._device is not _device: _mismatch(_name, (('self', self), ('src', src), ('out', out)))
+        else: return _coerce(_op, _raw, (self, src, non_blocking, ), {'out': out}, 'src')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, src, non_blocking, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('src', src), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        if (non_blocking is not True and non_blocking is not False): non_blocking, = _check_values(_name, _value_checks, {'non_blocking': non_blocking})
+        _spec = _meta(self, src, non_blocking)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, src, non_blocking, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, src, non_blocking, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, src, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if src._storage.root is _out_root: _check_pair(_name, 'out', out, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, src, non_blocking, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, src, ), _handler, _const_out, self, src, non_blocking)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, src, non_blocking, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, src, ), _handler, _const_out, self, src, non_blocking)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_copy(self, src, non_blocking=_default_non_blocking, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, src, non_blocking, ), {'out': out}, 'self')
+        if isinstance(src, _Tensor):
+            if src._device is not _device: _mismatch(_name, (('self', self), ('src', src), ('out', out)))
+        else: return _coerce(_op, _raw, (self, src, non_blocking, ), {'out': out}, 'src')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, src, non_blocking, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('src', src), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        if (non_blocking is not True and non_blocking is not False): non_blocking, = _check_values(_name, _value_checks, {'non_blocking': non_blocking})
+        _spec = _meta(self, src, non_blocking)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, src, non_blocking, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, src, non_blocking, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, src, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if src._storage.root is _out_root: _check_pair(_name, 'out', out, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, src, non_blocking, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, src, ), _handler, _const_out, self, src, non_blocking)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, src, non_blocking, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, src, ), _handler, _const_out, self, src, non_blocking)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = copy, _raw_copy
+    return _public, _raw
+
+
+def make_copy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_non_blocking):
+    def copy_(self, src, non_blocking=_default_non_blocking):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, src, non_blocking, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, src, non_blocking, ), {}, 'self')
+        _device = self._device
+        if isinstance(src, _Tensor):
+            if src._device is not _device: _mismatch(_name, (('self', self), ('src', src), ))
+        else: return _coerce(_op, _raw, (self, src, non_blocking, ), {}, 'src')
+        if (non_blocking is not True and non_blocking is not False): non_blocking, = _check_values(_name, _value_checks, {'non_blocking': non_blocking})
+        _spec = _meta(self, src, non_blocking)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (src, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if src._storage.root is _out_root and src is not self: _check_pair(_name, 'self', self, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, src, non_blocking, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, src, non_blocking, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_copy_(self, src, non_blocking=_default_non_blocking):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, src, non_blocking, ), {}, 'self')
+        _device = self._device
+        if isinstance(src, _Tensor):
+            if src._device is not _device: _mismatch(_name, (('self', self), ('src', src), ))
+        else: return _coerce(_op, _raw, (self, src, non_blocking, ), {}, 'src')
+        if (non_blocking is not True and non_blocking is not False): non_blocking, = _check_values(_name, _value_checks, {'non_blocking': non_blocking})
+        _spec = _meta(self, src, non_blocking)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (src, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if src._storage.root is _out_root and src is not self: _check_pair(_name, 'self', self, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, src, non_blocking, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, src, non_blocking, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = copy_, _raw_copy_
     return _public, _raw
 
 
@@ -46554,6 +47893,1146 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     _public, _raw = diff, _raw_diff
+    return _public, _raw
+
+
+def make_index_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_alpha):
+    def index_add(self, dim, index, source, *, alpha=_default_alpha, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out}, 'self')
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out}, 'index')
+        if isinstance(source, _Tensor):
+            if source._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out}, 'source')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out}, 'alpha')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dim, index, source, alpha=alpha)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, index, source, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if index._storage.root is _out_root: _check_pair(_name, 'out', out, index, _out_may_be_input)
+            if source._storage.root is _out_root: _check_pair(_name, 'out', out, source, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, index, source, ), _handler, _const_out, self, dim, index, source, alpha=alpha, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, index, source, ), _handler, _const_out, self, dim, index, source, alpha=alpha, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_index_add(self, dim, index, source, *, alpha=_default_alpha, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out}, 'self')
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out}, 'index')
+        if isinstance(source, _Tensor):
+            if source._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out}, 'source')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out}, 'alpha')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dim, index, source, alpha=alpha)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, index, source, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if index._storage.root is _out_root: _check_pair(_name, 'out', out, index, _out_may_be_input)
+            if source._storage.root is _out_root: _check_pair(_name, 'out', out, source, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, index, source, ), _handler, _const_out, self, dim, index, source, alpha=alpha, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, index, source, ), _handler, _const_out, self, dim, index, source, alpha=alpha, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = index_add, _raw_index_add
+    return _public, _raw
+
+
+def make_index_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_alpha):
+    def index_add_(self, dim, index, source, *, alpha=_default_alpha):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, dim, index, source, ), {'alpha': alpha})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha}, 'self')
+        _device = self._device
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha}, 'index')
+        if isinstance(source, _Tensor):
+            if source._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha}, 'source')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha}, 'alpha')
+        _spec = _meta(self, dim, index, source, alpha=alpha)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (index, source, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if index._storage.root is _out_root and index is not self: _check_pair(_name, 'self', self, index, _out_may_be_input)
+            if source._storage.root is _out_root and source is not self: _check_pair(_name, 'self', self, source, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_index_add_(self, dim, index, source, *, alpha=_default_alpha):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha}, 'self')
+        _device = self._device
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha}, 'index')
+        if isinstance(source, _Tensor):
+            if source._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha}, 'source')
+        if alpha is not _default_alpha and type(alpha) not in _SCALARS: return _coerce(_op, _raw, (self, dim, index, source, ), {'alpha': alpha}, 'alpha')
+        _spec = _meta(self, dim, index, source, alpha=alpha)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (index, source, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if index._storage.root is _out_root and index is not self: _check_pair(_name, 'self', self, index, _out_may_be_input)
+            if source._storage.root is _out_root and source is not self: _check_pair(_name, 'self', self, source, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, dim, index, source, alpha=alpha, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = index_add_, _raw_index_add_
+    return _public, _raw
+
+
+def make_index_copy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def index_copy(self, dim, index, source, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, index, source, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'out': out}, 'self')
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'out': out}, 'index')
+        if isinstance(source, _Tensor):
+            if source._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'out': out}, 'source')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, index, source, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dim, index, source)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, index, source, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if index._storage.root is _out_root: _check_pair(_name, 'out', out, index, _out_may_be_input)
+            if source._storage.root is _out_root: _check_pair(_name, 'out', out, source, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, index, source, ), _handler, _const_out, self, dim, index, source, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, index, source, ), _handler, _const_out, self, dim, index, source, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_index_copy(self, dim, index, source, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'out': out}, 'self')
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'out': out}, 'index')
+        if isinstance(source, _Tensor):
+            if source._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {'out': out}, 'source')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, index, source, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('index', index), ('source', source), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dim, index, source)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, index, source, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if index._storage.root is _out_root: _check_pair(_name, 'out', out, index, _out_may_be_input)
+            if source._storage.root is _out_root: _check_pair(_name, 'out', out, source, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, index, source, ), _handler, _const_out, self, dim, index, source, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, index, source, ), _handler, _const_out, self, dim, index, source, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = index_copy, _raw_index_copy
+    return _public, _raw
+
+
+def make_index_copy_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def index_copy_(self, dim, index, source):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, dim, index, source, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, dim, index, source, ), {}, 'self')
+        _device = self._device
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {}, 'index')
+        if isinstance(source, _Tensor):
+            if source._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {}, 'source')
+        _spec = _meta(self, dim, index, source)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (index, source, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if index._storage.root is _out_root and index is not self: _check_pair(_name, 'self', self, index, _out_may_be_input)
+            if source._storage.root is _out_root and source is not self: _check_pair(_name, 'self', self, source, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_index_copy_(self, dim, index, source):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, dim, index, source, ), {}, 'self')
+        _device = self._device
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {}, 'index')
+        if isinstance(source, _Tensor):
+            if source._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('source', source), ))
+        else: return _coerce(_op, _raw, (self, dim, index, source, ), {}, 'source')
+        _spec = _meta(self, dim, index, source)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (index, source, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if index._storage.root is _out_root and index is not self: _check_pair(_name, 'self', self, index, _out_may_be_input)
+            if source._storage.root is _out_root and source is not self: _check_pair(_name, 'self', self, source, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, dim, index, source, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = index_copy_, _raw_index_copy_
+    return _public, _raw
+
+
+def make_scatter(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_reduce, _check_values, _type_reduce, _value_checks, _default_reduce):
+    def scatter(self, dim, index, src, *, reduce=_default_reduce, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, index, src, ), {'reduce': reduce, 'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce, 'out': out}, 'self')
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce, 'out': out}, 'index')
+        if isinstance(src, _Tensor):
+            _src_is_tensor = True
+            if src._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        else:
+            _src_is_tensor = False
+            if type(src) not in _SCALARS: return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce, 'out': out}, 'src')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        if (reduce is not None and (type(reduce) is not _type_reduce or reduce not in _allowed_reduce)): reduce, = _check_values(_name, _value_checks, {'reduce': reduce})
+        _spec = _meta(self, dim, index, src, reduce=reduce)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, index, src, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if index._storage.root is _out_root: _check_pair(_name, 'out', out, index, _out_may_be_input)
+            if _src_is_tensor and src._storage.root is _out_root: _check_pair(_name, 'out', out, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, index, src, ), _handler, _const_out, self, dim, index, src, reduce=reduce, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, index, src, ), _handler, _const_out, self, dim, index, src, reduce=reduce, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_scatter(self, dim, index, src, *, reduce=_default_reduce, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce, 'out': out}, 'self')
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce, 'out': out}, 'index')
+        if isinstance(src, _Tensor):
+            _src_is_tensor = True
+            if src._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        else:
+            _src_is_tensor = False
+            if type(src) not in _SCALARS: return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce, 'out': out}, 'src')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce, 'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        if (reduce is not None and (type(reduce) is not _type_reduce or reduce not in _allowed_reduce)): reduce, = _check_values(_name, _value_checks, {'reduce': reduce})
+        _spec = _meta(self, dim, index, src, reduce=reduce)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, index, src, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if index._storage.root is _out_root: _check_pair(_name, 'out', out, index, _out_may_be_input)
+            if _src_is_tensor and src._storage.root is _out_root: _check_pair(_name, 'out', out, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, index, src, ), _handler, _const_out, self, dim, index, src, reduce=reduce, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, index, src, ), _handler, _const_out, self, dim, index, src, reduce=reduce, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = scatter, _raw_scatter
+    return _public, _raw
+
+
+def make_scatter_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _allowed_reduce, _check_values, _type_reduce, _value_checks, _default_reduce):
+    def scatter_(self, dim, index, src, *, reduce=_default_reduce):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, dim, index, src, ), {'reduce': reduce})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce}, 'self')
+        _device = self._device
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce}, 'index')
+        if isinstance(src, _Tensor):
+            _src_is_tensor = True
+            if src._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ))
+        else:
+            _src_is_tensor = False
+            if type(src) not in _SCALARS: return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce}, 'src')
+        if (reduce is not None and (type(reduce) is not _type_reduce or reduce not in _allowed_reduce)): reduce, = _check_values(_name, _value_checks, {'reduce': reduce})
+        _spec = _meta(self, dim, index, src, reduce=reduce)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (index, src, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if index._storage.root is _out_root and index is not self: _check_pair(_name, 'self', self, index, _out_may_be_input)
+            if _src_is_tensor and src._storage.root is _out_root and src is not self: _check_pair(_name, 'self', self, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_scatter_(self, dim, index, src, *, reduce=_default_reduce):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce}, 'self')
+        _device = self._device
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce}, 'index')
+        if isinstance(src, _Tensor):
+            _src_is_tensor = True
+            if src._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ))
+        else:
+            _src_is_tensor = False
+            if type(src) not in _SCALARS: return _coerce(_op, _raw, (self, dim, index, src, ), {'reduce': reduce}, 'src')
+        if (reduce is not None and (type(reduce) is not _type_reduce or reduce not in _allowed_reduce)): reduce, = _check_values(_name, _value_checks, {'reduce': reduce})
+        _spec = _meta(self, dim, index, src, reduce=reduce)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (index, src, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if index._storage.root is _out_root and index is not self: _check_pair(_name, 'self', self, index, _out_may_be_input)
+            if _src_is_tensor and src._storage.root is _out_root and src is not self: _check_pair(_name, 'self', self, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, dim, index, src, reduce=reduce, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = scatter_, _raw_scatter_
+    return _public, _raw
+
+
+def make_scatter_add(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def scatter_add(self, dim, index, src, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, index, src, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'out': out}, 'self')
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'out': out}, 'index')
+        if isinstance(src, _Tensor):
+            if src._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'out': out}, 'src')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, index, src, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dim, index, src)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, index, src, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if index._storage.root is _out_root: _check_pair(_name, 'out', out, index, _out_may_be_input)
+            if src._storage.root is _out_root: _check_pair(_name, 'out', out, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, index, src, ), _handler, _const_out, self, dim, index, src, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, index, src, ), _handler, _const_out, self, dim, index, src, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_scatter_add(self, dim, index, src, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'out': out}, 'self')
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'out': out}, 'index')
+        if isinstance(src, _Tensor):
+            if src._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {'out': out}, 'src')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, index, src, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('index', index), ('src', src), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, dim, index, src)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, index, src, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
+            if index._storage.root is _out_root: _check_pair(_name, 'out', out, index, _out_may_be_input)
+            if src._storage.root is _out_root: _check_pair(_name, 'out', out, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, index, src, ), _handler, _const_out, self, dim, index, src, plan=_spec[2])
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, index, src, ), _handler, _const_out, self, dim, index, src, plan=_spec[2])
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = scatter_add, _raw_scatter_add
+    return _public, _raw
+
+
+def make_scatter_add_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists):
+    def scatter_add_(self, dim, index, src):
+        if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, dim, index, src, ), {})
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, dim, index, src, ), {}, 'self')
+        _device = self._device
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {}, 'index')
+        if isinstance(src, _Tensor):
+            if src._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {}, 'src')
+        _spec = _meta(self, dim, index, src)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (index, src, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if index._storage.root is _out_root and index is not self: _check_pair(_name, 'self', self, index, _out_may_be_input)
+            if src._storage.root is _out_root and src is not self: _check_pair(_name, 'self', self, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    def _raw_scatter_add_(self, dim, index, src):
+        if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, dim, index, src, ), {}, 'self')
+        _device = self._device
+        if isinstance(index, _Tensor):
+            if index._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {}, 'index')
+        if isinstance(src, _Tensor):
+            if src._device is not _device: _mismatch(_name, (('self', self), ('index', index), ('src', src), ))
+        else: return _coerce(_op, _raw, (self, dim, index, src, ), {}, 'src')
+        _spec = _meta(self, dim, index, src)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if _spec[0] != self._shape or _spec[1] is not self._dtype or not self._write_checked:
+            _prepare_inplace(_name, self, _spec, (index, src, ), _out_may_be_input)
+        else:
+            _out_root = self._storage.root
+            if index._storage.root is _out_root and index is not self: _check_pair(_name, 'self', self, index, _out_may_be_input)
+            if src._storage.root is _out_root and src is not self: _check_pair(_name, 'self', self, src, _out_may_be_input)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _InplaceOut()
+                _set_out_array(_const_out, self._array.view())
+                try:
+                    _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'self', self)
+                    raise
+                except (Warning, FloatingPointError):
+                    self._storage.version += 1
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _InplaceOut()
+                    _set_out_array(_const_out, self._array.view())
+                    try:
+                        _handler(self, dim, index, src, plan=_spec[2], out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'self', self)
+                        raise
+                    except (Warning, FloatingPointError):
+                        self._storage.version += 1
+                        raise
+        self._storage.version += 1
+        return self
+
+    _public, _raw = scatter_add_, _raw_scatter_add_
     return _public, _raw
 
 
