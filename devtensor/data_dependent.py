@@ -230,8 +230,9 @@ def _bincount_meta(self: TensorMeta, weights: TensorMeta | None = None, minlengt
     """The number of occurrences of each value ``0..max(self)`` in the 1-d non-negative integer tensor ``self``
     (``torch.bincount``; values and dtypes as ``np.bincount``): int64 counts, or with ``weights`` (1-d, of
     ``self``'s length, real) the sums of the weights of each value's occurrences as float64 (NumPy's; PyTorch
-    keeps float32 weights' dtype). The length is ``max(max(self) + 1, minlength)`` (``minlength`` for an empty
-    ``self``). On ``self``'s device (cpu: NumPy, cuda: CuPy); no out= (data-dependent).
+    keeps float32 weights' dtype; an empty ``self`` gives int64 zeros even with weights, as NumPy). The length is
+    ``max(max(self) + 1, minlength)`` (``minlength`` for an empty ``self``). On ``self``'s device (cpu: NumPy,
+    cuda: CuPy); no out= (data-dependent).
 
     Raises:
         ArgumentTypeError (TypeError): ``self`` not a bool or integer tensor (uint64 included: NumPy cannot
@@ -254,7 +255,8 @@ def _bincount_meta(self: TensorMeta, weights: TensorMeta | None = None, minlengt
             )
     if int_arg("bincount", "minlength", minlength) < 0:
         raise ArgumentValueError(f"bincount: argument 'minlength' must be non-negative, got {minlength}")
-    return _INT64 if weights is None else dtypes.float64
+    # (NumPy's: an empty self counts nothing, and its weights are not read: int64 zeros even with weights)
+    return _INT64 if weights is None or self.shape[0] == 0 else dtypes.float64
 
 
 @_bincount_meta.impl("cpu", "cuda")
@@ -264,7 +266,7 @@ def _bincount(xp: ModuleType, self: D, weights: D | None, minlength: int) -> tup
         raise ArgumentValueError(f"bincount: argument 'self' must be non-negative, got {int(a.min())}")
     w = None if weights is None else weights._array.astype(np.float64, copy=False)
     counts = xp.bincount(a.astype(np.intp, copy=False), weights=w, minlength=int(minlength))
-    return (counts.astype(np.int64 if w is None else np.float64, copy=False),)
+    return (counts.astype(np.int64 if w is None or a.size == 0 else np.float64, copy=False),)
 
 
 # --- the typed fronts ---------------------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ def _softplus_ref(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
 
 def _bincount_ref(x: Any, weights: Any = None, minlength: int = 0) -> Any:
     found = np.bincount(x.astype(np.intp), weights, minlength)
-    return found.astype(np.int64 if weights is None else np.float64)
+    return found.astype(np.int64 if weights is None or x.size == 0 else np.float64)
 
 
 def write_entries() -> list[OpSamples]:

@@ -491,3 +491,16 @@ def test_integer_indexes_beyond_int64_are_index_errors_naming_the_index(index: A
     with pytest.raises(IndexError, match=r"__setitem__.*index"):
         m[index] = 1.0
     assert m.version == 0 and not m.numpy().any()
+
+
+def test_type_converts_as_to_and_names_the_type_without_a_dtype() -> None:
+    t = dt.tensor([1.5, -2.5])
+    assert t.type() == "devtensor.float64" and dt.tensor([1], dtype=dt.int8).type() == "devtensor.int8"
+    assert t.type("float64") is t  # (as Tensor.to: the tensor itself when it has the dtype)
+    converted = t.type(dt.int32)
+    assert converted.dtype == np.int32 and converted.tolist() == np.array([1.5, -2.5]).astype(np.int32).tolist()
+    assert t.type(np.float32, non_blocking=True).dtype == np.float32
+    with pytest.raises(TypeError, match=words("type", "dtype", "torch.FloatTensor")):
+        t.type("torch.FloatTensor")
+    with pytest.raises(TypeError, match=words("type", "non_blocking")):
+        t.type(dt.float32, non_blocking=1)  # type: ignore[arg-type]
