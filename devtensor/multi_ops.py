@@ -125,8 +125,7 @@ def _extreme(
 
         return aliased(name, values_only, arguments, given)
     if keepdims is not NO_ALIAS:
-        given = (("keepdim", "keepdims", keepdims, False),)
-        return aliased(name, front, arguments, given)
+        return aliased(name, front, arguments, (("keepdim", "keepdims", keepdims, False),))
     self, dim, keepdim = arguments["self"], arguments["dim"], arguments["keepdim"]
     other, out = arguments["other"], arguments["out"]
     # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)

@@ -24,7 +24,7 @@ def _copy_ref(self: Any, src: Any, non_blocking: bool = False) -> Any:
     return np.broadcast_to(np.asarray(src).astype(self.dtype), self.shape).copy()
 
 
-def _index_where(a: Any, dim: int, index: Any) -> tuple[Any, ...]:
+def _index_where(a: Any, dim: int, index: Any) -> Any:
     return (slice(None),) * (dim % a.ndim) + (np.reshape(index, -1),)
 
 

@@ -164,6 +164,7 @@ def test_index_add_accumulates_as_np_add_at(rows: int, cols: int, picks: list[in
     source_shape = (len(index), cols) if dim == 0 else (rows, len(index))
     source = np.arange(int(np.prod(source_shape)), dtype=np.float64).reshape(source_shape) + 0.25
     expected = base.copy()
-    np.add.at(expected, (slice(None),) * dim + (index,), source)
+    where: Any = (slice(None),) * dim + (index,)
+    np.add.at(expected, where, source)
     got = dt.tensor(base).index_add_(dim, dt.tensor(index), dt.tensor(source))
     np.testing.assert_array_equal(got.numpy(), expected)

@@ -503,4 +503,4 @@ def test_type_converts_as_to_and_names_the_type_without_a_dtype() -> None:
     with pytest.raises(TypeError, match=words("type", "dtype", "torch.FloatTensor")):
         t.type("torch.FloatTensor")
     with pytest.raises(TypeError, match=words("type", "non_blocking")):
-        t.type(dt.float32, non_blocking=1)  # type: ignore[arg-type]
+        t.type(dt.float32, non_blocking=1)  # type: ignore[call-overload]

@@ -168,9 +168,10 @@ def _scatter_spec(op: str, self: TensorMeta, dim: int, index: TensorMeta, src: T
         )
     self_shape = self.shape or (1,)
     src_shape = (src.shape or (1,)) if isinstance(src, Tensor) else None
+    src_text = _fmt(src.shape) if isinstance(src, Tensor) else ""
     if src_shape is not None and len(src_shape) != len(index.shape or (1,)):
         raise ShapeError(
-            f"{op}: src must have the same number of dimensions as index: src has shape {_fmt(src.shape)}, index "
+            f"{op}: src must have the same number of dimensions as index: src has shape {src_text}, index "
             f"{_fmt(index.shape)}"
         )
     for i, n in enumerate(index.shape or (1,)):
@@ -180,7 +181,7 @@ def _scatter_spec(op: str, self: TensorMeta, dim: int, index: TensorMeta, src: T
             )
         if src_shape is not None and n > src_shape[i]:
             raise ShapeError(
-                f"{op}: size of index {_fmt(index.shape)} is larger than src {_fmt(src.shape)} in dimension {i}"
+                f"{op}: size of index {_fmt(index.shape)} is larger than src {src_text} in dimension {i}"
             )
     return PlannedSpec(self.shape, self.dtype, d)
 
