@@ -180,9 +180,7 @@ def _scatter_spec(op: str, self: TensorMeta, dim: int, index: TensorMeta, src: T
                 f"{op}: size of index {_fmt(index.shape)} is larger than self {_fmt(self.shape)} in dimension {i}"
             )
         if src_shape is not None and n > src_shape[i]:
-            raise ShapeError(
-                f"{op}: size of index {_fmt(index.shape)} is larger than src {src_text} in dimension {i}"
-            )
+            raise ShapeError(f"{op}: size of index {_fmt(index.shape)} is larger than src {src_text} in dimension {i}")
     return PlannedSpec(self.shape, self.dtype, d)
 
 
