@@ -241,8 +241,9 @@ def scatter(
     for ``dim == 0``, ``result[index[i][j][k]][j][k] = src[i][j][k]``, and so on, over ``index``'s shape (the
     inverse of :func:`devtensor.gather`). ``index``: int64 with ``self``'s number of dims, no larger than ``src``
     in any dim nor than ``self`` in any dim but ``dim``, values in ``[0, self.size(dim))``; ``src``: a tensor of
-    ``self``'s dtype, or a number (PyTorch's ``value=`` form) that fits it. ``reduce="add"``/``"multiply"``
-    accumulates instead (PyTorch's deprecated form). For a repeated position the last write wins (NumPy's
+    ``self``'s dtype, or a number that fits it (PyTorch's ``scatter(dim, index, value)`` form, passed positionally
+    or as ``src=``: one schema has one name for it). ``reduce="add"``/``"multiply"`` accumulates instead
+    (PyTorch's deprecated form). For a repeated position the last write wins (NumPy's
     assignment; PyTorch leaves the order undefined). Result: ``self``'s shape and dtype. Variants: functional, out
     and inplace (``t.scatter_(dim, index, src)``).
 
