@@ -40,6 +40,9 @@ def fill(self: TensorMeta, value: TensorMetaOrScalar) -> TensorSpec:
         ScalarOverflowError (OverflowError), CastingError (TypeError), ArgumentValueError (ValueError): a number
             that does not fit the dtype (an int out of range, a complex into a real dtype, NaN into an integer).
         DeviceMismatchError (ValueError): a tensor ``value`` on another device.
+        MemoryOverlapError (ValueError): a ``value`` that is an element of ``self`` (``t.fill_(t[0, 1])``; the
+            common inplace rule on tensor arguments, where PyTorch reads the value first): pass ``t[0, 1].item()``
+            or a clone.
     """
     if isinstance(value, Tensor):
         if value.ndim != 0:
