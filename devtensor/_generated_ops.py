@@ -58,6 +58,7 @@ __all__ = [
     "broadcast_to",
     "cat",
     "cauchy_",
+    "cdist",
     "ceil",
     "ceil_",
     "chunk",
@@ -67,6 +68,7 @@ __all__ = [
     "conj",
     "conj_",
     "contiguous",
+    "copy_",
     "copysign",
     "copysign_",
     "cos",
@@ -91,6 +93,7 @@ __all__ = [
     "expm1",
     "expm1_",
     "exponential_",
+    "fill_",
     "flatten",
     "flip",
     "float_power",
@@ -108,7 +111,12 @@ __all__ = [
     "hypot",
     "hypot_",
     "imag",
+    "index_add",
+    "index_add_",
+    "index_copy",
+    "index_copy_",
     "index_select",
+    "isclose",
     "isfinite",
     "isinf",
     "isnan",
@@ -175,6 +183,10 @@ __all__ = [
     "roll",
     "round",
     "round_",
+    "scatter",
+    "scatter_",
+    "scatter_add",
+    "scatter_add_",
     "searchsorted",
     "sigmoid",
     "sigmoid_",
@@ -186,6 +198,7 @@ __all__ = [
     "sinh",
     "sinh_",
     "softmax",
+    "softplus",
     "split",
     "sqrt",
     "sqrt_",
@@ -218,6 +231,7 @@ __all__ = [
     "var",
     "view",
     "where",
+    "zero_",
 ]
 
 if TYPE_CHECKING:
@@ -239,6 +253,12 @@ if TYPE_CHECKING:
     def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0, *, axis: int = ...) -> tuple[Tensor, ...]: ...
     def chunk(self: Tensor, chunks: int, dim: int = 0, *, axis: int = ...) -> tuple[Tensor, ...]: ...
     def movedim(self: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor: ...
+    def uniform_(self: _T, from_: float = 0.0, to: float = 1.0, *, generator: Generator | None = None) -> _T: ...
+    def normal_(self: _T, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> _T: ...
+    def random_(self: _T, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> _T: ...
+    def bernoulli_(self: _T, p: TensorOrScalar = 0.5, *, generator: Generator | None = None) -> _T: ...
+    def multinomial(self: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor: ...
+    def softplus(self: Tensor, beta: float = 1.0, threshold: float = 20.0, *, out: Tensor | None = None) -> Tensor: ...
     def add(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
     def add_(self: _T, other: TensorOrScalar, *, alpha: Scalar = 1) -> _T: ...
     def sub(self: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
@@ -312,19 +332,19 @@ if TYPE_CHECKING:
     def positive_(self: _T) -> _T: ...
     def round(self: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor: ...
     def round_(self: _T, *, decimals: int = 0) -> _T: ...
+    def isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False, *, out: Tensor | None = None) -> Tensor: ...
     def conj(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def conj_(self: _T) -> _T: ...
     def real(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def imag(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
-    def uniform_(self: _T, from_: float = 0.0, to: float = 1.0, *, generator: Generator | None = None) -> _T: ...
-    def normal_(self: _T, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> _T: ...
-    def random_(self: _T, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> _T: ...
-    def bernoulli_(self: _T, p: TensorOrScalar = 0.5, *, generator: Generator | None = None) -> _T: ...
-    def multinomial(self: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor: ...
+    def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Literal['use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist'] = 'use_mm_for_euclid_dist_if_necessary', *, out: Tensor | None = None) -> Tensor: ...
     def exponential_(self: _T, lambd: float = 1.0, *, generator: Generator | None = None) -> _T: ...
     def geometric_(self: _T, p: float, *, generator: Generator | None = None) -> _T: ...
     def log_normal_(self: _T, mean: float = 1.0, std: float = 2.0, *, generator: Generator | None = None) -> _T: ...
     def cauchy_(self: _T, median: float = 0.0, sigma: float = 1.0, *, generator: Generator | None = None) -> _T: ...
+    def fill_(self: _T, value: TensorOrScalar) -> _T: ...
+    def zero_(self: _T) -> _T: ...
+    def copy_(self: _T, src: Tensor, non_blocking: bool = False) -> _T: ...
     def tril(self: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
     def tril_(self: _T, diagonal: int = 0) -> _T: ...
     def triu(self: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
@@ -423,6 +443,14 @@ if TYPE_CHECKING:
     def cumprod(self: Tensor, dim: int, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
     def cumprod_(self: _T, dim: int, *, dtype: DTypeLike | None = None) -> _T: ...
     def diff(self: Tensor, n: int = 1, dim: int = -1, *, out: Tensor | None = None, axis: int = ...) -> Tensor: ...
+    def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Scalar = 1, out: Tensor | None = None) -> Tensor: ...
+    def index_add_(self: _T, dim: int, index: Tensor, source: Tensor, *, alpha: Scalar = 1) -> _T: ...
+    def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def index_copy_(self: _T, dim: int, index: Tensor, source: Tensor) -> _T: ...
+    def scatter(self: Tensor, dim: int, index: Tensor, src: TensorOrScalar, *, reduce: Literal['add', 'multiply'] | None = None, out: Tensor | None = None) -> Tensor: ...
+    def scatter_(self: _T, dim: int, index: Tensor, src: TensorOrScalar, *, reduce: Literal['add', 'multiply'] | None = None) -> _T: ...
+    def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def scatter_add_(self: _T, dim: int, index: Tensor, src: Tensor) -> _T: ...
     def clone(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def flip(self: Tensor, dims: int | Sequence[int], *, out: Tensor | None = None) -> Tensor: ...
     def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None, axis: int = ...) -> Tensor: ...
@@ -445,6 +473,12 @@ else:
     split = _view_variant('split')
     chunk = _view_variant('chunk')
     movedim = _view_variant('movedim')
+    uniform_ = _variant('uniform', 'inplace')
+    normal_ = _variant('normal', 'inplace')
+    random_ = _variant('random', 'inplace')
+    bernoulli_ = _variant('bernoulli', 'inplace')
+    multinomial = _variant('multinomial', 'functional')
+    softplus = _variant('softplus', 'functional')
     add = _variant('add', 'functional')
     add_ = _variant('add', 'inplace')
     sub = _variant('sub', 'functional')
@@ -518,19 +552,19 @@ else:
     positive_ = _variant('positive', 'inplace')
     round = _variant('round', 'functional')
     round_ = _variant('round', 'inplace')
+    isclose = _variant('isclose', 'functional')
     conj = _variant('conj', 'functional')
     conj_ = _variant('conj', 'inplace')
     real = _variant('real', 'functional')
     imag = _variant('imag', 'functional')
-    uniform_ = _variant('uniform', 'inplace')
-    normal_ = _variant('normal', 'inplace')
-    random_ = _variant('random', 'inplace')
-    bernoulli_ = _variant('bernoulli', 'inplace')
-    multinomial = _variant('multinomial', 'functional')
+    cdist = _variant('cdist', 'functional')
     exponential_ = _variant('exponential', 'inplace')
     geometric_ = _variant('geometric', 'inplace')
     log_normal_ = _variant('log_normal', 'inplace')
     cauchy_ = _variant('cauchy', 'inplace')
+    fill_ = _variant('fill', 'inplace')
+    zero_ = _variant('zero', 'inplace')
+    copy_ = _variant('copy', 'inplace')
     tril = _variant('tril', 'functional')
     tril_ = _variant('tril', 'inplace')
     triu = _variant('triu', 'functional')
@@ -629,6 +663,14 @@ else:
     cumprod = _variant('cumprod', 'functional')
     cumprod_ = _variant('cumprod', 'inplace')
     diff = _variant('diff', 'functional')
+    index_add = _variant('index_add', 'functional')
+    index_add_ = _variant('index_add', 'inplace')
+    index_copy = _variant('index_copy', 'functional')
+    index_copy_ = _variant('index_copy', 'inplace')
+    scatter = _variant('scatter', 'functional')
+    scatter_ = _variant('scatter', 'inplace')
+    scatter_add = _variant('scatter_add', 'functional')
+    scatter_add_ = _variant('scatter_add', 'inplace')
     clone = _variant('clone', 'functional')
     flip = _variant('flip', 'functional')
     cat = _variant('cat', 'functional')

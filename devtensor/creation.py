@@ -23,7 +23,7 @@ import numpy as np
 from devtensor import modes as _modes
 from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device, as_index
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, python_scalar, to_dtype
+from devtensor.dtypes import DType, Scalar, as_bool, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -33,7 +33,8 @@ from devtensor.errors import (
     OutOfMemoryError,
     ScalarOverflowError,
 )
-from devtensor.meta import check_scalar_fits, int_text
+from devtensor.fill_values import array_fill_value, check_fill, fill_dtype
+from devtensor.meta import int_text
 from devtensor.modes import constant as constant  # (creation functions end in it; ranges imports it here)
 from devtensor.storage import ForeignStorage
 from devtensor.tensor import Tensor
@@ -475,29 +476,9 @@ def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Ten
     return filled("ones", shape, optional_dtype("ones", dtype) or _DEFAULT_FLOAT, as_device(device, op="ones"), 1)
 
 
-def _fill_dtype(op: str, fill_value: object) -> DType:
-    if isinstance(fill_value, np.generic) and type(fill_value) not in SCALAR_TYPES:
-        # A NumPy scalar's own dtype, as np.full infers it (np.float64 is also a float: same answer).
-        return to_dtype(fill_value.dtype, op=op, arg="fill_value")
-    if type(fill_value) not in SCALAR_TYPES:
-        number = plain_number(fill_value)  # (a subclass of a Python number, such as a tensor's size)
-        if number is None:
-            raise ArgumentTypeError(
-                f"{op}: argument 'fill_value' must be a Python number, got {type(fill_value).__name__}"
-            )
-        fill_value = number
-    dtype = np.asarray(fill_value).dtype
-    if dtype.kind == "O":  # an int beyond int64 and uint64
-        raise ScalarOverflowError(
-            f"{op}: argument 'fill_value', Python integer {int_text(fill_value)}, does not fit any supported "  # type: ignore[arg-type]
-            "integer dtype (int64 or uint64)"
-        )
-    return dtype
-
-
 def full(
     size: Sequence[int] | int,
-    fill_value: Scalar,
+    fill_value: Scalar | Tensor | np.ndarray[Any, Any],
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
@@ -505,12 +486,16 @@ def full(
     """A tensor of shape ``size`` (a sequence of ints, or one int as NumPy's ``full`` takes) filled with
     ``fill_value``; dtype default as NumPy infers it from the value (bool, int64, float64, complex128).
 
-    The value must be representable in the dtype (PyTorch's checked conversion): floats are truncated into
-    integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes are errors; into
-    bool the value must lie in 0..1 (as ``arange`` and ``linspace`` check).
+    A Python number (or NumPy scalar) must be representable in the dtype (PyTorch's checked conversion): floats
+    are truncated into integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes
+    are errors; into bool the value must lie in 0..1 (as ``arange`` and ``linspace``
+    check). A 0-d tensor or 0-d NumPy array (on any device) gives its own dtype by default and is cast as
+    ``Tensor.to`` casts, as NumPy's ``full`` does (reading a CUDA tensor's value waits for it).
 
     Raises:
-        ArgumentTypeError: ``fill_value`` is not a Python number; bad size or dtype.
+        ArgumentTypeError: ``fill_value`` is not a Python number, NumPy scalar, 0-d tensor or 0-d array; bad size
+            or dtype.
+        ArgumentValueError: an array or tensor of more than 0 dims, or a meta tensor, as ``fill_value``.
         ScalarOverflowError (OverflowError): an int out of the integer dtype's range (bool's: 0 to 1; NumPy and
             PyTorch make any nonzero value True), an infinity into an integer or bool dtype, or an int no
             supported dtype holds (beyond int64 and uint64).
@@ -519,17 +504,12 @@ def full(
         OutOfMemoryError (MemoryError): as :func:`empty`.
     """
     shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
-    dt = optional_dtype("full", dtype) or _fill_dtype("full", fill_value)
-    value = _check_fill("full", fill_value, dt)
+    array_fill = array_fill_value("full", fill_value, optional_dtype("full", dtype))
+    if array_fill is not None:
+        return filled("full", shape, array_fill[0], as_device(device, op="full"), array_fill[1])
+    dt = optional_dtype("full", dtype) or fill_dtype("full", fill_value)
+    value = check_fill("full", fill_value, dt)
     return filled("full", shape, dt, as_device(device, op="full"), value)
-
-
-def _check_fill(op: str, value: object, dtype: DType) -> Scalar:
-    """The fill value as a Python number (a NumPy scalar converted: it takes no part in promotion), checked to
-    fit ``dtype`` (into bool: 0 to 1, as arange and linspace refuse values outside bool's range)."""
-    number = python_scalar(op, "fill_value", value)
-    check_scalar_fits(op, number, dtype, "fill_value", bool_range=True)
-    return number
 
 
 def _like(op: str, t: object, dtype: Any, device: DeviceLike | None) -> tuple[tuple[int, ...], DType, Device]:
@@ -595,15 +575,17 @@ def ones_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = N
 
 def full_like(
     input: Tensor,
-    fill_value: Scalar,
+    fill_value: Scalar | Tensor | np.ndarray[Any, Any],
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
 ) -> Tensor:
-    """``fill_value`` with ``input``'s shape (and its dtype and device unless given); the value must be
-    representable in the dtype. Raises as :func:`full`, and ArgumentTypeError when ``input`` is no Tensor."""
+    """``fill_value`` with ``input``'s shape (and its dtype and device unless given); a number must be
+    representable in the dtype, a 0-d tensor or array is cast (as :func:`full`). Raises as :func:`full`, and
+    ArgumentTypeError when ``input`` is no Tensor."""
     shape, dt, dev = _like("full_like", input, dtype, device)
-    value = _check_fill("full_like", fill_value, dt)
+    array_fill = array_fill_value("full_like", fill_value, dt)
+    value = check_fill("full_like", fill_value, dt) if array_fill is None else array_fill[1]
     return filled("full_like", shape, dt, dev, value)
 
 

@@ -54,10 +54,12 @@ __all__ = [
     "bmm",
     "cat",
     "cauchy",
+    "cdist",
     "ceil",
     "clamp",
     "clone",
     "conj",
+    "copy",
     "copysign",
     "cos",
     "cosh",
@@ -85,6 +87,7 @@ __all__ = [
     "fft_irfftn",
     "fft_rfft",
     "fft_rfftn",
+    "fill",
     "flip",
     "float_power",
     "floor",
@@ -95,7 +98,10 @@ __all__ = [
     "gt",
     "hypot",
     "imag",
+    "index_add",
+    "index_copy",
     "index_select",
+    "isclose",
     "isfinite",
     "isinf",
     "isnan",
@@ -155,6 +161,8 @@ __all__ = [
     "repeat_interleave",
     "roll",
     "round",
+    "scatter",
+    "scatter_add",
     "searchsorted",
     "sigmoid",
     "sign",
@@ -162,6 +170,7 @@ __all__ = [
     "sin",
     "sinh",
     "softmax",
+    "softplus",
     "sqrt",
     "square",
     "stack",
@@ -181,6 +190,7 @@ __all__ = [
     "upsample_nearest1d",
     "var",
     "where",
+    "zero",
 ]
 
 if TYPE_CHECKING:
@@ -223,6 +233,241 @@ if TYPE_CHECKING:
     _CUDAS7 = TypeVar("_CUDAS7", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
     # The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
     _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
+
+
+    class UniformCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``uniform``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, from_: float, to: float, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class UniformCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``uniform``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, from_: float, to: float, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class UniformXPKernel(Protocol[_XP]):
+        """The type of ``uniform``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, from_: float, to: float, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _UniformKernels(KernelRegistrar):
+        """Typed registration of ``uniform``'s impls: ``@uniform.cpu`` / ``@uniform.cuda`` / ``@uniform.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.uniform'
+
+        def cpu(self, fn: UniformCPUKernel[_CPU0, _CPU1]) -> UniformCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: UniformCUDAKernel[_CUDA0, _CUDA1]) -> UniformCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: UniformXPKernel[_XP]) -> UniformXPKernel[_XP]: ...
+
+
+    uniform: _UniformKernels
+
+
+    class NormalCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``normal``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class NormalCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``normal``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class NormalXPKernel(Protocol[_XP]):
+        """The type of ``normal``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _NormalKernels(KernelRegistrar):
+        """Typed registration of ``normal``'s impls: ``@normal.cpu`` / ``@normal.cuda`` / ``@normal.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.normal'
+
+        def cpu(self, fn: NormalCPUKernel[_CPU0, _CPU1]) -> NormalCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: NormalCUDAKernel[_CUDA0, _CUDA1]) -> NormalCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: NormalXPKernel[_XP]) -> NormalXPKernel[_XP]: ...
+
+
+    normal: _NormalKernels
+
+
+    class RandomCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``random``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, from_: int, to: int | None, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RandomCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``random``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, from_: int, to: int | None, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RandomXPKernel(Protocol[_XP]):
+        """The type of ``random``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, from_: int, to: int | None, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RandomKernels(KernelRegistrar):
+        """Typed registration of ``random``'s impls: ``@random.cpu`` / ``@random.cuda`` / ``@random.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.random'
+
+        def cpu(self, fn: RandomCPUKernel[_CPU0, _CPU1]) -> RandomCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RandomCUDAKernel[_CUDA0, _CUDA1]) -> RandomCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RandomXPKernel[_XP]) -> RandomXPKernel[_XP]: ...
+
+
+    random: _RandomKernels
+
+
+    class BernoulliCPUKernel(Protocol[_CPU0, _CPUS0, _CPU1]):
+        """The type of ``bernoulli``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, p: _CPUS0 | Scalar, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class BernoulliCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDA1]):
+        """The type of ``bernoulli``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, p: _CUDAS0 | Scalar, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class BernoulliXPKernel(Protocol):
+        """The type of ``bernoulli``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor, p: CPUTensor | Scalar, *, generator: Generator | None, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor, p: CUDATensor | Scalar, *, generator: Generator | None, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BernoulliKernels(KernelRegistrar):
+        """Typed registration of ``bernoulli``'s impls: ``@bernoulli.cpu`` / ``@bernoulli.cuda`` / ``@bernoulli.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.bernoulli'
+
+        def cpu(self, fn: BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]) -> BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
+        def cuda(self, fn: BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
+        def xp(self, fn: BernoulliXPKernel) -> BernoulliXPKernel: ...
+
+
+    bernoulli: _BernoulliKernels
+
+
+    class MultinomialCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``multinomial``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, num_samples: int, replacement: bool, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class MultinomialCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``multinomial``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, num_samples: int, replacement: bool, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class MultinomialXPKernel(Protocol[_XP]):
+        """The type of ``multinomial``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, num_samples: int, replacement: bool, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _MultinomialKernels(KernelRegistrar):
+        """Typed registration of ``multinomial``'s impls: ``@multinomial.cpu`` / ``@multinomial.cuda`` / ``@multinomial.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.multinomial'
+
+        def cpu(self, fn: MultinomialCPUKernel[_CPU0, _CPU1]) -> MultinomialCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: MultinomialCUDAKernel[_CUDA0, _CUDA1]) -> MultinomialCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: MultinomialXPKernel[_XP]) -> MultinomialXPKernel[_XP]: ...
+
+
+    multinomial: _MultinomialKernels
+
+
+    class RandpermCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``randperm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RandpermCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``randperm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RandpermXPKernel(Protocol[_XP]):
+        """The type of ``randperm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RandpermKernels(KernelRegistrar):
+        """Typed registration of ``randperm``'s impls: ``@randperm.cpu`` / ``@randperm.cuda`` / ``@randperm.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.randperm'
+
+        def cpu(self, fn: RandpermCPUKernel[_CPU0, _CPU1]) -> RandpermCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RandpermCUDAKernel[_CUDA0, _CUDA1]) -> RandpermCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RandpermXPKernel[_XP]) -> RandpermXPKernel[_XP]: ...
+
+
+    randperm: _RandpermKernels
+
+
+    class SoftplusCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``softplus``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, beta: float, threshold: float, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SoftplusCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``softplus``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, beta: float, threshold: float, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SoftplusXPKernel(Protocol[_XP]):
+        """The type of ``softplus``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, beta: float, threshold: float, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SoftplusKernels(KernelRegistrar):
+        """Typed registration of ``softplus``'s impls: ``@softplus.cpu`` / ``@softplus.cuda`` / ``@softplus.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.activations.softplus'
+
+        def cpu(self, fn: SoftplusCPUKernel[_CPU0, _CPU1]) -> SoftplusCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SoftplusCUDAKernel[_CUDA0, _CUDA1]) -> SoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SoftplusXPKernel[_XP]) -> SoftplusXPKernel[_XP]: ...
+
+
+    softplus: _SoftplusKernels
 
 
     class AddCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
@@ -1542,6 +1787,39 @@ if TYPE_CHECKING:
     round: _RoundKernels
 
 
+    class IscloseCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``isclose``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, other: _CPU1, rtol: float, atol: float, equal_nan: bool, *, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class IscloseCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``isclose``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, other: _CUDA1, rtol: float, atol: float, equal_nan: bool, *, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class IscloseXPKernel(Protocol[_XP]):
+        """The type of ``isclose``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, other: _XP, rtol: float, atol: float, equal_nan: bool, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IscloseKernels(KernelRegistrar):
+        """Typed registration of ``isclose``'s impls: ``@isclose.cpu`` / ``@isclose.cuda`` / ``@isclose.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.closeness.isclose'
+
+        def cpu(self, fn: IscloseCPUKernel[_CPU0, _CPU1, _CPU2]) -> IscloseCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: IscloseCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> IscloseCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: IscloseXPKernel[_XP]) -> IscloseXPKernel[_XP]: ...
+
+
+    isclose: _IscloseKernels
+
+
     class ConjCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``conj``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -1641,206 +1919,37 @@ if TYPE_CHECKING:
     imag: _ImagKernels
 
 
-    class UniformCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``uniform``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class CdistCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``cdist``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, from_: float, to: float, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class UniformCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``uniform``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, from_: float, to: float, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, x1: _CPU0, x2: _CPU1, p: float, compute_mode: Literal['use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist'], *, out: ConstOut[_CPU2]) -> None: ...
 
 
-    class UniformXPKernel(Protocol[_XP]):
-        """The type of ``uniform``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class CdistCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``cdist``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, from_: float, to: float, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
-
-
-    class _UniformKernels(KernelRegistrar):
-        """Typed registration of ``uniform``'s impls: ``@uniform.cpu`` / ``@uniform.cuda`` / ``@uniform.xp``."""
-
-        __slots__ = ()
-        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
-        meta_function: Final = 'devtensor.kernels.random.uniform'
-
-        def cpu(self, fn: UniformCPUKernel[_CPU0, _CPU1]) -> UniformCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: UniformCUDAKernel[_CUDA0, _CUDA1]) -> UniformCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: UniformXPKernel[_XP]) -> UniformXPKernel[_XP]: ...
+        def __call__(_k, x1: _CUDA0, x2: _CUDA1, p: float, compute_mode: Literal['use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist'], *, out: ConstOut[_CUDA2]) -> None: ...
 
 
-    uniform: _UniformKernels
+    class CdistXPKernel(Protocol[_XP]):
+        """The type of ``cdist``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, x1: _XP, x2: _XP, p: float, compute_mode: Literal['use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist'], *, out: ConstOut[_XP]) -> None: ...
 
 
-    class NormalCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``normal``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class NormalCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``normal``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class NormalXPKernel(Protocol[_XP]):
-        """The type of ``normal``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, mean: float, std: float, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
-
-
-    class _NormalKernels(KernelRegistrar):
-        """Typed registration of ``normal``'s impls: ``@normal.cpu`` / ``@normal.cuda`` / ``@normal.xp``."""
+    class _CdistKernels(KernelRegistrar):
+        """Typed registration of ``cdist``'s impls: ``@cdist.cpu`` / ``@cdist.cuda`` / ``@cdist.xp``."""
 
         __slots__ = ()
         #: The op's meta function (the mypy plugin finds the registrar of an op by it).
-        meta_function: Final = 'devtensor.kernels.random.normal'
+        meta_function: Final = 'devtensor.kernels.distances.cdist'
 
-        def cpu(self, fn: NormalCPUKernel[_CPU0, _CPU1]) -> NormalCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: NormalCUDAKernel[_CUDA0, _CUDA1]) -> NormalCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: NormalXPKernel[_XP]) -> NormalXPKernel[_XP]: ...
+        def cpu(self, fn: CdistCPUKernel[_CPU0, _CPU1, _CPU2]) -> CdistCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: CdistCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> CdistCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: CdistXPKernel[_XP]) -> CdistXPKernel[_XP]: ...
 
 
-    normal: _NormalKernels
-
-
-    class RandomCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``random``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, from_: int, to: int | None, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class RandomCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``random``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, from_: int, to: int | None, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class RandomXPKernel(Protocol[_XP]):
-        """The type of ``random``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, from_: int, to: int | None, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
-
-
-    class _RandomKernels(KernelRegistrar):
-        """Typed registration of ``random``'s impls: ``@random.cpu`` / ``@random.cuda`` / ``@random.xp``."""
-
-        __slots__ = ()
-        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
-        meta_function: Final = 'devtensor.kernels.random.random'
-
-        def cpu(self, fn: RandomCPUKernel[_CPU0, _CPU1]) -> RandomCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: RandomCUDAKernel[_CUDA0, _CUDA1]) -> RandomCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: RandomXPKernel[_XP]) -> RandomXPKernel[_XP]: ...
-
-
-    random: _RandomKernels
-
-
-    class BernoulliCPUKernel(Protocol[_CPU0, _CPUS0, _CPU1]):
-        """The type of ``bernoulli``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, p: _CPUS0 | Scalar, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class BernoulliCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDA1]):
-        """The type of ``bernoulli``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, p: _CUDAS0 | Scalar, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class BernoulliXPKernel(Protocol):
-        """The type of ``bernoulli``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor, p: CPUTensor | Scalar, *, generator: Generator | None, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor, p: CUDATensor | Scalar, *, generator: Generator | None, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _BernoulliKernels(KernelRegistrar):
-        """Typed registration of ``bernoulli``'s impls: ``@bernoulli.cpu`` / ``@bernoulli.cuda`` / ``@bernoulli.xp``."""
-
-        __slots__ = ()
-        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
-        meta_function: Final = 'devtensor.kernels.random.bernoulli'
-
-        def cpu(self, fn: BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]) -> BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
-        def cuda(self, fn: BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
-        def xp(self, fn: BernoulliXPKernel) -> BernoulliXPKernel: ...
-
-
-    bernoulli: _BernoulliKernels
-
-
-    class MultinomialCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``multinomial``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, num_samples: int, replacement: bool, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class MultinomialCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``multinomial``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, num_samples: int, replacement: bool, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class MultinomialXPKernel(Protocol[_XP]):
-        """The type of ``multinomial``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, num_samples: int, replacement: bool, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
-
-
-    class _MultinomialKernels(KernelRegistrar):
-        """Typed registration of ``multinomial``'s impls: ``@multinomial.cpu`` / ``@multinomial.cuda`` / ``@multinomial.xp``."""
-
-        __slots__ = ()
-        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
-        meta_function: Final = 'devtensor.kernels.random.multinomial'
-
-        def cpu(self, fn: MultinomialCPUKernel[_CPU0, _CPU1]) -> MultinomialCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: MultinomialCUDAKernel[_CUDA0, _CUDA1]) -> MultinomialCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: MultinomialXPKernel[_XP]) -> MultinomialXPKernel[_XP]: ...
-
-
-    multinomial: _MultinomialKernels
-
-
-    class RandpermCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``randperm``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, generator: Generator | None, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class RandpermCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``randperm``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, generator: Generator | None, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class RandpermXPKernel(Protocol[_XP]):
-        """The type of ``randperm``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
-
-
-    class _RandpermKernels(KernelRegistrar):
-        """Typed registration of ``randperm``'s impls: ``@randperm.cpu`` / ``@randperm.cuda`` / ``@randperm.xp``."""
-
-        __slots__ = ()
-        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
-        meta_function: Final = 'devtensor.kernels.random.randperm'
-
-        def cpu(self, fn: RandpermCPUKernel[_CPU0, _CPU1]) -> RandpermCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: RandpermCUDAKernel[_CUDA0, _CUDA1]) -> RandpermCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: RandpermXPKernel[_XP]) -> RandpermXPKernel[_XP]: ...
-
-
-    randperm: _RandpermKernels
+    cdist: _CdistKernels
 
 
     class ExponentialCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -2369,6 +2478,109 @@ if TYPE_CHECKING:
 
 
     fft_ifftshift: _FftIfftshiftKernels
+
+
+    class FillCPUKernel(Protocol[_CPU0, _CPUS0, _CPU1]):
+        """The type of ``fill``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, value: _CPUS0 | Scalar, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FillCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDA1]):
+        """The type of ``fill``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, value: _CUDAS0 | Scalar, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FillXPKernel(Protocol):
+        """The type of ``fill``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor, value: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor, value: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _FillKernels(KernelRegistrar):
+        """Typed registration of ``fill``'s impls: ``@fill.cpu`` / ``@fill.cuda`` / ``@fill.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.filling.fill'
+
+        def cpu(self, fn: FillCPUKernel[_CPU0, _CPUS0, _CPU1]) -> FillCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
+        def cuda(self, fn: FillCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> FillCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
+        def xp(self, fn: FillXPKernel) -> FillXPKernel: ...
+
+
+    fill: _FillKernels
+
+
+    class ZeroCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``zero``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ZeroCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``zero``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ZeroXPKernel(Protocol[_XP]):
+        """The type of ``zero``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ZeroKernels(KernelRegistrar):
+        """Typed registration of ``zero``'s impls: ``@zero.cpu`` / ``@zero.cuda`` / ``@zero.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.filling.zero'
+
+        def cpu(self, fn: ZeroCPUKernel[_CPU0, _CPU1]) -> ZeroCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ZeroCUDAKernel[_CUDA0, _CUDA1]) -> ZeroCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ZeroXPKernel[_XP]) -> ZeroXPKernel[_XP]: ...
+
+
+    zero: _ZeroKernels
+
+
+    class CopyCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``copy``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, src: _CPU1, non_blocking: bool, *, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class CopyCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``copy``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, src: _CUDA1, non_blocking: bool, *, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class CopyXPKernel(Protocol[_XP]):
+        """The type of ``copy``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, src: _XP, non_blocking: bool, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CopyKernels(KernelRegistrar):
+        """Typed registration of ``copy``'s impls: ``@copy.cpu`` / ``@copy.cuda`` / ``@copy.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.filling.copy'
+
+        def cpu(self, fn: CopyCPUKernel[_CPU0, _CPU1, _CPU2]) -> CopyCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: CopyCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> CopyCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: CopyXPKernel[_XP]) -> CopyXPKernel[_XP]: ...
+
+
+    copy: _CopyKernels
 
 
     class TrilCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -5138,6 +5350,142 @@ if TYPE_CHECKING:
     diff: _DiffKernels
 
 
+    class IndexAddCPUKernel(Protocol[_CPU0, _CPU1, _CPU2, _CPU3]):
+        """The type of ``index_add``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, source: _CPU2, *, alpha: Scalar, plan: int, out: ConstOut[_CPU3]) -> None: ...
+
+
+    class IndexAddCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2, _CUDA3]):
+        """The type of ``index_add``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, source: _CUDA2, *, alpha: Scalar, plan: int, out: ConstOut[_CUDA3]) -> None: ...
+
+
+    class IndexAddXPKernel(Protocol[_XP]):
+        """The type of ``index_add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, source: _XP, *, alpha: Scalar, plan: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IndexAddKernels(KernelRegistrar):
+        """Typed registration of ``index_add``'s impls: ``@index_add.cpu`` / ``@index_add.cuda`` / ``@index_add.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scatter.index_add'
+
+        def cpu(self, fn: IndexAddCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]) -> IndexAddCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]: ...
+        def cuda(self, fn: IndexAddCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]) -> IndexAddCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]: ...
+        def xp(self, fn: IndexAddXPKernel[_XP]) -> IndexAddXPKernel[_XP]: ...
+
+
+    index_add: _IndexAddKernels
+
+
+    class IndexCopyCPUKernel(Protocol[_CPU0, _CPU1, _CPU2, _CPU3]):
+        """The type of ``index_copy``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, source: _CPU2, *, plan: int, out: ConstOut[_CPU3]) -> None: ...
+
+
+    class IndexCopyCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2, _CUDA3]):
+        """The type of ``index_copy``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, source: _CUDA2, *, plan: int, out: ConstOut[_CUDA3]) -> None: ...
+
+
+    class IndexCopyXPKernel(Protocol[_XP]):
+        """The type of ``index_copy``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, source: _XP, *, plan: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IndexCopyKernels(KernelRegistrar):
+        """Typed registration of ``index_copy``'s impls: ``@index_copy.cpu`` / ``@index_copy.cuda`` / ``@index_copy.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scatter.index_copy'
+
+        def cpu(self, fn: IndexCopyCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]) -> IndexCopyCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]: ...
+        def cuda(self, fn: IndexCopyCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]) -> IndexCopyCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]: ...
+        def xp(self, fn: IndexCopyXPKernel[_XP]) -> IndexCopyXPKernel[_XP]: ...
+
+
+    index_copy: _IndexCopyKernels
+
+
+    class ScatterCPUKernel(Protocol[_CPU0, _CPU1, _CPUS0, _CPU2]):
+        """The type of ``scatter``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, src: _CPUS0 | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class ScatterCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]):
+        """The type of ``scatter``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, src: _CUDAS0 | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class ScatterXPKernel(Protocol):
+        """The type of ``scatter``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor, dim: int, index: CPUTensor, src: CPUTensor | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor, dim: int, index: CUDATensor, src: CUDATensor | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _ScatterKernels(KernelRegistrar):
+        """Typed registration of ``scatter``'s impls: ``@scatter.cpu`` / ``@scatter.cuda`` / ``@scatter.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scatter.scatter'
+
+        def cpu(self, fn: ScatterCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]) -> ScatterCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]: ...
+        def cuda(self, fn: ScatterCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]) -> ScatterCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]: ...
+        def xp(self, fn: ScatterXPKernel) -> ScatterXPKernel: ...
+
+
+    scatter: _ScatterKernels
+
+
+    class ScatterAddCPUKernel(Protocol[_CPU0, _CPU1, _CPU2, _CPU3]):
+        """The type of ``scatter_add``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, src: _CPU2, *, plan: int, out: ConstOut[_CPU3]) -> None: ...
+
+
+    class ScatterAddCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2, _CUDA3]):
+        """The type of ``scatter_add``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, src: _CUDA2, *, plan: int, out: ConstOut[_CUDA3]) -> None: ...
+
+
+    class ScatterAddXPKernel(Protocol[_XP]):
+        """The type of ``scatter_add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, src: _XP, *, plan: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ScatterAddKernels(KernelRegistrar):
+        """Typed registration of ``scatter_add``'s impls: ``@scatter_add.cpu`` / ``@scatter_add.cuda`` / ``@scatter_add.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scatter.scatter_add'
+
+        def cpu(self, fn: ScatterAddCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]) -> ScatterAddCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]: ...
+        def cuda(self, fn: ScatterAddCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]) -> ScatterAddCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]: ...
+        def xp(self, fn: ScatterAddXPKernel[_XP]) -> ScatterAddXPKernel[_XP]: ...
+
+
+    scatter_add: _ScatterAddKernels
+
+
     class CloneCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``clone``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -5435,6 +5783,13 @@ if TYPE_CHECKING:
     searchsorted: _SearchsortedKernels
 
 else:
+    uniform = KernelRegistrar('uniform')
+    normal = KernelRegistrar('normal')
+    random = KernelRegistrar('random')
+    bernoulli = KernelRegistrar('bernoulli')
+    multinomial = KernelRegistrar('multinomial')
+    randperm = KernelRegistrar('randperm')
+    softplus = KernelRegistrar('softplus')
     add = KernelRegistrar('add')
     sub = KernelRegistrar('sub')
     mul = KernelRegistrar('mul')
@@ -5472,15 +5827,11 @@ else:
     bitwise_right_shift = KernelRegistrar('bitwise_right_shift')
     positive = KernelRegistrar('positive')
     round = KernelRegistrar('round')
+    isclose = KernelRegistrar('isclose')
     conj = KernelRegistrar('conj')
     real = KernelRegistrar('real')
     imag = KernelRegistrar('imag')
-    uniform = KernelRegistrar('uniform')
-    normal = KernelRegistrar('normal')
-    random = KernelRegistrar('random')
-    bernoulli = KernelRegistrar('bernoulli')
-    multinomial = KernelRegistrar('multinomial')
-    randperm = KernelRegistrar('randperm')
+    cdist = KernelRegistrar('cdist')
     exponential = KernelRegistrar('exponential')
     geometric = KernelRegistrar('geometric')
     log_normal = KernelRegistrar('log_normal')
@@ -5497,6 +5848,9 @@ else:
     fft_irfftn = KernelRegistrar('fft_irfftn')
     fft_fftshift = KernelRegistrar('fft_fftshift')
     fft_ifftshift = KernelRegistrar('fft_ifftshift')
+    fill = KernelRegistrar('fill')
+    zero = KernelRegistrar('zero')
+    copy = KernelRegistrar('copy')
     tril = KernelRegistrar('tril')
     triu = KernelRegistrar('triu')
     roll = KernelRegistrar('roll')
@@ -5580,6 +5934,10 @@ else:
     cumsum = KernelRegistrar('cumsum')
     cumprod = KernelRegistrar('cumprod')
     diff = KernelRegistrar('diff')
+    index_add = KernelRegistrar('index_add')
+    index_copy = KernelRegistrar('index_copy')
+    scatter = KernelRegistrar('scatter')
+    scatter_add = KernelRegistrar('scatter_add')
     clone = KernelRegistrar('clone')
     flip = KernelRegistrar('flip')
     cat = KernelRegistrar('cat')

@@ -98,7 +98,20 @@ _STRUCTURED_OP: Final = "devtensor.structured.registry.StructuredOp"
 _TENSOR_CLASSES: Final = ("devtensor.tensor.Tensor.", "devtensor._generated_methods.TensorOpMethods.")
 #: What a meta function may use of a Tensor: TensorMeta's members and a few more pieces of metadata.
 _METADATA: Final = frozenset(
-    {"shape", "dtype", "ndim", "device", "strides", "numel", "dim", "size", "element_size", "is_contiguous", "__len__"}
+    {
+        "shape",
+        "dtype",
+        "ndim",
+        "device",
+        "strides",
+        "stride",
+        "numel",
+        "dim",
+        "size",
+        "element_size",
+        "is_contiguous",
+        "__len__",
+    }
 )
 _META_DECORATORS: Final = ("structured_op", "custom_op")
 _KEYS: Final = {"cpu": "cpu", "cuda": "cuda"}

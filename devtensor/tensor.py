@@ -31,6 +31,7 @@ import numpy as np
 
 from devtensor import modes as _modes
 from devtensor._generated_methods import TensorOpMethods
+from devtensor.arguments import list_index
 from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, to_dtype
 from devtensor.errors import (
@@ -116,12 +117,6 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
     def ndim(self) -> int:
         """The number of dimensions."""
         return self._array.ndim  # type: ignore[no-any-return]
-
-    @property
-    def strides(self) -> tuple[int, ...]:
-        """Strides in elements (PyTorch's ``stride()``), not bytes as NumPy's. Meta tensors report the
-        C-contiguous strides of their shape."""
-        return self._backend.element_strides(self._array)
 
     @property
     def version(self) -> int:
@@ -288,11 +283,12 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
 
     def __getitem__(self, index: Any) -> Tensor:
         """Indexing as NumPy: ints, slices, ``None`` and ``...`` give a view sharing storage and version
-        counter (0-d for a full integer index); an integer or bool Tensor (same device) gives a copy.
+        counter (0-d for a full integer index); an integer or bool Tensor (same device), NumPy array or list of
+        ints or bools (as NumPy and PyTorch take them) gives a copy.
 
         Raises:
             IndexError: an index out of range or too many indices.
-            ArgumentTypeError: an index of an unsupported type (lists, NumPy arrays, floats…).
+            ArgumentTypeError: an index of an unsupported type (floats, float arrays or lists…).
             DeviceMismatchError: a tensor index on another device.
             NoDataError: a bool tensor index on a meta tensor (the result shape depends on data).
         """
@@ -477,6 +473,10 @@ class TensorMeta(Protocol):
     def device(self) -> Device: ...
     @property
     def strides(self) -> tuple[int, ...]: ...
+    @overload
+    def stride(self) -> tuple[int, ...]: ...
+    @overload
+    def stride(self, dim: int) -> int: ...
     def numel(self) -> int: ...
     def dim(self) -> int: ...
     @property
@@ -534,6 +534,10 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
         if type(part) is int:  # (the common parts first: ints, slices and None take no other check)
             out.append(part)
             continue
+        if type(part) is list:
+            # As NumPy and PyTorch: a list of ints (or bools) is an advanced index, as the same integer (bool)
+            # tensor would be; an empty list selects nothing.
+            part = list_index(op, part)
         if type(part) is np.ndarray and part.dtype.kind in "iub":
             # As PyTorch: a NumPy index array indexes as a tensor would, copied to the indexed tensor's device.
             from devtensor.creation import asarray  # (creation imports tensor)

@@ -1322,6 +1322,7 @@ from op_samples_data_dependent import data_dependent_entries  # noqa: E402
 from op_samples_linalg import linalg_entries  # noqa: E402
 from op_samples_ordering import ordering_entries  # noqa: E402
 from op_samples_shape_more import shape_more_entries  # noqa: E402
+from op_samples_writes import write_entries  # noqa: E402
 
 OPS: dict[str, OpSamples] = {
     entry.name: entry
@@ -1334,6 +1335,7 @@ OPS: dict[str, OpSamples] = {
         *ordering_entries(),
         *data_dependent_entries(),
         *shape_more_entries(),
+        *write_entries(),
         *_reductions(),
         *_nn(),
         *_shape(),

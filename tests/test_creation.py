@@ -25,7 +25,7 @@ from tensor_state import assert_unchanged, snapshot
 import devtensor as dt
 from devtensor import dtypes
 from devtensor.device import register_device_type
-from devtensor.errors import ArgumentTypeError, CastingError, NoDataError, ScalarOverflowError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, CastingError, NoDataError, ScalarOverflowError
 from devtensor.tensor import Tensor
 
 SUPPORTED = SUPPORTED_DTYPES
@@ -103,7 +103,8 @@ def test_asarray_shares_memory_where_it_can() -> None:
 def test_from_numpy_is_zero_copy_and_checks_its_argument() -> None:
     src = np.arange(12, dtype=np.uint16).reshape(3, 4)[:, 1:]
     t = dt.from_numpy(src)
-    assert np.shares_memory(t.numpy(), src) and t.strides == (4, 1) and t.dtype == np.uint16
+    assert np.shares_memory(t.numpy(), src) and t.stride() == (4, 1) and t.strides == src.strides
+    assert t.dtype == np.uint16
     src[0, 0] = 99
     assert t.numpy()[0, 0] == 99
     ro = np.ones(2)
@@ -200,6 +201,27 @@ def test_like_functions_take_shape_dtype_and_device_from_the_input(like: Maker) 
     bad: Any = np.zeros(3)
     with pytest.raises(ArgumentTypeError, match=words(like.__name__, "input", "Tensor")):
         like(bad)
+
+
+def test_full_takes_a_zero_d_tensor_or_array_as_numpy_full() -> None:
+    for fill in (dt.tensor(2.5, dtype=dt.float32), np.asarray(2.5, np.float32)):
+        t = dt.full((2, 3), fill)
+        expected = np.full((2, 3), np.asarray(2.5, np.float32))
+        assert t.dtype == expected.dtype == np.float32
+        np.testing.assert_array_equal(t.numpy(), expected)
+        like = dt.full_like(dt.zeros(2, dtype=dt.int64), fill)
+        assert like.dtype == np.int64 and like.tolist() == [2, 2]
+    # cast as NumPy's full casts an array (unchecked, astype's), not checked as a Python number
+    wrapped = dt.full((2,), np.asarray(300), dtype=dt.uint8)
+    np.testing.assert_array_equal(wrapped.numpy(), np.full((2,), np.asarray(300), dtype=np.uint8))
+    assert dt.full((2,), dt.tensor(7), dtype=dt.float64).tolist() == [7.0, 7.0]
+    assert_meta(dt.full((2,), dt.tensor(True), device="meta"), (2,), np.bool_)
+    with pytest.raises(ArgumentValueError, match=words("full", "fill_value", "0-d", "[2]")):
+        dt.full((2,), dt.ones(2))
+    with pytest.raises(ArgumentValueError, match=words("full_like", "fill_value", "0-d")):
+        dt.full_like(dt.ones(2), np.ones(2))
+    with pytest.raises(ArgumentValueError, match=words("full", "fill_value", "meta")):
+        dt.full((2,), dt.empty((), device="meta"))
 
 
 def test_full_like() -> None:

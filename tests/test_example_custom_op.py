@@ -87,11 +87,11 @@ def test_mypy_checks_user_impls_against_the_generated_signatures(
         "from devtensor.tensor import Tensor\n"
         "from devtensor.typed import ConstOut, CPUTensor, CUDATensor\n"
         "import softplus_kernels\n"
-        "@softplus_kernels.softplus.cpu\n"
+        "@softplus_kernels.fused_softplus.cpu\n"
         "def good(self: CPUTensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None: ...\n"
-        "@softplus_kernels.softplus.cpu\n"
+        "@softplus_kernels.fused_softplus.cpu\n"
         "def generic(self: Tensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None: ...\n"
-        "@softplus_kernels.softplus.cuda\n"
+        "@softplus_kernels.fused_softplus.cuda\n"
         "def no_threshold(self: CUDATensor, beta: float, *, out: ConstOut[CUDATensor]) -> None: ...\n"
     )
     monkeypatch.setenv("MYPYPATH", f"{EXAMPLE_DIR}{':'}{ROOT / 'stubs'}")

@@ -462,3 +462,31 @@ def test_bad_uplo_and_full_matrices_name_the_argument() -> None:
         dt.linalg.eigvalsh(a, "q")  # type: ignore[arg-type]
     with pytest.raises(ArgumentTypeError, match=r"linalg_svd.*'full_matrices'.*str"):
         dt.linalg.svd(a, full_matrices="x")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 2.0, 3.0, math.inf])
+def test_cdist_is_the_p_norm_of_the_row_differences(p: float) -> None:
+    rng = np.random.default_rng(1)
+    x1 = rng.standard_normal((2, 30, 5))  # more than 25 rows: PyTorch would use a matrix product here
+    x2 = rng.standard_normal((1, 27, 5))
+    x1[0, 0, :2] = x2[0, 0, :2]  # some equal coordinates (p=0 counts the differing ones)
+    got = dt.cdist(dt.tensor(x1), dt.tensor(x2), p)
+    expected = np.linalg.norm(x1[..., :, None, :] - x2[..., None, :, :], ord=p, axis=-1)
+    assert got.shape == (2, 30, 27)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12, atol=0)
+    f32 = dt.cdist(dt.tensor(x1, dtype=dt.float32), dt.tensor(x2, dtype=dt.float32), p)
+    assert f32.dtype == np.float32
+
+
+def test_cdist_errors() -> None:
+    a = dt.ones(3, 4)
+    with pytest.raises(ValueError, match=r"cdist.*columns"):
+        dt.cdist(a, dt.ones(2, 5))
+    with pytest.raises(ValueError, match=r"cdist.*non-negative"):
+        dt.cdist(a, a, -1.0)
+    with pytest.raises(TypeError, match=r"cdist.*int64"):
+        dt.cdist(dt.ones(3, 4, dtype=dt.int64), a)
+    with pytest.raises(ValueError, match=r"cdist.*at least 2"):
+        dt.cdist(dt.ones(4), a)
+    with pytest.raises(ValueError, match="compute_mode"):
+        dt.cdist(a, a, compute_mode="fast")  # type: ignore[arg-type]

@@ -597,3 +597,26 @@ def test_an_overflow_of_the_narrowing_write_into_out_is_reported_after_the_write
         warnings.simplefilter("error")
         call(quiet)
     np.testing.assert_array_equal(quiet.numpy(), out.numpy())
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(max_dims=3), elements=st.floats(-50, 50)), st.floats(0.1, 4.0))
+def test_softplus_matches_the_formula_with_numpy(x: npt.NDArray[Any], beta: float) -> None:
+    # PyTorch's formula: x itself where beta * x > threshold, else log1p(exp(beta * x)) / beta
+    z = x * beta
+    expected = np.where(z > 20.0, x, np.log1p(np.exp(z)) / beta)
+    np.testing.assert_array_equal(dt.softplus(dt.tensor(x), beta=beta).numpy(), expected)
+
+
+def test_softplus_dtypes_out_and_errors() -> None:
+    x = dt.tensor([-2.0, 0.0, 3.0], dtype=dt.float32)
+    got = dt.softplus(x, 1.0, 1.0)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got.numpy(), [np.log1p(np.exp(-2.0)), np.log(2.0), 3.0], rtol=1e-6)
+    out = dt.empty(3, dtype=dt.float32)
+    assert dt.softplus(x, out=out) is out and out.version == 1
+    before = snapshot(x)
+    with pytest.raises(ArgumentTypeError, match=r"softplus.*int64"):
+        dt.softplus(dt.tensor([1, 2]))
+    with pytest.raises(ArgumentTypeError, match=r"softplus.*beta"):
+        dt.softplus(x, beta="2")  # type: ignore[arg-type]
+    assert_unchanged(before)

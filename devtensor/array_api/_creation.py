@@ -89,18 +89,20 @@ def ones_like(x: Tensor, /, *, dtype: Any = None, device: DeviceLike | None = No
 
 
 def full(
-    shape: int | Sequence[int], fill_value: bool | int | float | complex, *, dtype: Any = None,
-    device: DeviceLike | None = None,
+    shape: int | Sequence[int], fill_value: bool | int | float | complex | Tensor | np.ndarray[Any, Any], *,
+    dtype: Any = None, device: DeviceLike | None = None,
 ) -> Tensor:  # fmt: skip
-    """``fill_value`` in a tensor of ``shape``; the dtype default follows the value's kind (bool, int64,
-    float64, complex128), as the standard's defaults."""
+    """``fill_value`` in a tensor of ``shape``; the dtype default follows a number's kind (bool, int64,
+    float64, complex128), as the standard's defaults, and a 0-d array's (tensor's) own dtype, as NumPy's."""
     return _dt.full(_shape("full", shape), fill_value, dtype=dtype, device=device)
 
 
 def full_like(
-    x: Tensor, /, fill_value: bool | int | float | complex, *, dtype: Any = None, device: DeviceLike | None = None
-) -> Tensor:
-    """``fill_value`` in a tensor of ``x``'s shape (and dtype and device unless given)."""
+    x: Tensor, /, fill_value: bool | int | float | complex | Tensor | np.ndarray[Any, Any], *, dtype: Any = None,
+    device: DeviceLike | None = None,
+) -> Tensor:  # fmt: skip
+    """``fill_value`` (a number, or a 0-d array or tensor) in a tensor of ``x``'s shape (and dtype and device
+    unless given)."""
     return _dt.full_like(x, fill_value, dtype=dtype, device=device)
 
 

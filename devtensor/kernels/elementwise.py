@@ -374,7 +374,8 @@ def _clamp(xp: ModuleType, self: D, min: D | Scalar | None, max: D | Scalar | No
 @structured_op(out_may_be_input=True, inplace=False, method=False)
 def where(condition: TensorMeta, self: TensorMetaOrScalar, other: TensorMetaOrScalar) -> TensorSpec:
     """``self`` where ``condition`` is true, else ``other``, elementwise (``torch.where``, ``np.where``).
-    ``condition`` must be a bool tensor (ArgumentTypeError otherwise, as PyTorch). The result dtype promotes
+    ``condition`` must be a bool tensor (ArgumentTypeError otherwise, as PyTorch; ``np.where(t, x, y)`` on a
+    tensor takes NumPy's truth of any dtype, ``t != 0``, before calling this op). The result dtype promotes
     ``self`` and ``other`` (NumPy's ``result_type``, weak Python scalars); all three broadcast."""
     if condition.dtype.kind != "b":
         raise ArgumentTypeError(f"where: argument 'condition' must be a bool tensor, got dtype {condition.dtype}")

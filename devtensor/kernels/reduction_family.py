@@ -404,12 +404,23 @@ def _common(
     return spec
 
 
+def _order_matters(a: Any, out: Any) -> bool:
+    """Whether writing the reduction of ``a`` straight into the C-ordered ``out`` may round otherwise than NumPy's
+    own call without ``out``: NumPy lays a fresh result out as its input (K order), and the layout of the
+    operands decides which dimension its iterator sums along (pairwise summation runs along the inner loop), so
+    a result of 2 or more dims of an input that is not C-contiguous (a transpose, a strided slice) is computed
+    fresh and copied, giving ``np.sum``'s and ``np.mean``'s values bit for bit. A 0-d or 1-d result has one
+    layout only."""
+    return bool(out.ndim >= 2 and not a.flags.c_contiguous)
+
+
 def write(
     xp: ModuleType, fn: Callable[..., Any], a: Any, keepdim: bool, plan: ReductionPlan, out: Any, **kw: Any
 ) -> None:
     """``fn(a, axis=plan.axis, keepdims=keepdim, **kw)`` into ``out``: directly (``out=``) when ``out`` has the
-    dtype ``plan.compute``, else computed, then cast into ``out`` (same_kind; the front checked it)."""
-    if out.dtype == plan.compute:
+    dtype ``plan.compute`` and its layout cannot change the rounding (:func:`_order_matters`), else computed,
+    then cast into ``out`` (same_kind; the front checked it)."""
+    if out.dtype == plan.compute and not _order_matters(a, out):
         fn(a, axis=plan.axis, keepdims=keepdim, out=out, **kw)
     else:
         xp.copyto(out, fn(a, axis=plan.axis, keepdims=keepdim, **kw), casting="same_kind")
@@ -442,7 +453,7 @@ def _reduce_calls(r: _Rules, function: str, ufunc: np.ufunc, fixed_dtype: DType 
         if out is None:
             result = reduce(a, plan.axis, dtype, out=..., keepdims=plan.keepdim)
             return result if result.ndim < 2 or result.flags.c_contiguous else np.ascontiguousarray(result)
-        if out.dtype == plan.compute:
+        if out.dtype == plan.compute and not _order_matters(a, out):
             reduce(a, plan.axis, dtype, out, keepdims=plan.keepdim)
         else:
             np.copyto(out, reduce(a, plan.axis, dtype, keepdims=plan.keepdim), casting="same_kind")

@@ -89,7 +89,11 @@ class ConstOut(Generic[T_co]):
 
     @property
     def strides(self) -> tuple[int, ...]:
-        """The output's strides, in elements."""
+        """The output's strides in bytes, as NumPy's (and as ``Tensor.strides``)."""
+        return tuple(self._a.strides)
+
+    def stride(self) -> tuple[int, ...]:
+        """The output's strides in elements, as PyTorch's ``stride()`` (and ``Tensor.stride()``)."""
         item = self._a.dtype.itemsize
         return tuple(s // item for s in self._a.strides)
 
