@@ -58,7 +58,10 @@ def arange(
     except TypeError:
         away = False  # (devtensor.arange names the argument that is not a number)
     if away:
-        return _dt.arange(start, start, step, dtype=dtype, device=device)
+        if dtype is None:  # devtensor.arange's default: int64 when every argument is an int
+            ints = all(isinstance(_value(v), (int, np.integer, np.bool_)) for v in (start, stop, step))
+            dtype = _dt.int64 if ints else _dt.float64
+        return _dt.arange(0, 0, dtype=dtype, device=device)
     return _dt.arange(start, stop, step, dtype=dtype, device=device)
 
 
