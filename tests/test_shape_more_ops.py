@@ -77,6 +77,23 @@ def test_searchsorted() -> None:
         dt.searchsorted(dt.tensor(s), dt.tensor(v), side="left", right=True)
     with pytest.raises(ValueError, match="leading dims"):
         dt.searchsorted(dt.tensor(np.zeros((3, 2))), dt.tensor(v))
+    # A number input, a sorter (PyTorch's and NumPy's), and their errors.
+    assert dt.searchsorted(dt.tensor(s), 2.5).shape == () and dt.searchsorted(dt.tensor(s), 2.5).item() == 3
+    u = np.array([5.0, 1.0, 3.0])
+    order = dt.tensor(np.argsort(u))
+    np.testing.assert_array_equal(
+        dt.searchsorted(dt.tensor(u), dt.tensor(v), sorter=order).numpy(), np.searchsorted(u, v, sorter=np.argsort(u))
+    )
+    with pytest.raises(dt.ShapeError, match="number 'input' needs a 1-D"):
+        dt.searchsorted(dt.tensor(np.zeros((3, 2))), 1.0)
+    with pytest.raises(ValueError, match="'sorter' is outside"):
+        dt.searchsorted(dt.tensor(u), 1.0, sorter=dt.tensor([0, 1, 3]))
+    with pytest.raises(TypeError, match="'sorter' must be an int64"):
+        dt.searchsorted(dt.tensor(u), 1.0, sorter=dt.tensor([0, 1, 2], dtype="int32"))
+    with pytest.raises(dt.ShapeError, match="'sorter' of shape"):
+        dt.searchsorted(dt.tensor(u), 1.0, sorter=dt.tensor([0, 1]))
+    # An empty row per batch: all zeros (was a raw NumPy reshape error).
+    assert dt.searchsorted(dt.zeros((2, 0)), dt.ones((2, 3))).tolist() == [[0, 0, 0], [0, 0, 0]]
 
 
 def test_arange_linspace_out() -> None:
