@@ -226,7 +226,7 @@ SCHEMAS = {
     'repeat': ("(('self', 'repeats'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'repeats': 'Sequence[int]', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('repeats', 'other', False, False, None, False, 'Sequence[int]')), None, None),
     'repeat_interleave': ("(('self', 'repeats', 'dim'), 0, 0, 0, (None,), None, {'self': 'TensorMeta', 'repeats': 'int', 'dim': 'int | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('repeats', 'other', False, False, None, False, 'int'), ('dim', 'other', False, True, None, True, 'int | None')), None, None),
     'einsum': ("(('operands', 'equation'), 0, 0, 0, None, None, {'operands': 'Sequence[TensorMeta]', 'equation': 'str', 'return': 'TensorSpec'})", (('operands', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('equation', 'other', False, False, None, False, 'str')), None, None),
-    'searchsorted': ("(('sorted_sequence', 'input', 'out_int32', 'right', 'side'), 0, 3, 0, None, {'out_int32': False, 'right': False, 'side': None}, {'sorted_sequence': 'TensorMeta', 'input': 'TensorMeta', 'out_int32': 'bool', 'right': 'bool', 'side': 'str | None', 'return': 'PlannedSpec[bool]'})", (('sorted_sequence', 'Tensor', False, False, None, False, 'Tensor'), ('input', 'Tensor', False, False, None, False, 'Tensor'), ('out_int32', 'other', True, True, False, False, 'bool'), ('right', 'other', True, True, False, False, 'bool'), ('side', 'other', True, True, None, True, 'str | None')), 'bool', None),
+    'searchsorted': ("(('sorted_sequence', 'input', 'out_int32', 'right', 'side', 'sorter'), 0, 4, 0, None, {'out_int32': False, 'right': False, 'side': None, 'sorter': None}, {'sorted_sequence': 'TensorMeta', 'input': 'TensorOrScalar', 'out_int32': 'bool', 'right': 'bool', 'side': 'str | None', 'sorter': 'Tensor | None', 'return': 'PlannedSpec[bool]'})", (('sorted_sequence', 'Tensor', False, False, None, False, 'Tensor'), ('input', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('out_int32', 'other', True, True, False, False, 'bool'), ('right', 'other', True, True, False, False, 'bool'), ('side', 'other', True, True, None, True, 'str | None'), ('sorter', 'Tensor', True, True, None, True, 'Tensor | None')), 'bool', None),
     'reshape': ("(('self', 'shape'), 0, 0, 0, None, None, {'self': 'Tensor', 'shape': 'Sequence[int]', 'return': 'ViewSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('shape', 'other', False, False, None, False, 'Sequence[int]')), None, (False, 'shape')),
     'view': ("(('self', 'shape'), 0, 0, 0, None, None, {'self': 'Tensor', 'shape': 'Sequence[int]', 'return': 'ViewSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('shape', 'other', False, False, None, False, 'Sequence[int]')), None, (False, 'shape')),
     'flatten': ("(('self', 'start_dim', 'end_dim'), 0, 0, 0, (0, -1), None, {'self': 'Tensor', 'start_dim': 'int', 'end_dim': 'int', 'return': 'ViewSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('start_dim', 'other', False, True, 0, False, 'int'), ('end_dim', 'other', False, True, -1, False, 'int')), None, (False, None)),
@@ -491,7 +491,7 @@ FINGERPRINTS = {
     'make_repeat': 'repeat|functional|None|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_repeat_interleave': "repeat_interleave|functional|None|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_einsum': 'einsum|functional|None|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_searchsorted': 'searchsorted|functional|None|sorted_sequence:Tensor:0000;input:Tensor:0000;out_int32:other:1011;right:other:1011;side:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_out_int32,_default_right,_default_side|()',
+    'make_searchsorted': 'searchsorted|functional|None|sorted_sequence:Tensor:0000;input:TensorOrScalar:0000;out_int32:other:1011;right:other:1011;side:other:1110;sorter:Tensor:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_out_int32,_default_right,_default_side,_default_sorter|()',
 }
 
 
@@ -48019,24 +48019,31 @@ def make_einsum(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_out_int32, _default_right, _default_side):
-    def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out})
+def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _check_values, _value_checks, _default_out_int32, _default_right, _default_side, _default_sorter):
+    def searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, sorter=_default_sorter, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'sorter': sorter, 'out': out})
         if isinstance(sorted_sequence, _Tensor):
             _device = sorted_sequence._device
             _first_tensor = sorted_sequence
-        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'sorted_sequence')
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'sorter': sorter, 'out': out}, 'sorted_sequence')
         if isinstance(input, _Tensor):
-            if input._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
-        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'input')
+            _input_is_tensor = True
+            if input._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('sorter', sorter), ('out', out)))
+        else:
+            _input_is_tensor = False
+            if type(input) not in _SCALARS: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'sorter': sorter, 'out': out}, 'input')
+        if sorter is not None:
+            if isinstance(sorter, _Tensor):
+                if sorter._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('sorter', sorter), ('out', out)))
+            else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'sorter': sorter, 'out': out}, 'sorter')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'sorter': sorter, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+                _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('sorter', sorter), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): out_int32, right, = _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
-        _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
+        _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -48049,7 +48056,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
-                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2], out=_const_out)
             else:
                 with _device._guard():
                     try:
@@ -48059,7 +48066,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -48071,23 +48078,24 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (sorted_sequence, input, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (sorted_sequence, input, sorter, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
             if sorted_sequence._storage.root is _out_root and _check_pair(_name, 'out', out, sorted_sequence, _out_may_be_input): _out_array = _temporary(_name, out)
-            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if _input_is_tensor and input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(sorter, _Tensor) and sorter._storage.root is _out_root and _check_pair(_name, 'out', out, sorter, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2], out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                    _complete_after_condition(out, _out_array, (sorted_sequence, input, sorter, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -48095,33 +48103,40 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2], out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                        _complete_after_condition(out, _out_array, (sorted_sequence, input, sorter, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
-    def _raw_searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, out=None):
+    def _raw_searchsorted(sorted_sequence, input, *, out_int32=_default_out_int32, right=_default_right, side=_default_side, sorter=_default_sorter, out=None):
         if isinstance(sorted_sequence, _Tensor):
             _device = sorted_sequence._device
             _first_tensor = sorted_sequence
-        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'sorted_sequence')
+        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'sorter': sorter, 'out': out}, 'sorted_sequence')
         if isinstance(input, _Tensor):
-            if input._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
-        else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'input')
+            _input_is_tensor = True
+            if input._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('sorter', sorter), ('out', out)))
+        else:
+            _input_is_tensor = False
+            if type(input) not in _SCALARS: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'sorter': sorter, 'out': out}, 'input')
+        if sorter is not None:
+            if isinstance(sorter, _Tensor):
+                if sorter._device is not _device: _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('sorter', sorter), ('out', out)))
+            else: return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'sorter': sorter, 'out': out}, 'sorter')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (sorted_sequence, input, ), {'out_int32': out_int32, 'right': right, 'side': side, 'sorter': sorter, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('out', out)))
+                _mismatch(_name, (('sorted_sequence', sorted_sequence), ('input', input), ('sorter', sorter), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (out_int32 is not True and out_int32 is not False) or (right is not True and right is not False): out_int32, right, = _check_values(_name, _value_checks, {'out_int32': out_int32, 'right': right})
-        _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side)
+        _spec = _meta(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -48134,7 +48149,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
-                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2], out=_const_out)
             else:
                 with _device._guard():
                     try:
@@ -48144,7 +48159,7 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -48156,23 +48171,24 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (sorted_sequence, input, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (sorted_sequence, input, sorter, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
             if sorted_sequence._storage.root is _out_root and _check_pair(_name, 'out', out, sorted_sequence, _out_may_be_input): _out_array = _temporary(_name, out)
-            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if _input_is_tensor and input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(sorter, _Tensor) and sorter._storage.root is _out_root and _check_pair(_name, 'out', out, sorter, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                    _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2], out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                    _complete_after_condition(out, _out_array, (sorted_sequence, input, sorter, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -48180,12 +48196,12 @@ def make_searchsorted(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inp
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2], out=_const_out)
+                        _handler(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2], out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (sorted_sequence, input, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, plan=_spec[2])
+                        _complete_after_condition(out, _out_array, (sorted_sequence, input, sorter, ), _handler, _const_out, sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1

@@ -5096,22 +5096,26 @@ if TYPE_CHECKING:
     einsum: _EinsumKernels
 
 
-    class SearchsortedCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+    class SearchsortedCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``searchsorted``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, sorted_sequence: _CPU0, input: _CPU1, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_CPU2]) -> None: ...
+        def __call__(_k, sorted_sequence: _CPU0, input: _CPUS0 | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: _CPUS1 | None, plan: bool, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class SearchsortedCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+    class SearchsortedCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``searchsorted``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, sorted_sequence: _CUDA0, input: _CUDA1, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_CUDA2]) -> None: ...
+        def __call__(_k, sorted_sequence: _CUDA0, input: _CUDAS0 | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: _CUDAS1 | None, plan: bool, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class SearchsortedXPKernel(Protocol[_XP]):
+    class SearchsortedXPKernel(Protocol):
         """The type of ``searchsorted``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, sorted_sequence: _XP, input: _XP, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, sorted_sequence: CPUTensor, input: CPUTensor | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: CPUTensor | None, plan: bool, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, sorted_sequence: CUDATensor, input: CUDATensor | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: CUDATensor | None, plan: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _SearchsortedKernels(KernelRegistrar):
@@ -5119,9 +5123,9 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: SearchsortedCPUKernel[_CPU0, _CPU1, _CPU2]) -> SearchsortedCPUKernel[_CPU0, _CPU1, _CPU2]: ...
-        def cuda(self, fn: SearchsortedCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> SearchsortedCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
-        def xp(self, fn: SearchsortedXPKernel[_XP]) -> SearchsortedXPKernel[_XP]: ...
+        def cpu(self, fn: SearchsortedCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> SearchsortedCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: SearchsortedCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> SearchsortedCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: SearchsortedXPKernel) -> SearchsortedXPKernel: ...
 
 
     searchsorted: _SearchsortedKernels
