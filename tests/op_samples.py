@@ -572,9 +572,16 @@ def _scans_and_indexing() -> list[OpSamples]:
                 Sample((x, 5)),
                 Sample((A((0, 3)), 1, 0)),
                 Sample((S((2, 3), signed=True), 1, -1)),
+                # PyTorch's prepend/append: joined along dim first, dtypes promoted.
+                Sample((x, 1, 1, A((2, 1), shift=1), A((2, 2), shift=2))),
+                Sample((A((3, 2), "i"), 2, 0), {"append": A((1, 2), "f")}),
+                Sample((A((4,), "b"), 1, -1), {"prepend": A((2,), "b", shift=1)}),
+                Sample((x, 0, 1), {"prepend": A((2, 1))}),
             ),
             "bifc",
-            reference=lambda a, n=1, dim=-1: np.diff(a, n=n, axis=dim),
+            reference=lambda a, n=1, dim=-1, prepend=None, append=None: np.diff(
+                a, n=n, axis=dim, **{k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+            ),
             lacks={"0-d": "diff refuses 0-d tensors (as torch.diff)"},
             skip=no_inplace,
         )

@@ -77,6 +77,15 @@ def test_diff_errors() -> None:
         dt.diff(dt.tensor(np.float64(1.0)))
     with pytest.raises(ValueError, match="non-negative"):
         dt.diff(dt.tensor(np.ones(3)), -1)
+    # prepend/append: PyTorch's shape rules (the number of dims, the sizes off dim).
+    with pytest.raises(dt.ShapeError, match="'prepend' must have the number of dims"):
+        dt.diff(dt.tensor(np.ones(3)), prepend=dt.tensor(0.0))
+    with pytest.raises(dt.ShapeError, match="'append' of shape .* except along dim 0"):
+        dt.diff(dt.tensor(np.ones((2, 3))), dim=0, append=dt.tensor(np.zeros((1, 2))))
+    same(
+        dt.diff(dt.tensor(np.arange(3)), prepend=dt.tensor([0.5]), append=dt.tensor([9.0])),
+        np.diff(np.arange(3), prepend=[0.5], append=[9.0]),
+    )
 
 
 # --- tril, triu, roll, count_nonzero ----------------------------------------------------------------------------
