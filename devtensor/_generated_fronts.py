@@ -217,7 +217,7 @@ SCHEMAS = {
     'upsample_nearest1d': ("(('self', 'output_size', 'scale_factor'), 0, 0, 0, (None, None), None, {'self': 'TensorMeta', 'output_size': 'int | Sequence[int] | None', 'scale_factor': 'float | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('output_size', 'other', False, True, None, True, 'int | Sequence[int] | None'), ('scale_factor', 'other', False, True, None, True, 'float | None')), None, None),
     'cumsum': ("(('self', 'dim', 'dtype'), 0, 1, 0, None, {'dtype': None}, {'self': 'TensorMeta', 'dim': 'int', 'dtype': 'DTypeLike | None', 'return': 'PlannedSpec[ScanPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('dtype', 'other', True, True, None, True, 'DTypeLike | None')), 'tuple[int | None, dtype[Any]]', None),
     'cumprod': ("(('self', 'dim', 'dtype'), 0, 1, 0, None, {'dtype': None}, {'self': 'TensorMeta', 'dim': 'int', 'dtype': 'DTypeLike | None', 'return': 'PlannedSpec[ScanPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('dtype', 'other', True, True, None, True, 'DTypeLike | None')), 'tuple[int | None, dtype[Any]]', None),
-    'diff': ("(('self', 'n', 'dim'), 0, 0, 0, (1, -1), None, {'self': 'TensorMeta', 'n': 'int', 'dim': 'int', 'return': 'PlannedSpec[int]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('n', 'other', False, True, 1, False, 'int'), ('dim', 'other', False, True, -1, False, 'int')), 'int', None),
+    'diff': ("(('self', 'n', 'dim', 'prepend', 'append'), 0, 0, 0, (1, -1, None, None), None, {'self': 'TensorMeta', 'n': 'int', 'dim': 'int', 'prepend': 'Tensor | None', 'append': 'Tensor | None', 'return': 'PlannedSpec[int]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('n', 'other', False, True, 1, False, 'int'), ('dim', 'other', False, True, -1, False, 'int'), ('prepend', 'Tensor', False, True, None, True, 'Tensor | None'), ('append', 'Tensor', False, True, None, True, 'Tensor | None')), 'int', None),
     'clone': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'flip': ("(('self', 'dims'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'dims': 'int | Sequence[int]', 'return': 'PlannedSpec[tuple[int, ...]]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dims', 'other', False, False, None, False, 'int | Sequence[int]')), 'tuple[int, ...]', None),
     'cat': ("(('tensors', 'dim'), 0, 0, 0, (0,), None, {'tensors': 'Sequence[TensorMeta]', 'dim': 'int', 'return': 'TensorSpec'})", (('tensors', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('dim', 'other', False, True, 0, False, 'int')), None, None),
@@ -482,7 +482,7 @@ FINGERPRINTS = {
     'make_cumsum_': 'cumsum|inplace|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
     'make_cumprod': 'cumprod|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
     'make_cumprod_': 'cumprod|inplace|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
-    'make_diff': "diff|functional|None|self:Tensor:0000;n:other:0011;dim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim|(('dim', 'axis'),)",
+    'make_diff': "diff|functional|None|self:Tensor:0000;n:other:0011;dim:other:0011;prepend:Tensor:0110;append:Tensor:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_n,_default_dim,_default_prepend,_default_append|(('dim', 'axis'),)",
     'make_clone': 'clone|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_flip': 'flip|functional|None|self:Tensor:0000;dims:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_cat': "cat|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_memo,_default_dim|(('dim', 'axis'),)",
@@ -46387,22 +46387,30 @@ def make_cumprod_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, 
     return _public, _raw
 
 
-def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim):
-    def diff(self, n=_default_n, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
-        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_n, _default_dim, _default_prepend, _default_append):
+    def diff(self, n=_default_n, dim=_NO_ALIAS, prepend=_default_prepend, append=_default_append, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'n': n, 'dim': dim, 'prepend': prepend, 'append': append, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if dim is _NO_ALIAS: dim = _default_dim
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, n, dim, ), {'out': out})
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, n, dim, prepend, append, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: return _coerce(_op, _raw, (self, n, dim, ), {'out': out}, 'self')
+        else: return _coerce(_op, _raw, (self, n, dim, prepend, append, ), {'out': out}, 'self')
+        if prepend is not None:
+            if isinstance(prepend, _Tensor):
+                if prepend._device is not _device: _mismatch(_name, (('self', self), ('prepend', prepend), ('append', append), ('out', out)))
+            else: return _coerce(_op, _raw, (self, n, dim, prepend, append, ), {'out': out}, 'prepend')
+        if append is not None:
+            if isinstance(append, _Tensor):
+                if append._device is not _device: _mismatch(_name, (('self', self), ('prepend', prepend), ('append', append), ('out', out)))
+            else: return _coerce(_op, _raw, (self, n, dim, prepend, append, ), {'out': out}, 'append')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, n, dim, ), {'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, n, dim, prepend, append, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
+                _mismatch(_name, (('self', self), ('prepend', prepend), ('append', append), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, n, dim)
+        _spec = _meta(self, n, dim, prepend, append)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -46415,7 +46423,7 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
-                    _handler(self, n, dim, plan=_spec[2], out=_const_out)
+                    _handler(self, n, dim, prepend, append, plan=_spec[2], out=_const_out)
             else:
                 with _device._guard():
                     try:
@@ -46425,7 +46433,7 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(self, n, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, n, dim, prepend, append, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -46437,22 +46445,24 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (self, prepend, append, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(prepend, _Tensor) and prepend._storage.root is _out_root and _check_pair(_name, 'out', out, prepend, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(append, _Tensor) and append._storage.root is _out_root and _check_pair(_name, 'out', out, append, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(self, n, dim, plan=_spec[2], out=_const_out)
+                    _handler(self, n, dim, prepend, append, plan=_spec[2], out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, n, dim, plan=_spec[2])
+                    _complete_after_condition(out, _out_array, (self, prepend, append, ), _handler, _const_out, self, n, dim, prepend, append, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -46460,31 +46470,39 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(self, n, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, n, dim, prepend, append, plan=_spec[2], out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, n, dim, plan=_spec[2])
+                        _complete_after_condition(out, _out_array, (self, prepend, append, ), _handler, _const_out, self, n, dim, prepend, append, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
-    def _raw_diff(self, n=_default_n, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
-        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'n': n, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+    def _raw_diff(self, n=_default_n, dim=_NO_ALIAS, prepend=_default_prepend, append=_default_append, *, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'n': n, 'dim': dim, 'prepend': prepend, 'append': append, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: return _coerce(_op, _raw, (self, n, dim, ), {'out': out}, 'self')
+        else: return _coerce(_op, _raw, (self, n, dim, prepend, append, ), {'out': out}, 'self')
+        if prepend is not None:
+            if isinstance(prepend, _Tensor):
+                if prepend._device is not _device: _mismatch(_name, (('self', self), ('prepend', prepend), ('append', append), ('out', out)))
+            else: return _coerce(_op, _raw, (self, n, dim, prepend, append, ), {'out': out}, 'prepend')
+        if append is not None:
+            if isinstance(append, _Tensor):
+                if append._device is not _device: _mismatch(_name, (('self', self), ('prepend', prepend), ('append', append), ('out', out)))
+            else: return _coerce(_op, _raw, (self, n, dim, prepend, append, ), {'out': out}, 'append')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, n, dim, ), {'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, n, dim, prepend, append, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
+                _mismatch(_name, (('self', self), ('prepend', prepend), ('append', append), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, n, dim)
+        _spec = _meta(self, n, dim, prepend, append)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -46497,7 +46515,7 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
-                    _handler(self, n, dim, plan=_spec[2], out=_const_out)
+                    _handler(self, n, dim, prepend, append, plan=_spec[2], out=_const_out)
             else:
                 with _device._guard():
                     try:
@@ -46507,7 +46525,7 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(self, n, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, n, dim, prepend, append, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -46519,22 +46537,24 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (self, prepend, append, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(prepend, _Tensor) and prepend._storage.root is _out_root and _check_pair(_name, 'out', out, prepend, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(append, _Tensor) and append._storage.root is _out_root and _check_pair(_name, 'out', out, append, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(self, n, dim, plan=_spec[2], out=_const_out)
+                    _handler(self, n, dim, prepend, append, plan=_spec[2], out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, n, dim, plan=_spec[2])
+                    _complete_after_condition(out, _out_array, (self, prepend, append, ), _handler, _const_out, self, n, dim, prepend, append, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -46542,12 +46562,12 @@ def make_diff(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(self, n, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, n, dim, prepend, append, plan=_spec[2], out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, n, dim, plan=_spec[2])
+                        _complete_after_condition(out, _out_array, (self, prepend, append, ), _handler, _const_out, self, n, dim, prepend, append, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1

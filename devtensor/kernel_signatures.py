@@ -4817,22 +4817,22 @@ if TYPE_CHECKING:
     cumprod: _CumprodKernels
 
 
-    class DiffCPUKernel(Protocol[_CPU0, _CPU1]):
+    class DiffCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``diff``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, n: int, dim: int, *, plan: int, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, n: int, dim: int, prepend: _CPUS0 | None, append: _CPUS1 | None, *, plan: int, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class DiffCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class DiffCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``diff``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, n: int, dim: int, *, plan: int, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, n: int, dim: int, prepend: _CUDAS0 | None, append: _CUDAS1 | None, *, plan: int, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class DiffXPKernel(Protocol[_XP]):
         """The type of ``diff``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, n: int, dim: int, *, plan: int, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, n: int, dim: int, prepend: _XP | None, append: _XP | None, *, plan: int, out: ConstOut[_XP]) -> None: ...
 
 
     class _DiffKernels(KernelRegistrar):
@@ -4840,8 +4840,8 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: DiffCPUKernel[_CPU0, _CPU1]) -> DiffCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: DiffCUDAKernel[_CUDA0, _CUDA1]) -> DiffCUDAKernel[_CUDA0, _CUDA1]: ...
+        def cpu(self, fn: DiffCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> DiffCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: DiffCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> DiffCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
         def xp(self, fn: DiffXPKernel[_XP]) -> DiffXPKernel[_XP]: ...
 
 
