@@ -80,7 +80,7 @@ def test_diff_errors() -> None:
     # prepend/append: PyTorch's shape rules (the number of dims, the sizes off dim).
     with pytest.raises(dt.ShapeError, match="'prepend' must have the number of dims"):
         dt.diff(dt.tensor(np.ones(3)), prepend=dt.tensor(0.0))
-    with pytest.raises(dt.ShapeError, match="'append' of shape .* except along dim 0"):
+    with pytest.raises(dt.ShapeError, match=r"'append' of shape .* except along dim 0"):
         dt.diff(dt.tensor(np.ones((2, 3))), dim=0, append=dt.tensor(np.zeros((1, 2))))
     same(
         dt.diff(dt.tensor(np.arange(3)), prepend=dt.tensor([0.5]), append=dt.tensor([9.0])),
