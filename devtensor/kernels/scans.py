@@ -180,8 +180,8 @@ def _diff(
     self: D,
     n: int,
     dim: int,
-    prepend: D | None,
-    append: D | None,
+    prepend: Any,  # (D | None: mypy cannot infer the kernel's TypeVar through optional tensors)
+    append: Any,
     *,
     plan: int,
     out: ConstOut[D],

@@ -330,12 +330,12 @@ def _searchsorted(
     out_int32: bool,
     right: bool,
     side: str | None,
-    sorter: D | None,
+    sorter: Tensor | None,  # (the generic Tensor: mypy cannot infer the kernel's TypeVar through "D | None")
     plan: bool,
     out: ConstOut[D],
 ) -> None:
     s = sorted_sequence._array
-    x = input._array if isinstance(input, Tensor) else input
+    x: Any = input._array if isinstance(input, Tensor) else input
     which = "right" if plan else "left"
     n = s.shape[-1]
     if sorter is not None and sorter._array.size:
