@@ -845,6 +845,9 @@ def _nn() -> list[OpSamples]:
                     Sample((A(()), 0)),
                     Sample((A((0, 3)), 1)),
                     Sample((S((2, 3)), -1)),
+                    # PyTorch's dtype=: self cast to it first.
+                    Sample((A((2, 3)), 1), {"dtype": np.float32}),
+                    Sample((A((2, 3), "i"), 0, "float32")),
                 ),
                 "bif",
                 skip={"inplace": NO_INPLACE},
