@@ -209,8 +209,8 @@ SCHEMAS = {
     'var': ("(('self', 'dim', 'keepdim', 'correction'), 0, 1, 0, (None, False), {'correction': 1}, {'self': 'TensorMeta', 'dim': 'int | tuple[int, ...] | list[int] | None', 'keepdim': 'bool', 'correction': 'int | float', 'return': 'PlannedSpec[ReductionPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, True, None, True, 'int | tuple[int, ...] | list[int] | None'), ('keepdim', 'other', False, True, False, False, 'bool'), ('correction', 'other', True, True, 1, False, 'int | float')), 'ReductionPlan', None),
     'std': ("(('self', 'dim', 'keepdim', 'correction'), 0, 1, 0, (None, False), {'correction': 1}, {'self': 'TensorMeta', 'dim': 'int | tuple[int, ...] | list[int] | None', 'keepdim': 'bool', 'correction': 'int | float', 'return': 'PlannedSpec[ReductionPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, True, None, True, 'int | tuple[int, ...] | list[int] | None'), ('keepdim', 'other', False, True, False, False, 'bool'), ('correction', 'other', True, True, 1, False, 'int | float')), 'ReductionPlan', None),
     'logsumexp': ("(('self', 'dim', 'keepdim'), 0, 0, 0, (None, False), None, {'self': 'TensorMeta', 'dim': 'int | tuple[int, ...] | list[int] | None', 'keepdim': 'bool', 'return': 'PlannedSpec[ReductionPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, True, None, True, 'int | tuple[int, ...] | list[int] | None'), ('keepdim', 'other', False, True, False, False, 'bool')), 'ReductionPlan', None),
-    'softmax': ("(('self', 'dim'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'dim': 'int', 'return': 'PlannedSpec[SoftmaxPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int')), 'SoftmaxPlan', None),
-    'log_softmax': ("(('self', 'dim'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'dim': 'int', 'return': 'PlannedSpec[SoftmaxPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int')), 'SoftmaxPlan', None),
+    'softmax': ("(('self', 'dim', 'dtype'), 0, 0, 0, (None,), None, {'self': 'TensorMeta', 'dim': 'int', 'dtype': 'DTypeLike | None', 'return': 'PlannedSpec[SoftmaxPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('dtype', 'other', False, True, None, True, 'DTypeLike | None')), 'SoftmaxPlan', None),
+    'log_softmax': ("(('self', 'dim', 'dtype'), 0, 0, 0, (None,), None, {'self': 'TensorMeta', 'dim': 'int', 'dtype': 'DTypeLike | None', 'return': 'PlannedSpec[SoftmaxPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('dtype', 'other', False, True, None, True, 'DTypeLike | None')), 'SoftmaxPlan', None),
     'relu': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'one_hot': ("(('self', 'num_classes'), 0, 0, 0, (-1,), None, {'self': 'TensorMeta', 'num_classes': 'int', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('num_classes', 'other', False, True, -1, False, 'int')), None, None),
     'cross_entropy': ("(('input', 'target'), 0, 0, 0, None, None, {'input': 'TensorMeta', 'target': 'TensorMeta', 'return': 'TensorSpec'})", (('input', 'Tensor', False, False, None, False, 'Tensor'), ('target', 'Tensor', False, False, None, False, 'Tensor')), None, None),
@@ -471,8 +471,8 @@ FINGERPRINTS = {
     'make_var': "var|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
     'make_std': "std|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011;correction:other:1011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_dim,_default_keepdim,_default_correction|(('dim', 'axis'), ('keepdim', 'keepdims'), ('correction', 'ddof'))",
     'make_logsumexp': "logsumexp|functional|None|self:Tensor:0000;dim:other:0110;keepdim:other:0011|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_specs,_value_checks,_default_dim,_default_keepdim|(('dim', 'axis'), ('keepdim', 'keepdims'))",
-    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs|()',
-    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs|()',
+    'make_softmax': 'softmax|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_dtype|()',
+    'make_log_softmax': 'log_softmax|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:0110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_default_dtype|()',
     'make_relu': 'relu|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_num_classes|()',
@@ -44531,21 +44531,20 @@ def make_logsumexp(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input,
     return _public, _raw
 
 
-def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _specs):
-    def softmax(self, dim, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
+def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_dtype):
+    def softmax(self, dim, dtype=_default_dtype, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, dtype, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self')
+        else: return _coerce(_op, _raw, (self, dim, dtype, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, dtype, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
-        if _spec is None: _spec = _meta(self, dim)
+        _spec = _meta(self, dim, dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -44566,7 +44565,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(self, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                 else:
                     with _device._guard():
                         try:
@@ -44578,7 +44577,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
-                            _handler(self, dim, plan=_spec[2], out=_const_out)
+                            _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -44609,12 +44608,12 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(self, dim, plan=_spec[2], out=_const_out)
+                    _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -44631,30 +44630,29 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(self, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
-    def _raw_softmax(self, dim, *, out=None):
+    def _raw_softmax(self, dim, dtype=_default_dtype, *, out=None):
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self')
+        else: return _coerce(_op, _raw, (self, dim, dtype, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, dtype, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
-        if _spec is None: _spec = _meta(self, dim)
+        _spec = _meta(self, dim, dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -44675,7 +44673,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(self, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                 else:
                     with _device._guard():
                         try:
@@ -44687,7 +44685,7 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
-                            _handler(self, dim, plan=_spec[2], out=_const_out)
+                            _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -44718,12 +44716,12 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(self, dim, plan=_spec[2], out=_const_out)
+                    _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -44740,12 +44738,12 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(self, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -44755,21 +44753,20 @@ def make_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _specs):
-    def log_softmax(self, dim, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, ), {'out': out})
+def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _default_dtype):
+    def log_softmax(self, dim, dtype=_default_dtype, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, dim, dtype, ), {'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self')
+        else: return _coerce(_op, _raw, (self, dim, dtype, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, dtype, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
-        if _spec is None: _spec = _meta(self, dim)
+        _spec = _meta(self, dim, dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -44790,7 +44787,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(self, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                 else:
                     with _device._guard():
                         try:
@@ -44802,7 +44799,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
-                            _handler(self, dim, plan=_spec[2], out=_const_out)
+                            _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -44833,12 +44830,12 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(self, dim, plan=_spec[2], out=_const_out)
+                    _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -44855,30 +44852,29 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(self, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
-    def _raw_log_softmax(self, dim, *, out=None):
+    def _raw_log_softmax(self, dim, dtype=_default_dtype, *, out=None):
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'self')
+        else: return _coerce(_op, _raw, (self, dim, dtype, ), {'out': out}, 'self')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, ), {'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, dim, dtype, ), {'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
                 _mismatch(_name, (('self', self), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _specs.get((self._shape, self._dtype, dim)) if type(dim) is _int else None
-        if _spec is None: _spec = _meta(self, dim)
+        _spec = _meta(self, dim, dtype)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -44899,7 +44895,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     elif _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(self, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                 else:
                     with _device._guard():
                         try:
@@ -44911,7 +44907,7 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         elif _handler is not _META_ONLY:
                             _const_out = _new_const_out()
                             _set_out_array(_const_out, _out_array.view())
-                            _handler(self, dim, plan=_spec[2], out=_const_out)
+                            _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -44942,12 +44938,12 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(self, dim, plan=_spec[2], out=_const_out)
+                    _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, dtype, plan=_spec[2])
                     raise
         else:
             with _device._guard():
@@ -44964,12 +44960,12 @@ def make_log_softmax(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(self, dim, plan=_spec[2], out=_const_out)
+                        _handler(self, dim, dtype, plan=_spec[2], out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, plan=_spec[2])
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, dim, dtype, plan=_spec[2])
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1

@@ -4572,19 +4572,19 @@ if TYPE_CHECKING:
     class SoftmaxCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class SoftmaxCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class SoftmaxXPKernel(Protocol[_XP]):
         """The type of ``softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _SoftmaxKernels(KernelRegistrar):
@@ -4603,19 +4603,19 @@ if TYPE_CHECKING:
     class LogSoftmaxCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``log_softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class LogSoftmaxCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``log_softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class LogSoftmaxXPKernel(Protocol[_XP]):
         """The type of ``log_softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _LogSoftmaxKernels(KernelRegistrar):
