@@ -1061,7 +1061,8 @@ def _views() -> list[OpSamples]:
 
 def _random_ops() -> list[OpSamples]:
     def full_of(value: Any) -> Callable[..., Any]:
-        return lambda self, *args, **kwargs: np.full_like(self, value)
+        # (a complex self: both parts drawn from the real distribution, as PyTorch's real view)
+        return lambda self, *args, **kwargs: np.full_like(self, value * (1 + 1j) if self.dtype.kind == "c" else value)
 
     def bernoulli_ref(self: Array, p: Any) -> Array:
         return (np.broadcast_to(np.asarray(p), self.shape) >= 0.5).astype(self.dtype)
@@ -1078,8 +1079,9 @@ def _random_ops() -> list[OpSamples]:
                 Sample((A(()), 2.5, 2.5)),
                 Sample((A((0, 3)), 0.0, 1.0)),
                 Sample((S((2, 3)), 2.5, 2.5)),
+                Sample((A((2, 3), "c"), 2.5, 2.5)),
             ),
-            "f",
+            "fc",
             reference=full_of(2.5),
         ),
         OpSamples(
@@ -1089,8 +1091,9 @@ def _random_ops() -> list[OpSamples]:
                 Sample((A(()), 1.5, 0.0)),
                 Sample((A((0, 3)), 0.0, 1.0)),
                 Sample((S((2, 3)), 1.5), {"std": 0.0}),
+                Sample((A((2, 3), "c"), 1.5, 0.0)),
             ),
-            "f",
+            "fc",
             reference=full_of(1.5),
         ),
         OpSamples(
