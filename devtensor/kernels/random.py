@@ -208,16 +208,16 @@ def _normal(xp: ModuleType, self: D, mean: float, std: float, *, generator: Gene
     if o.size == 0:
         return
     stream = stream_for(generator, self.device)
-    m, s = float(mean), float(std)
+    m, sd = float(mean), float(std)
 
-    def draw(shape: tuple[int, ...], dtype: DType, s: float = s) -> Any:
+    def draw(shape: tuple[int, ...], dtype: DType, s: float) -> Any:
         z = stream.normal(shape, _F64 if dtype == _F64 else _F32)
         return z if (m == 0.0 and s == 1.0) else m + s * z.astype(_F64, copy=False)
 
     # Complex (PyTorch's complex normal): each part drawn with std / sqrt(2), so |z - mean|^2 has mean std^2;
     # the mean is added to both parts, as PyTorch's draw into the real view does.
-    if not _complex_parts(xp, o, lambda shape, real: draw(shape, real, s / math.sqrt(2.0))):
-        o[...] = draw(o.shape, o.dtype)
+    if not _complex_parts(xp, o, lambda shape, real: draw(shape, real, sd / math.sqrt(2.0))):
+        o[...] = draw(o.shape, o.dtype, sd)
 
 
 # --- random_ ----------------------------------------------------------------------------------------------
