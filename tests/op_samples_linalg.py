@@ -145,6 +145,9 @@ def linalg_entries() -> list[OpSamples]:
                 *(Sample((A((2, 3, 4)), o)) for o in ("nuc", 2, -2, 1, -1, float("inf"), float("-inf"))),
                 Sample((A((3, 4, 2)), "fro", (0, 2), True)),
                 Sample((A((0, 3)),)),
+                # Empty matrices: 0 where the norm is a maximum or a sum over nothing (PyTorch's values).
+                *(Sample((A((2, 0, 3)), o)) for o in ("nuc", 2, 1, -1, float("inf"))),
+                *(Sample((A((3, 0)), o)) for o in ("nuc", 2, 1, float("inf"), float("-inf"))),
                 Sample((S((3, 4)), 1)),
             ),
             "bifc",

@@ -97,6 +97,27 @@ def test_norms_match_numpy(dtype: Any) -> None:
     close(LA.vector_norm(t, dtype=wide), np.linalg.vector_norm(a.astype(wide)))
 
 
+@pytest.mark.usefixtures("fake_cupy")
+@pytest.mark.parametrize("device", ["cpu", "cuda:0", "meta"])
+def test_matrix_norms_of_empty_matrices(device: str) -> None:
+    # PyTorch's values: a maximum or a sum over nothing is 0; a minimum over nothing raises.
+    for shape, fine, refused in (
+        ((2, 0, 3), ("fro", "nuc", 2, 1, -1, math.inf), (-2, -math.inf)),
+        ((3, 0), ("fro", "nuc", 2, 1, math.inf, -math.inf), (-2, -1)),
+    ):
+        t = dt.zeros(shape, dtype=dt.float32, device=device)
+        for ord in fine:
+            r = LA.matrix_norm(t, ord)
+            assert r.shape == shape[:-2] and r.dtype == dt.float32
+            if device != "meta":
+                assert (r.cpu().numpy() == 0).all()
+        for ord in refused:
+            with pytest.raises(dt.ShapeError, match="is a minimum over the"):
+                LA.matrix_norm(t, ord)
+    if device != "meta":
+        assert LA.norm(dt.zeros((0, 3), device=device), "nuc").item() == 0.0
+
+
 def test_products_and_diagonals_match_numpy() -> None:
     a, b = rand(2, 4, 3), rand(4, 3)
     ta, tb = dt.tensor(a), dt.tensor(b)
