@@ -155,8 +155,9 @@ def linalg_matrix_norm(
     # PyTorch's rule for empty matrices: a norm that is a maximum or a sum over nothing is 0; one that is a
     # minimum over nothing (no singular value, column or row) has no value.
     rows, cols = A.shape[d0], A.shape[d1]
-    over = {-2: min(rows, cols), -1: cols, -math.inf: rows}.get(ord) if ord != "fro" and ord != "nuc" else None
+    over = {-2: min(rows, cols), -1: cols, -math.inf: rows}.get(ord) if not isinstance(ord, str) else None
     if over == 0:
+        assert not isinstance(ord, str)
         raise ShapeError(
             f"linalg_matrix_norm: ord={ord!r} is a minimum over the {_MINIMUM_OVER[ord]} "
             f"of the matrices, and matrices of shape {_fmt(A.shape)} have none"
