@@ -153,8 +153,8 @@ SCHEMAS = {
     'addmm': ("(('self', 'mat1', 'mat2', 'beta', 'alpha'), 0, 2, 0, None, {'beta': 1, 'alpha': 1}, {'self': 'TensorMeta', 'mat1': 'TensorMeta', 'mat2': 'TensorMeta', 'beta': 'Scalar', 'alpha': 'Scalar', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('mat1', 'Tensor', False, False, None, False, 'Tensor'), ('mat2', 'Tensor', False, False, None, False, 'Tensor'), ('beta', 'Scalar', True, True, 1, False, 'Scalar'), ('alpha', 'Scalar', True, True, 1, False, 'Scalar')), None, None),
     'linalg_det': ("(('A',), 0, 0, 0, None, None, {'A': 'TensorMeta', 'return': 'TensorSpec'})", (('A', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'linalg_inv': ("(('A',), 0, 0, 0, None, None, {'A': 'TensorMeta', 'return': 'TensorSpec'})", (('A', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
-    'linalg_pinv': ("(('A', 'atol', 'rtol', 'hermitian'), 0, 3, 0, None, {'atol': None, 'rtol': None, 'hermitian': False}, {'A': 'TensorMeta', 'atol': 'float | None', 'rtol': 'float | None', 'hermitian': 'bool', 'return': 'TensorSpec'})", (('A', 'Tensor', False, False, None, False, 'Tensor'), ('atol', 'other', True, True, None, True, 'float | None'), ('rtol', 'other', True, True, None, True, 'float | None'), ('hermitian', 'other', True, True, False, False, 'bool')), None, None),
-    'linalg_matrix_rank': ("(('A', 'atol', 'rtol', 'hermitian'), 0, 3, 0, None, {'atol': None, 'rtol': None, 'hermitian': False}, {'A': 'TensorMeta', 'atol': 'float | None', 'rtol': 'float | None', 'hermitian': 'bool', 'return': 'TensorSpec'})", (('A', 'Tensor', False, False, None, False, 'Tensor'), ('atol', 'other', True, True, None, True, 'float | None'), ('rtol', 'other', True, True, None, True, 'float | None'), ('hermitian', 'other', True, True, False, False, 'bool')), None, None),
+    'linalg_pinv': ("(('A', 'atol', 'rtol', 'hermitian'), 0, 3, 0, None, {'atol': None, 'rtol': None, 'hermitian': False}, {'A': 'TensorMeta', 'atol': 'Tensor | float | None', 'rtol': 'Tensor | float | None', 'hermitian': 'bool', 'return': 'TensorSpec'})", (('A', 'Tensor', False, False, None, False, 'Tensor'), ('atol', 'TensorOrScalar', True, True, None, True, 'TensorOrScalar | None'), ('rtol', 'TensorOrScalar', True, True, None, True, 'TensorOrScalar | None'), ('hermitian', 'other', True, True, False, False, 'bool')), None, None),
+    'linalg_matrix_rank': ("(('A', 'atol', 'rtol', 'hermitian'), 0, 3, 0, None, {'atol': None, 'rtol': None, 'hermitian': False}, {'A': 'TensorMeta', 'atol': 'Tensor | float | None', 'rtol': 'Tensor | float | None', 'hermitian': 'bool', 'return': 'TensorSpec'})", (('A', 'Tensor', False, False, None, False, 'Tensor'), ('atol', 'TensorOrScalar', True, True, None, True, 'TensorOrScalar | None'), ('rtol', 'TensorOrScalar', True, True, None, True, 'TensorOrScalar | None'), ('hermitian', 'other', True, True, False, False, 'bool')), None, None),
     'linalg_svdvals': ("(('A',), 0, 0, 0, None, None, {'A': 'TensorMeta', 'return': 'TensorSpec'})", (('A', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'linalg_solve': ("(('A', 'B', 'left'), 0, 1, 0, None, {'left': True}, {'A': 'TensorMeta', 'B': 'TensorMeta', 'left': 'bool', 'return': 'TensorSpec'})", (('A', 'Tensor', False, False, None, False, 'Tensor'), ('B', 'Tensor', False, False, None, False, 'Tensor'), ('left', 'other', True, True, True, False, 'bool')), None, None),
     'linalg_cholesky': ("(('A', 'upper'), 0, 1, 0, None, {'upper': False}, {'A': 'TensorMeta', 'upper': 'bool', 'return': 'TensorSpec'})", (('A', 'Tensor', False, False, None, False, 'Tensor'), ('upper', 'other', True, True, False, False, 'bool')), None, None),
@@ -390,8 +390,8 @@ FINGERPRINTS = {
     'make_addmm_': 'addmm|inplace|None|self:Tensor:0000;mat1:Tensor:0000;mat2:Tensor:0000;beta:Scalar:1011;alpha:Scalar:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_specs,_default_beta,_default_alpha|()',
     'make_linalg_det': 'linalg_det|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_linalg_inv': 'linalg_inv|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian|()',
-    'make_linalg_matrix_rank': 'linalg_matrix_rank|functional|None|A:Tensor:0000;atol:other:1110;rtol:other:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_linalg_pinv': 'linalg_pinv|functional|None|A:Tensor:0000;atol:TensorOrScalar:1110;rtol:TensorOrScalar:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian|()',
+    'make_linalg_matrix_rank': 'linalg_matrix_rank|functional|None|A:Tensor:0000;atol:TensorOrScalar:1110;rtol:TensorOrScalar:1110;hermitian:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_atol,_default_rtol,_default_hermitian|()',
     'make_linalg_svdvals': 'linalg_svdvals|functional|None|A:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_linalg_solve': 'linalg_solve|functional|None|A:Tensor:0000;B:Tensor:0000;left:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_left|()',
     'make_linalg_cholesky': 'linalg_cholesky|functional|None|A:Tensor:0000;upper:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_upper|()',
@@ -27546,11 +27546,19 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = A._device
             _first_tensor = A
         else: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'A')
+        if atol is not None:
+            if isinstance(atol, _Tensor):
+                if atol._device is not _device: _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
+            elif type(atol) not in _SCALARS: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'atol')
+        if rtol is not None:
+            if isinstance(rtol, _Tensor):
+                if rtol._device is not _device: _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
+            elif type(rtol) not in _SCALARS: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'rtol')
         if out is not None:
             if not isinstance(out, _Tensor): return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('A', A), ('out', out)))
+                _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
@@ -27588,11 +27596,13 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (A, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (A, atol, rtol, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
             if A._storage.root is _out_root and _check_pair(_name, 'out', out, A, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(atol, _Tensor) and atol._storage.root is _out_root and _check_pair(_name, 'out', out, atol, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(rtol, _Tensor) and rtol._storage.root is _out_root and _check_pair(_name, 'out', out, rtol, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -27603,7 +27613,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (A, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
+                    _complete_after_condition(out, _out_array, (A, atol, rtol, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
                     raise
         else:
             with _device._guard():
@@ -27616,7 +27626,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (A, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
+                        _complete_after_condition(out, _out_array, (A, atol, rtol, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -27627,11 +27637,19 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _device = A._device
             _first_tensor = A
         else: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'A')
+        if atol is not None:
+            if isinstance(atol, _Tensor):
+                if atol._device is not _device: _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
+            elif type(atol) not in _SCALARS: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'atol')
+        if rtol is not None:
+            if isinstance(rtol, _Tensor):
+                if rtol._device is not _device: _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
+            elif type(rtol) not in _SCALARS: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'rtol')
         if out is not None:
             if not isinstance(out, _Tensor): return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('A', A), ('out', out)))
+                _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
@@ -27669,11 +27687,13 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (A, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (A, atol, rtol, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
             if A._storage.root is _out_root and _check_pair(_name, 'out', out, A, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(atol, _Tensor) and atol._storage.root is _out_root and _check_pair(_name, 'out', out, atol, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(rtol, _Tensor) and rtol._storage.root is _out_root and _check_pair(_name, 'out', out, rtol, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -27684,7 +27704,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (A, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
+                    _complete_after_condition(out, _out_array, (A, atol, rtol, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
                     raise
         else:
             with _device._guard():
@@ -27697,7 +27717,7 @@ def make_linalg_pinv(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (A, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
+                        _complete_after_condition(out, _out_array, (A, atol, rtol, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -27714,11 +27734,19 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _device = A._device
             _first_tensor = A
         else: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'A')
+        if atol is not None:
+            if isinstance(atol, _Tensor):
+                if atol._device is not _device: _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
+            elif type(atol) not in _SCALARS: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'atol')
+        if rtol is not None:
+            if isinstance(rtol, _Tensor):
+                if rtol._device is not _device: _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
+            elif type(rtol) not in _SCALARS: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'rtol')
         if out is not None:
             if not isinstance(out, _Tensor): return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('A', A), ('out', out)))
+                _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
@@ -27756,11 +27784,13 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (A, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (A, atol, rtol, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
             if A._storage.root is _out_root and _check_pair(_name, 'out', out, A, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(atol, _Tensor) and atol._storage.root is _out_root and _check_pair(_name, 'out', out, atol, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(rtol, _Tensor) and rtol._storage.root is _out_root and _check_pair(_name, 'out', out, rtol, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -27771,7 +27801,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (A, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
+                    _complete_after_condition(out, _out_array, (A, atol, rtol, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
                     raise
         else:
             with _device._guard():
@@ -27784,7 +27814,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (A, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
+                        _complete_after_condition(out, _out_array, (A, atol, rtol, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
@@ -27795,11 +27825,19 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _device = A._device
             _first_tensor = A
         else: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'A')
+        if atol is not None:
+            if isinstance(atol, _Tensor):
+                if atol._device is not _device: _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
+            elif type(atol) not in _SCALARS: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'atol')
+        if rtol is not None:
+            if isinstance(rtol, _Tensor):
+                if rtol._device is not _device: _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
+            elif type(rtol) not in _SCALARS: return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'rtol')
         if out is not None:
             if not isinstance(out, _Tensor): return _coerce(_op, _raw, (A, ), {'atol': atol, 'rtol': rtol, 'hermitian': hermitian, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('A', A), ('out', out)))
+                _mismatch(_name, (('A', A), ('atol', atol), ('rtol', rtol), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
         if (hermitian is not True and hermitian is not False): hermitian, = _check_values(_name, _value_checks, {'hermitian': hermitian})
         _spec = _meta(A, atol=atol, rtol=rtol, hermitian=hermitian)
@@ -27837,11 +27875,13 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (A, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (A, atol, rtol, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
             if A._storage.root is _out_root and _check_pair(_name, 'out', out, A, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(atol, _Tensor) and atol._storage.root is _out_root and _check_pair(_name, 'out', out, atol, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(rtol, _Tensor) and rtol._storage.root is _out_root and _check_pair(_name, 'out', out, rtol, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
@@ -27852,7 +27892,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (A, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
+                    _complete_after_condition(out, _out_array, (A, atol, rtol, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
                     raise
         else:
             with _device._guard():
@@ -27865,7 +27905,7 @@ def make_linalg_matrix_rank(*, _name, _op, _meta, _handlers, _resolve, _out_may_
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (A, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
+                        _complete_after_condition(out, _out_array, (A, atol, rtol, ), _handler, _const_out, A, atol=atol, rtol=rtol, hermitian=hermitian)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1

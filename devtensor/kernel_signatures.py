@@ -2805,22 +2805,26 @@ if TYPE_CHECKING:
     linalg_inv: _LinalgInvKernels
 
 
-    class LinalgPinvCPUKernel(Protocol[_CPU0, _CPU1]):
+    class LinalgPinvCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``linalg_pinv``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, A: _CPU0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, A: _CPU0, *, atol: _CPUS0 | Scalar | None, rtol: _CPUS1 | Scalar | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class LinalgPinvCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class LinalgPinvCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``linalg_pinv``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, A: _CUDA0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, A: _CUDA0, *, atol: _CUDAS0 | Scalar | None, rtol: _CUDAS1 | Scalar | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class LinalgPinvXPKernel(Protocol[_XP]):
+    class LinalgPinvXPKernel(Protocol):
         """The type of ``linalg_pinv``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, A: _XP, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, A: CPUTensor, *, atol: CPUTensor | Scalar | None, rtol: CPUTensor | Scalar | None, hermitian: bool, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, A: CUDATensor, *, atol: CUDATensor | Scalar | None, rtol: CUDATensor | Scalar | None, hermitian: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _LinalgPinvKernels(KernelRegistrar):
@@ -2828,30 +2832,34 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LinalgPinvCPUKernel[_CPU0, _CPU1]) -> LinalgPinvCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: LinalgPinvCUDAKernel[_CUDA0, _CUDA1]) -> LinalgPinvCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: LinalgPinvXPKernel[_XP]) -> LinalgPinvXPKernel[_XP]: ...
+        def cpu(self, fn: LinalgPinvCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> LinalgPinvCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: LinalgPinvCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> LinalgPinvCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: LinalgPinvXPKernel) -> LinalgPinvXPKernel: ...
 
 
     linalg_pinv: _LinalgPinvKernels
 
 
-    class LinalgMatrixRankCPUKernel(Protocol[_CPU0, _CPU1]):
+    class LinalgMatrixRankCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``linalg_matrix_rank``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, A: _CPU0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, A: _CPU0, *, atol: _CPUS0 | Scalar | None, rtol: _CPUS1 | Scalar | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class LinalgMatrixRankCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class LinalgMatrixRankCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``linalg_matrix_rank``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, A: _CUDA0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, A: _CUDA0, *, atol: _CUDAS0 | Scalar | None, rtol: _CUDAS1 | Scalar | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class LinalgMatrixRankXPKernel(Protocol[_XP]):
+    class LinalgMatrixRankXPKernel(Protocol):
         """The type of ``linalg_matrix_rank``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, A: _XP, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, A: CPUTensor, *, atol: CPUTensor | Scalar | None, rtol: CPUTensor | Scalar | None, hermitian: bool, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, A: CUDATensor, *, atol: CUDATensor | Scalar | None, rtol: CUDATensor | Scalar | None, hermitian: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _LinalgMatrixRankKernels(KernelRegistrar):
@@ -2859,9 +2867,9 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: LinalgMatrixRankCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixRankCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: LinalgMatrixRankCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixRankCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: LinalgMatrixRankXPKernel[_XP]) -> LinalgMatrixRankXPKernel[_XP]: ...
+        def cpu(self, fn: LinalgMatrixRankCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> LinalgMatrixRankCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: LinalgMatrixRankCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> LinalgMatrixRankCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: LinalgMatrixRankXPKernel) -> LinalgMatrixRankXPKernel: ...
 
 
     linalg_matrix_rank: _LinalgMatrixRankKernels
