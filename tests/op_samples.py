@@ -445,13 +445,18 @@ def _elementwise() -> list[OpSamples]:
 
 #: The ops of devtensor.kernels.math_ufuncs: (name, NumPy ufunc, dtype classes NumPy has loops for, PyTorch has
 #: an inplace variant, the result is bool).
-MATH_UNARY: list[tuple[str, np.ufunc, str, bool, bool]] = [
+def _reciprocal_ref(a: Any) -> Any:
+    """reciprocal's values: PyTorch's kind, true division (bool and integers give floats), not np.reciprocal's."""
+    return np.true_divide(1, a)
+
+
+MATH_UNARY: list[tuple[str, Callable[..., Any], str, bool, bool]] = [
     ("floor", np.floor, "bif", True, False),
     ("ceil", np.ceil, "bif", True, False),
     ("trunc", np.trunc, "bif", True, False),
     ("sign", np.sign, "ifc", True, False),
     ("square", np.square, "bifc", True, False),
-    ("reciprocal", np.reciprocal, "bifc", True, False),
+    ("reciprocal", _reciprocal_ref, "bifc", True, False),
     ("log1p", np.log1p, "bifc", True, False),
     ("expm1", np.expm1, "bifc", True, False),
     ("log2", np.log2, "bifc", True, False),
@@ -662,6 +667,7 @@ def _scans_and_indexing() -> list[OpSamples]:
                 Sample((A((3,)), 0, np.array(2))),
                 Sample((x, 1, np.zeros((2, 0), i64))),
                 Sample((S((2, 3)), -1, np.array([[2], [0]]))),
+                Sample((x, 1, np.array([[2, 0], [1, 1]], np.int32))),  # (PyTorch's gather takes int32 too)
             ),
             "bifc",
             reference=_gather_ref,
@@ -677,6 +683,9 @@ def _scans_and_indexing() -> list[OpSamples]:
                 Sample((A(()), np.zeros((), i64), 0)),
                 Sample((x, np.zeros((2, 0), i64), 1)),
                 Sample((S((2, 3)), np.array([[2], [0]]), -1)),
+                # Negative indices count from the end (PyTorch's and NumPy's).
+                Sample((x, np.array([[-1, 0], [-3, 2]]), 1)),
+                Sample((x, np.array([-6, -1]))),
             ),
             "bifc",
             broadcasts=True,

@@ -279,7 +279,7 @@ def _check_bounds(xp: ModuleType, op: str, arg: str, index: Any, size: int, *, n
 @structured_op(inplace=False)
 def gather(self: TensorMeta, dim: int, index: TensorMeta) -> PlannedSpec[int | None]:
     """Values of ``self`` along ``dim`` at ``index`` (``torch.gather``; values as ``np.take_along_axis``):
-    ``result[i][j][k] = self[index[i][j][k]][j][k]`` for ``dim == 0``, and so on. ``index`` is an int64 tensor
+    ``result[i][j][k] = self[index[i][j][k]][j][k]`` for ``dim == 0``, and so on. ``index`` is an int64 or int32 tensor
     with ``self``'s number of dims and sizes ``<= self``'s in every dim but ``dim``; the result has
     ``index``'s shape and ``self``'s dtype.
 
@@ -287,13 +287,13 @@ def gather(self: TensorMeta, dim: int, index: TensorMeta) -> PlannedSpec[int | N
     (NumPy), cuda (CuPy); meta gives shape and dtype. All tensors on one device.
 
     Raises:
-        ArgumentTypeError (TypeError): ``index`` not int64.
+        ArgumentTypeError (TypeError): ``index`` not int64 or int32 (PyTorch's rule).
         ShapeError (ValueError): ``index`` with another number of dims, or larger than ``self`` in a dim other
             than ``dim``.
         IndexOutOfRangeError (IndexError): ``dim`` out of range; an index outside ``[0, size)`` (checked before
             any write; negative indices are errors, as PyTorch).
     """
-    _index_dtype("gather", "index", index)
+    _index_dtype("gather", "index", index, ("int32", "int64"))  # (PyTorch's gather takes both)
     nd = len(self.shape)
     d = normalize_dim("gather", dim, nd)
     if len(index.shape) != nd and not (nd <= 1 and len(index.shape) <= 1):
@@ -328,16 +328,16 @@ def take_along_dim(
 ) -> PlannedSpec[tuple[int, tuple[int, ...], tuple[int, ...]] | None]:
     """Values of ``self`` at ``indices`` along ``dim`` (``torch.take_along_dim``; values as
     ``np.take_along_axis``): ``self`` and ``indices`` (int64, the same number of dims) broadcast in every dim
-    but ``dim``; with ``dim=None`` both are flattened. Result: the broadcast shape with ``indices``'s size in
-    ``dim``, ``self``'s dtype.
+    but ``dim``; with ``dim=None`` both are flattened. Negative indices count from the end (PyTorch's and
+    NumPy's). Result: the broadcast shape with ``indices``'s size in ``dim``, ``self``'s dtype.
 
     Variants: functional and out; no inplace. Devices: cpu (NumPy), cuda (CuPy); meta gives shape and dtype.
 
     Raises:
         ArgumentTypeError (TypeError): ``indices`` not int64.
         ShapeError (ValueError): different numbers of dims, or shapes that do not broadcast outside ``dim``.
-        IndexOutOfRangeError (IndexError): ``dim`` out of range; an index outside ``[0, size)`` (checked before
-            any write).
+        IndexOutOfRangeError (IndexError): ``dim`` out of range; an index outside ``[-size, size)`` (checked
+            before any write).
     """
     _index_dtype("take_along_dim", "indices", indices)
     if dim is None:
@@ -373,11 +373,11 @@ def _take_along_dim(
     a, idx = self._array, indices._array
     if plan is None:
         flat = a.reshape(-1)
-        _check_bounds(xp, "take_along_dim", "indices", idx, flat.shape[0])
+        _check_bounds(xp, "take_along_dim", "indices", idx, flat.shape[0], negative=True)
         _copy_into(xp, out.array, flat[idx.reshape(-1)])
         return
     d, self_to, index_to = plan
-    _check_bounds(xp, "take_along_dim", "indices", idx, a.shape[d] if a.ndim else 1)
+    _check_bounds(xp, "take_along_dim", "indices", idx, a.shape[d] if a.ndim else 1, negative=True)
     if not a.ndim:
         _copy_into(xp, out.array, a)
         return
