@@ -414,8 +414,8 @@ FINGERPRINTS = {
     'make_sign_': 'sign|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_square': 'square|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_square_': 'square|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
-    'make_reciprocal': 'reciprocal|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
-    'make_reciprocal_': 'reciprocal|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_reciprocal': 'reciprocal|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_reciprocal_': 'reciprocal|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
     'make_log1p': 'log1p|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_log1p_': 'log1p|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_expm1': 'expm1|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
@@ -31547,40 +31547,9 @@ def make_square_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _
     return _public, _raw
 
 
-def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
+def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def reciprocal(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if out is None and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                _shape = self._shape
-                try:
-                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
-                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(type(self))
-                _result._array = _out_array
-                _result._device = _device
-                _result._storage = _storage = _new_object(_Storage)
-                _storage.root = _out_array
-                _storage.version = 0
-                _result._shape = _shape
-                _result._dtype = _meta_cache[self._dtype]
-                _result._write_checked = True
-                return _result
-        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                try:
-                    _direct[1](self._array, out=out._array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, out._array)
-                    raise
-                out._storage.version += 1
-                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31597,35 +31566,25 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None:
+            if _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
             else:
-                if _device._guard is None:
+                with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
-                else:
-                    with _device._guard():
-                        try:
-                            _out_array = _backend.alloc(_spec[0], _spec[1])
-                        except (ValueError, MemoryError) as _error:
-                            _alloc_failed(_name, _spec, _error, _device)
-                        if _handler is _direct[0]:
-                            _direct[1](self._array, _out_array)
-                        elif _handler is not _META_ONLY:
-                            _const_out = _new_const_out()
-                            _set_out_array(_const_out, _out_array.view())
-                            _handler(self, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -31643,16 +31602,7 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, _out_array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -31665,16 +31615,7 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, _out_array)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -31690,37 +31631,6 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         return out
 
     def _raw_reciprocal(self, *, out=None):
-        if out is None and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                _shape = self._shape
-                try:
-                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
-                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(type(self))
-                _result._array = _out_array
-                _result._device = _device
-                _result._storage = _storage = _new_object(_Storage)
-                _storage.root = _out_array
-                _storage.version = 0
-                _result._shape = _shape
-                _result._dtype = _meta_cache[self._dtype]
-                _result._write_checked = True
-                return _result
-        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                try:
-                    _direct[1](self._array, out=out._array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, out._array)
-                    raise
-                out._storage.version += 1
-                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -31737,35 +31647,25 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None:
+            if _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
             else:
-                if _device._guard is None:
+                with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
-                else:
-                    with _device._guard():
-                        try:
-                            _out_array = _backend.alloc(_spec[0], _spec[1])
-                        except (ValueError, MemoryError) as _error:
-                            _alloc_failed(_name, _spec, _error, _device)
-                        if _handler is _direct[0]:
-                            _direct[1](self._array, _out_array)
-                        elif _handler is not _META_ONLY:
-                            _const_out = _new_const_out()
-                            _set_out_array(_const_out, _out_array.view())
-                            _handler(self, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -31783,16 +31683,7 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, _out_array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -31805,16 +31696,7 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, _out_array)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -31833,7 +31715,7 @@ def make_reciprocal(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input
     return _public, _raw
 
 
-def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
+def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def reciprocal_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -31848,16 +31730,7 @@ def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, self._array)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(self, self._array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -31870,16 +31743,7 @@ def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, self._array)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(self, self._array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -31906,16 +31770,7 @@ def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, self._array)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(self, self._array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -31928,16 +31783,7 @@ def make_reciprocal_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_inpu
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, self._array)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(self, self._array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
