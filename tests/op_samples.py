@@ -335,8 +335,8 @@ def _axis_ref(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _ddof_ref(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A reference for ``op(self, dim=None, keepdim=False, correction=1)`` from NumPy's ``fn(a, axis, ddof=...)``."""
 
-    def ref(a: Any, dim: Any = None, keepdim: bool = False, correction: int = 1) -> Any:
-        return fn(a, axis=_axis(a, dim), keepdims=keepdim, ddof=correction)
+    def ref(a: Any, dim: Any = None, keepdim: bool = False, correction: int | None = 1) -> Any:
+        return fn(a, axis=_axis(a, dim), keepdims=keepdim, ddof=1 if correction is None else correction)
 
     return ref
 
@@ -835,7 +835,7 @@ def _reductions() -> list[OpSamples]:
         reduction("argmax", real, int_dim_only=True, reference=_axis_ref(np.argmax)),
         reduction("argmin", real, int_dim_only=True, reference=_axis_ref(np.argmin)),
         reduction("var", reference=_ddof_ref(np.var), kwargs=[{"correction": 0}, {"correction": 2}]),
-        reduction("std", reference=_ddof_ref(np.std), kwargs=[{"correction": 0}]),
+        reduction("std", reference=_ddof_ref(np.std), kwargs=[{"correction": 0}, {"correction": None}]),
         reduction("logsumexp", real),
         reduction("all", reference=_axis_ref(np.all), skip=bool_result),
         reduction("any", reference=_axis_ref(np.any), skip=bool_result),
