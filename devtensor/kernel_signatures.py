@@ -4487,19 +4487,19 @@ if TYPE_CHECKING:
     class VarCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class VarCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``var``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class VarXPKernel(Protocol[_XP]):
         """The type of ``var``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _VarKernels(KernelRegistrar):
@@ -4518,19 +4518,19 @@ if TYPE_CHECKING:
     class StdCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``std``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class StdCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``std``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class StdXPKernel(Protocol[_XP]):
         """The type of ``std``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _StdKernels(KernelRegistrar):
