@@ -36,8 +36,8 @@ _VAR_DOC = """Variance over ``dim``: ``sum(|x - mean|**2) / (N - correction)`` (
     ``np.var`` with ``ddof=correction``).
 
     ``correction`` (default 1, Bessel's correction, as PyTorch, also for None; 0 gives the population
-    variance) is a finite int or float, negative too (as NumPy's ``ddof``). Result dtype: NumPy's for ``np.var``: bool and
-    integers give float64, floats keep theirs, complex gives the matching real dtype. When
+    variance) is a finite int or float, negative too (as NumPy's ``ddof``). Result dtype: NumPy's for
+    ``np.var``: bool and integers give float64, floats keep theirs, complex gives the matching real dtype. When
     ``N - correction <= 0`` the result is inf or nan, with NumPy's RuntimeWarning on the CPU.
     """
 
