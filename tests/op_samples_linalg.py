@@ -255,7 +255,7 @@ def linalg_entries() -> list[OpSamples]:
             (
                 *(Sample((A((2, 3), k), A((2, 3), k, shift=1))) for k in "ifc"),
                 Sample((A((3, 2)), A((3, 1), shift=2)), {"dim": 0}, broadcast=True),
-                Sample((A((4, 3)), A((3,), shift=1)), broadcast=True),
+                Sample((A((4, 3)), A((1, 3), shift=1)), broadcast=True),  # (one number of dims: PyTorch's rule)
                 Sample((A((0, 3)), A((0, 3)))),
                 Sample((S((2, 3)), S((2, 3), shift=1))),
             ),
@@ -270,7 +270,7 @@ def linalg_entries() -> list[OpSamples]:
             (
                 *(Sample((A((2, 3), k), A((2, 3), k, shift=1))) for k in "bifc"),
                 Sample((A((3, 2)), A((3, 1), shift=2)), {"dim": 0}, broadcast=True),
-                Sample((A((4, 3)), A((3,), shift=1)), broadcast=True),
+                Sample((A((4, 3)), A((1, 3), shift=1)), broadcast=True),  # (one number of dims: PyTorch's rule)
                 Sample((A((0, 3)), A((0, 3)))),
                 Sample((S((2, 3)), S((2, 3), shift=1))),
             ),

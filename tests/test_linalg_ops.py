@@ -121,7 +121,9 @@ def test_matrix_norms_of_empty_matrices(device: str) -> None:
 def test_products_and_diagonals_match_numpy() -> None:
     a, b = rand(2, 4, 3), rand(4, 3)
     ta, tb = dt.tensor(a), dt.tensor(b)
-    close(LA.cross(ta, tb), np.cross(a, b))
+    close(LA.cross(ta, tb[None]), np.cross(a, b))
+    with pytest.raises(dt.ShapeError, match="same number of dimensions"):
+        LA.cross(ta, tb)  # (PyTorch's rule; the Array API's cross broadcasts these)
     close(LA.cross(dt.tensor(a[0].T), dt.tensor(b.T), dim=0), np.cross(a[0].T, b.T, axis=0))
     close(LA.vecdot(ta, tb), np.vecdot(a, b))
     c = rand(4, 3, dtype=np.complex128)
@@ -362,6 +364,7 @@ def test_array_api_linalg_extension() -> None:
     close(xla.cholesky(dt.tensor(s), upper=True), np.linalg.cholesky(s, upper=True))
     close(xla.solve(dt.tensor(s), dt.tensor(a[0, :3])), np.linalg.solve(s, a[0, :3]))
     close(xla.cross(dt.tensor(a[0, :, :3]), dt.tensor(a[1, :, :3]), axis=-1), np.cross(a[0], a[1]))
+    close(xla.cross(dt.tensor(a[:, :, :3]), dt.tensor(a[1, 0, :3])), np.cross(a[:, :, :3], a[1, 0, :3]))
     assert xla.matrix_transpose(t).shape == (2, 3, 4)
 
 

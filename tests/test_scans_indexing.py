@@ -230,8 +230,10 @@ def test_index_out_of_range_is_an_index_error_and_writes_nothing(call: Any) -> N
 
 def test_index_errors_follow_pytorch() -> None:
     t = dt.tensor(np.arange(6.0).reshape(2, 3))
-    with pytest.raises(TypeError, match="gather: expected dtype int64"):
-        dt.gather(t, 0, dt.tensor(np.array([[0]], np.int32)))
+    with pytest.raises(IndexError, match=r"roll: dimension 0 .* 0-d"):
+        dt.roll(dt.tensor(1.0), 1, 0)
+    with pytest.raises(TypeError, match="gather: expected dtype int32 or int64"):
+        dt.gather(t, 0, dt.tensor(np.array([[0]], np.uint8)))
     with pytest.raises(ValueError, match="gather"):
         dt.gather(t, 0, dt.tensor(np.array([0, 1])))
     with pytest.raises(IndexError, match="gather"):

@@ -62,7 +62,11 @@ def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
 
 
 def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
-    """The cross product of 3-vectors along ``axis`` (``x1`` and ``x2`` broadcast): :func:`devtensor.linalg.cross`."""
+    """The cross product of 3-vectors along ``axis`` (``x1`` and ``x2`` broadcast, of any numbers of dims: the
+    standard's rule, where :func:`devtensor.linalg.cross` wants one number of dims, as PyTorch)."""
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1.ndim != x2.ndim:
+        ndim = max(x1.ndim, x2.ndim)
+        x1, x2 = (x.reshape((1,) * (ndim - x.ndim) + tuple(x.shape)) for x in (x1, x2))
     return _la.cross(x1, x2, dim=operator.index(axis))
 
 

@@ -137,6 +137,9 @@ def roll(
             f"roll: shifts and dimensions must align: got {len(shift)} shift(s) {list(shift)} and {len(raw)} "
             f"dim(s) {list(raw)}"
         )
+    if not ndim and raw:
+        # PyTorch: a 0-d tensor has no dim to roll along (where most ops take dim 0 or -1 of a 0-d tensor).
+        raise IndexOutOfRangeError(f"roll: dimension {raw[0]} (argument 'dims') given, but the tensor is 0-d")
     axes = tuple(normalize_dim("roll", d, ndim, "dims") for d in raw)
     if not ndim:  # 0-d: nothing to roll
         return PlannedSpec(self.shape, self.dtype, ((), ()))

@@ -332,7 +332,13 @@ def _diagonal(xp: ModuleType, A: D, *, offset: int, dim1: int, dim2: int, out: C
 @structured_op(inplace=False, method=False, public_functional=False)
 def linalg_cross(input: TensorMeta, other: TensorMeta, *, dim: int = -1) -> TensorSpec:
     """The cross product of 3-vectors along ``dim`` of ``input`` and ``other`` (broadcast against each other;
-    ``torch.linalg.cross``, ``numpy.cross``). Result dtype: NumPy's for ``np.multiply``; bool is refused."""
+    ``torch.linalg.cross``, ``numpy.cross``): both of one number of dims (PyTorch's rule; NumPy's broadcasts
+    those too). Result dtype: NumPy's for ``np.multiply``; bool is refused."""
+    if len(input.shape) != len(other.shape):
+        raise ShapeError(
+            f"linalg_cross: inputs must have the same number of dimensions, got shapes {_fmt(input.shape)} and "
+            f"{_fmt(other.shape)}"
+        )
     shape = broadcast_shapes("linalg_cross", input.shape, other.shape)
     if not shape:
         raise ShapeError("linalg_cross: arguments must have at least 1 dimension, got 0-d tensors")

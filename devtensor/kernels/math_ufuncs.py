@@ -107,11 +107,23 @@ trunc = unary_ufunc(
     doc="``self`` rounded towards zero, elementwise (``torch.trunc``, ``np.trunc``; bool and integer tensors "
     "are returned as they are, in their dtype, as NumPy 2; complex is an error).",
 )
+def _sign_kernel(xp: Any, self: Tensor, *, out: Any) -> None:
+    o = out.array
+    a = o if type(out) is InplaceOut else self._array
+    if a.dtype.kind == "b":  # (the sign of a bool is itself, as PyTorch; NumPy has no bool loop)
+        if a is not o:
+            xp.copyto(o, a)
+        return
+    xp.sign(a, out=o)
+
+
 sign = unary_ufunc(
     "sign",
     np.sign,
+    kernel=_sign_kernel,
+    dtypes={np.dtype(np.bool_): np.dtype(np.bool_)},
     doc="The sign of ``self`` (-1, 0 or 1; NaN for NaN), elementwise (``torch.sign``, ``np.sign``; complex "
-    "gives ``self / |self|`` (0 for 0), as ``torch.sgn`` and NumPy 2; bool is an error, as NumPy).",
+    "gives ``self / |self|`` (0 for 0), as ``torch.sgn`` and NumPy 2; bool gives itself, as PyTorch).",
 )
 square = unary_ufunc(
     "square",
