@@ -335,8 +335,8 @@ FINGERPRINTS = {
     'make_positive_': 'positive|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_round': 'round|functional|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals|()',
     'make_round_': 'round|inplace|None|self:Tensor:0000;decimals:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_decimals|()',
-    'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
-    'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_conj': 'conj|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_conj_': 'conj|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
     'make_real': 'real|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_imag': 'imag|functional|None|self:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_uniform': 'uniform|functional|None|self:Tensor:0000;from_:other:0011;to:other:0011;generator:Generator:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_from_,_default_to,_default_generator|()',
@@ -410,8 +410,8 @@ FINGERPRINTS = {
     'make_ceil_': 'ceil|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
     'make_trunc': 'trunc|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
     'make_trunc_': 'trunc|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
-    'make_sign': 'sign|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
-    'make_sign_': 'sign|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
+    'make_sign': 'sign|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
+    'make_sign_': 'sign|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
     'make_square': 'square|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_square_': 'square|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_reciprocal': 'reciprocal|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
@@ -18795,40 +18795,9 @@ def make_round_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
+def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def conj(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if out is None and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                _shape = self._shape
-                try:
-                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
-                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(type(self))
-                _result._array = _out_array
-                _result._device = _device
-                _result._storage = _storage = _new_object(_Storage)
-                _storage.root = _out_array
-                _storage.version = 0
-                _result._shape = _shape
-                _result._dtype = _meta_cache[self._dtype]
-                _result._write_checked = True
-                return _result
-        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                try:
-                    _direct[1](self._array, out=out._array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, out._array)
-                    raise
-                out._storage.version += 1
-                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -18845,35 +18814,25 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None:
+            if _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
             else:
-                if _device._guard is None:
+                with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
-                else:
-                    with _device._guard():
-                        try:
-                            _out_array = _backend.alloc(_spec[0], _spec[1])
-                        except (ValueError, MemoryError) as _error:
-                            _alloc_failed(_name, _spec, _error, _device)
-                        if _handler is _direct[0]:
-                            _direct[1](self._array, _out_array)
-                        elif _handler is not _META_ONLY:
-                            _const_out = _new_const_out()
-                            _set_out_array(_const_out, _out_array.view())
-                            _handler(self, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -18891,16 +18850,7 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, _out_array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -18913,16 +18863,7 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, _out_array)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -18938,37 +18879,6 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_conj(self, *, out=None):
-        if out is None and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                _shape = self._shape
-                try:
-                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
-                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(type(self))
-                _result._array = _out_array
-                _result._device = _device
-                _result._storage = _storage = _new_object(_Storage)
-                _storage.root = _out_array
-                _storage.version = 0
-                _result._shape = _shape
-                _result._dtype = _meta_cache[self._dtype]
-                _result._write_checked = True
-                return _result
-        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                try:
-                    _direct[1](self._array, out=out._array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, out._array)
-                    raise
-                out._storage.version += 1
-                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -18985,35 +18895,25 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None:
+            if _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
             else:
-                if _device._guard is None:
+                with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
-                else:
-                    with _device._guard():
-                        try:
-                            _out_array = _backend.alloc(_spec[0], _spec[1])
-                        except (ValueError, MemoryError) as _error:
-                            _alloc_failed(_name, _spec, _error, _device)
-                        if _handler is _direct[0]:
-                            _direct[1](self._array, _out_array)
-                        elif _handler is not _META_ONLY:
-                            _const_out = _new_const_out()
-                            _set_out_array(_const_out, _out_array.view())
-                            _handler(self, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -19031,16 +18931,7 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, _out_array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -19053,16 +18944,7 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, _out_array)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -19081,7 +18963,7 @@ def make_conj(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
+def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def conj_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -19096,16 +18978,7 @@ def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, self._array)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(self, self._array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -19118,16 +18991,7 @@ def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, self._array)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(self, self._array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -19154,16 +19018,7 @@ def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, self._array)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(self, self._array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -19176,16 +19031,7 @@ def make_conj_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, self._array)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(self, self._array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -30731,40 +30577,9 @@ def make_trunc_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
+def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def sign(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
-        if out is None and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                _shape = self._shape
-                try:
-                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
-                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(type(self))
-                _result._array = _out_array
-                _result._device = _device
-                _result._storage = _storage = _new_object(_Storage)
-                _storage.root = _out_array
-                _storage.version = 0
-                _result._shape = _shape
-                _result._dtype = _meta_cache[self._dtype]
-                _result._write_checked = True
-                return _result
-        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                try:
-                    _direct[1](self._array, out=out._array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, out._array)
-                    raise
-                out._storage.version += 1
-                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30781,35 +30596,25 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None:
+            if _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
             else:
-                if _device._guard is None:
+                with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
-                else:
-                    with _device._guard():
-                        try:
-                            _out_array = _backend.alloc(_spec[0], _spec[1])
-                        except (ValueError, MemoryError) as _error:
-                            _alloc_failed(_name, _spec, _error, _device)
-                        if _handler is _direct[0]:
-                            _direct[1](self._array, _out_array)
-                        elif _handler is not _META_ONLY:
-                            _const_out = _new_const_out()
-                            _set_out_array(_const_out, _out_array.view())
-                            _handler(self, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -30827,16 +30632,7 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, _out_array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -30849,16 +30645,7 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, _out_array)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -30874,37 +30661,6 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         return out
 
     def _raw_sign(self, *, out=None):
-        if out is None and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is not None and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                _shape = self._shape
-                try:
-                    _out_array = _direct[1](self._array) if len(_shape) == 1 else _direct[1](self._array, order='C') if _shape else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (no memory: the allocating path's error)
-                    _alloc_failed(_name, (_shape, _meta_cache[self._dtype]), _error, _device)
-                _result = _new_object(type(self))
-                _result._array = _out_array
-                _result._device = _device
-                _result._storage = _storage = _new_object(_Storage)
-                _storage.root = _out_array
-                _storage.version = 0
-                _result._shape = _shape
-                _result._dtype = _meta_cache[self._dtype]
-                _result._write_checked = True
-                return _result
-        elif isinstance(out, _Tensor) and isinstance(self, _Tensor):
-            _device = self._device
-            if _meta_cache.get(self._dtype) is out._dtype and out._shape == self._shape and out._device is _device and out._write_checked and self._storage.root is not out._storage.root and _device._guard is None and _handlers.get(_device.key) is _direct[0]:
-                try:
-                    _direct[1](self._array, out=out._array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, out._array)
-                    raise
-                out._storage.version += 1
-                return out
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
@@ -30921,35 +30677,25 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
             _backend = _first_tensor._backend
-            if _handler is _direct[0] and _device._guard is None:
+            if _device._guard is None:
                 try:
-                    _out_array = _direct[1](self._array) if len(_spec[0]) == 1 else _direct[1](self._array, order='C') if _spec[0] else _direct[1](self._array, out=...)
-                except (ValueError, MemoryError) as _error:  # (a result too big: the allocating path's error)
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
                     _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, out=_const_out)
             else:
-                if _device._guard is None:
+                with _device._guard():
                     try:
                         _out_array = _backend.alloc(_spec[0], _spec[1])
                     except (ValueError, MemoryError) as _error:
                         _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is _direct[0]:
-                        _direct[1](self._array, _out_array)
-                    elif _handler is not _META_ONLY:
+                    if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
                         _handler(self, out=_const_out)
-                else:
-                    with _device._guard():
-                        try:
-                            _out_array = _backend.alloc(_spec[0], _spec[1])
-                        except (ValueError, MemoryError) as _error:
-                            _alloc_failed(_name, _spec, _error, _device)
-                        if _handler is _direct[0]:
-                            _direct[1](self._array, _out_array)
-                        elif _handler is not _META_ONLY:
-                            _const_out = _new_const_out()
-                            _set_out_array(_const_out, _out_array.view())
-                            _handler(self, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -30967,16 +30713,7 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
             _out_root = out._storage.root
             if self._storage.root is _out_root: _check_pair(_name, 'out', out, self, _out_may_be_input)
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, _out_array)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(out, _out_array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
@@ -30989,16 +30726,7 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, _out_array)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(out, _out_array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
@@ -31017,7 +30745,7 @@ def make_sign(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lis
     return _public, _raw
 
 
-def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _direct, _meta_cache):
+def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def sign_(self):
         if _modes[0]: return _run_modes(_op, 'inplace', _public, _raw, (self, ), {})
         if not isinstance(self, _Tensor): return _coerce(_op, _raw, (self, ), {}, 'self')
@@ -31032,16 +30760,7 @@ def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, self._array)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(self, self._array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -31054,16 +30773,7 @@ def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, self._array)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(self, self._array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
@@ -31090,16 +30800,7 @@ def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
             _out_root = self._storage.root
             pass
         if _device._guard is None:
-            if _handler is _direct[0]:
-                try:
-                    _direct[1](self._array, self._array)
-                except ValueError:
-                    _check_writable(_name, 'self', self)
-                    raise
-                except (Warning, FloatingPointError):
-                    _written_then_raised(self, self._array)
-                    raise
-            elif _handler is not _META_ONLY:
+            if _handler is not _META_ONLY:
                 _const_out = _InplaceOut()
                 _set_out_array(_const_out, self._array.view())
                 try:
@@ -31112,16 +30813,7 @@ def make_sign_(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _li
                     raise
         else:
             with _device._guard():
-                if _handler is _direct[0]:
-                    try:
-                        _direct[1](self._array, self._array)
-                    except ValueError:
-                        _check_writable(_name, 'self', self)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _written_then_raised(self, self._array)
-                        raise
-                elif _handler is not _META_ONLY:
+                if _handler is not _META_ONLY:
                     _const_out = _InplaceOut()
                     _set_out_array(_const_out, self._array.view())
                     try:
