@@ -73,8 +73,13 @@ def test_single_output_ops_match_numpy(dtype: Any) -> None:
     b = rand(4, 2, dtype=dtype)
     close(LA.solve(t, dt.tensor(b)), np.linalg.solve(a, b))
     close(LA.solve(t, dt.tensor(b[:, 0])), np.linalg.solve(a, b[:, 0]))
-    x = LA.solve(t, dt.tensor(b.T), left=False)
+    x = LA.solve(t, dt.tensor(b.T[None]), left=False)
     close(x @ t, np.broadcast_to(b.T, (2, 2, 4)))
+    # PyTorch's batch of vectors: B of shape A.shape[:-1] holds one vector per matrix.
+    v = LA.solve(t, dt.tensor(b.T))
+    assert v.shape == (2, 4)
+    close(v, np.linalg.solve(a, b.T[..., None])[..., 0])
+    close(LA.solve(t, dt.tensor(b.T), left=False), np.linalg.solve(np.swapaxes(a, -1, -2), b.T[..., None])[..., 0])
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -288,10 +288,12 @@ def _svdvals(xp: ModuleType, A: D, *, out: ConstOut[D]) -> None:
 @structured_op(inplace=False, method=False, public_functional=False)
 def linalg_solve(A: TensorMeta, B: TensorMeta, *, left: bool = True) -> TensorSpec:
     """The solution ``X`` of ``A @ X = B`` (``left=False``: ``X @ A = B``) for square ``A [..., n, n]``
-    (``torch.linalg.solve``; values as ``numpy.linalg.solve``). As NumPy 2: a 1-D ``B [n]`` is a vector (result
-    ``[..., n]``), any other ``B [..., n, k]`` a batch of matrices (``[..., k, n]`` with ``left=False``); the
-    batch dimensions broadcast. Result dtype: the promotion of both (bool and integers as float64). Raises
-    ShapeError for mismatched sizes, LinAlgError for a singular ``A`` (on CPU)."""
+    (``torch.linalg.solve``; values as ``numpy.linalg.solve``). As PyTorch: a 1-D ``B [n]``, or a ``B`` of shape
+    ``A.shape[:-1]`` (a batch of vectors), is a vector per matrix (result ``[..., n]``); any other ``B [..., n,
+    k]`` a batch of matrices (``[..., k, n]`` with ``left=False``); the batch dimensions broadcast. (NumPy 2 and
+    the Array API read only a 1-D ``B`` as a vector: ``devtensor.array_api.linalg.solve`` does.) Result dtype:
+    the promotion of both (bool and integers as float64). Raises ShapeError for mismatched sizes, LinAlgError
+    for a singular ``A`` (on CPU)."""
     s = _matrices("linalg_solve", A, square=True)
     b = B.shape
     dtype = linalg_dtype(
@@ -303,6 +305,8 @@ def linalg_solve(A: TensorMeta, B: TensorMeta, *, left: bool = True) -> TensorSp
         if b[0] != n:
             raise ShapeError(f"linalg_solve: 'A' of shape {_fmt(s)} and vector 'B' of shape {_fmt(b)} do not match")
         return s[:-1], to_dtype(dtype)
+    if b == s[:-1]:  # PyTorch's batch of vectors
+        return b, to_dtype(dtype)
     if len(b) == 0 or b[-2 if left else -1] != n:
         raise ShapeError(
             f"linalg_solve: 'A' of shape {_fmt(s)} and 'B' of shape {_fmt(b)} do not match (B must be [n] or "
@@ -317,19 +321,20 @@ def _solve(xp: ModuleType, A: D, B: D, *, left: bool, out: ConstOut[D]) -> None:
     dtype = np.result_type(_compute(A).dtype, _compute(B).dtype)
     a: Any = _array(A, dtype)
     b: Any = _array(B, dtype)
+    # A vector per matrix: a 1-D b, or PyTorch's batch of vectors (b of shape a.shape[:-1]).
+    vector = b.ndim == 1 or b.shape == a.shape[:-1]
     if not left:
         a = _mT(a)
-        b = b if b.ndim == 1 else _mT(b)
+        b = b if vector else _mT(b)
     if out.array.size == 0:
         return
     if a.shape[-1] == 0:
         out.array[...] = 0
         return
-    # NumPy 2's reading made explicit (a 1-D b is one vector; batch dimensions broadcast), so that a CuPy solve
-    # with NumPy 1's vector rule or without batch broadcasting computes the same.
-    vector = b.ndim == 1
+    # The reading made explicit (vectors as one-column matrices; batch dimensions broadcast), so that a CuPy
+    # solve with NumPy 1's vector rule or without batch broadcasting computes the same.
     if vector:
-        b = b[:, None]
+        b = b[..., None]
     batch: tuple[int, ...] = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = xp.broadcast_to(a, (*batch, *a.shape[-2:]))
     b = xp.broadcast_to(b, (*batch, *b.shape[-2:]))
