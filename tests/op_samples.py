@@ -445,6 +445,15 @@ def _elementwise() -> list[OpSamples]:
 
 #: The ops of devtensor.kernels.math_ufuncs: (name, NumPy ufunc, dtype classes NumPy has loops for, PyTorch has
 #: an inplace variant, the result is bool).
+def _tensordot_ref(a: Any, b: Any, dims: Any = 2) -> Any:
+    """np.tensordot, with a contracted dim of size 1 repeated to its partner's size first (PyTorch's rule)."""
+    if not isinstance(dims, int):
+        for i, j in zip(*dims, strict=True):
+            n = max(a.shape[i], b.shape[j])
+            a, b = np.repeat(a, n // a.shape[i], axis=i), np.repeat(b, n // b.shape[j], axis=j)
+    return np.tensordot(a, b, axes=dims)
+
+
 def _keep_bool(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn``, except that a bool array is returned as it is (PyTorch's sign and conj of bool)."""
     return lambda a: a.copy() if a.dtype.kind == "b" else fn(a)
@@ -731,9 +740,10 @@ def _scans_and_indexing() -> list[OpSamples]:
                 Sample((A(()), A((), shift=1), 0)),
                 Sample((A((0, 3)), A((3, 2)), 1)),
                 Sample((S((2, 3)), S((3, 2)), 1)),
+                Sample((A((2, 1)), A((3, 2), shift=1), ([1], [0]))),  # (a size-1 contracted dim broadcasts)
             ),
             "bifc",
-            reference=lambda a, b, dims=2: np.tensordot(a, b, axes=dims),
+            reference=_tensordot_ref,
             skip=no_inplace,
         ),
     ]

@@ -22,6 +22,11 @@ def _movedim_ref(a: Any, source: Any, destination: Any) -> Any:
 
 
 def _einsum_ref(operands: Any, equation: str) -> Any:
+    lhs, arrow, rhs = equation.partition("->")
+    if arrow and "..." in lhs and "..." not in rhs:
+        # PyTorch sums the '...' dims absent from the output: NumPy's result with them in front, summed.
+        kept = np.einsum(f"{lhs}->...{rhs}", *operands)
+        return np.asarray(kept.sum(axis=tuple(range(kept.ndim - len(rhs)))))
     return np.asarray(np.einsum(equation, *operands))
 
 
@@ -116,6 +121,8 @@ def shape_more_entries() -> list[OpSamples]:
                 Sample(([A(()), A((3,))], ",i->i")),
                 Sample(([A((0, 3)), A((3, 2))], "ij,jk->ik")),
                 Sample(([S((2, 3)), S((4, 3))], "ij,kj->ik")),
+                Sample(([A((2, 3, 4))], "...ij->ij")),
+                Sample(([A((2, 3)), A((3,), shift=1)], "...j,...j->"), broadcast=True),
             ),
             "bifc",
             broadcasts=True,

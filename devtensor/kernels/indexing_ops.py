@@ -481,21 +481,22 @@ def tensordot(
 ) -> PlannedSpec[tuple[tuple[int, ...], tuple[int, ...]]]:
     """The sum of products of ``a`` and ``b`` over the dims ``dims`` names (``torch.tensordot``, values and
     dtypes as ``np.tensordot``): an int ``n`` contracts the last ``n`` dims of ``a`` with the first ``n`` of
-    ``b``; a pair of lists ``([a dims], [b dims])`` contracts those (in pairs). Result shape: ``a``'s remaining
-    dims then ``b``'s; dtype: NumPy's promotion of both (``np.matmul``'s loops).
+    ``b``; a pair of lists ``([a dims], [b dims])`` contracts those (in pairs); a contracted dim of size 1
+    broadcasts against its partner (PyTorch's rule; NumPy refuses). Result shape: ``a``'s remaining dims then
+    ``b``'s; dtype: NumPy's promotion of both (``np.matmul``'s loops).
 
     Variants: functional and out; no inplace, no Tensor method (as PyTorch). Devices: cpu (NumPy), cuda
     (CuPy); meta gives shape and dtype. Both tensors on one device.
 
     Raises:
-        ShapeError (ValueError): contracted dims of different sizes; lists of different lengths; ``n`` larger
-            than either tensor's number of dims.
+        ShapeError (ValueError): contracted dims of different sizes, neither 1; lists of different lengths; ``n``
+            larger than either tensor's number of dims.
         ArgumentTypeError (TypeError): ``dims`` neither an int nor a pair of lists of ints; a negative ``n``.
         IndexOutOfRangeError (IndexError): a dim out of range.  ArgumentValueError (ValueError): a dim repeated.
     """
     da, db = _tensordot_axes(a, b, dims)
     for i, j in zip(da, db, strict=True):
-        if a.shape[i] != b.shape[j]:
+        if a.shape[i] != b.shape[j] and 1 not in (a.shape[i], b.shape[j]):
             raise ShapeError(
                 f"tensordot: contracted dimensions need to match, but first has size {a.shape[i]} in dim {i} and "
                 f"second has size {b.shape[j]} in dim {j} (shapes {_fmt(a.shape)} and {_fmt(b.shape)})"
@@ -522,4 +523,10 @@ def _tensordot(
     if x.dtype != y.dtype:
         common = np.result_type(x.dtype, y.dtype)
         x, y = x.astype(common, copy=False), y.astype(common, copy=False)
+    # A contracted dim of size 1 against a larger one broadcasts (PyTorch's rule): make both sizes equal.
+    xs, ys = list(x.shape), list(y.shape)
+    for i, j in zip(*plan, strict=True):
+        xs[i] = ys[j] = max(xs[i], ys[j])
+    if xs != list(x.shape) or ys != list(y.shape):
+        x, y = xp.broadcast_to(x, tuple(xs)), xp.broadcast_to(y, tuple(ys))
     _copy_into(xp, out.array, xp.tensordot(x, y, axes=(list(plan[0]), list(plan[1]))))

@@ -9,6 +9,7 @@ PyTorch's names, signatures and errors; values and result dtypes are NumPy's (``
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -196,7 +197,7 @@ def einsum(operands: Sequence[TensorMeta], equation: str) -> TensorSpec:
     """The Einstein summation ``equation`` over ``operands`` (``torch.einsum``; values and result dtype as
     ``np.einsum``): each operand gets a term of letters (one per dim, ``...`` for broadcast leading dims); the
     labels of the output term (after ``->``, else the labels that appear once, alphabetically) are kept, the
-    others summed over. The op's parameters come operands first (a structured op's first parameter is a
+    others summed over (also the ``...`` dims when the output given has no ``...``, as PyTorch). The op's parameters come operands first (a structured op's first parameter is a
     tensor); the main namespace's ``devtensor.einsum(equation, *operands, out=None)`` (:mod:`devtensor.multi_ops`)
     has PyTorch's order and also takes the operands as one list. All operands on one device. Functional and out
     variants.
@@ -249,8 +250,25 @@ def einsum(operands: Sequence[TensorMeta], equation: str) -> TensorSpec:
     return shape, dtype
 
 
+def _ellipsis_summed(equation: str, ndims: Sequence[int]) -> str:
+    """``equation`` with each ``...`` of its inputs spelled as letters of its own when the given output has no
+    ``...``: PyTorch sums those dims over, where NumPy's einsum refuses (operands of ``ndims`` dims each; the
+    dims right-aligned, as they broadcast)."""
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    if not arrow or "..." in rhs or "..." not in lhs:
+        return equation
+    terms = lhs.split(",")
+    extra = [n - len(term.replace("...", "")) for term, n in zip(terms, ndims, strict=True)]
+    free = [c for c in string.ascii_letters if c not in equation][: max(extra)]
+    spelled = [
+        term.replace("...", "".join(free[len(free) - k :]) if k else "") for term, k in zip(terms, extra, strict=True)
+    ]
+    return ",".join(spelled) + "->" + rhs
+
+
 @einsum.impl("cpu", "cuda")
 def _einsum(xp: ModuleType, operands: Sequence[D], equation: str, *, out: ConstOut[D]) -> None:
+    equation = _ellipsis_summed(equation, [t._array.ndim for t in operands])
     result = xp.einsum(equation, *(t._array for t in operands))
     xp.copyto(out.array, result, casting="same_kind")
 
