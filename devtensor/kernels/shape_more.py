@@ -197,9 +197,10 @@ def einsum(operands: Sequence[TensorMeta], equation: str) -> TensorSpec:
     """The Einstein summation ``equation`` over ``operands`` (``torch.einsum``; values and result dtype as
     ``np.einsum``): each operand gets a term of letters (one per dim, ``...`` for broadcast leading dims); the
     labels of the output term (after ``->``, else the labels that appear once, alphabetically) are kept, the
-    others summed over (also the ``...`` dims when the output given has no ``...``, as PyTorch). The op's parameters come operands first (a structured op's first parameter is a
-    tensor); the main namespace's ``devtensor.einsum(equation, *operands, out=None)`` (:mod:`devtensor.multi_ops`)
-    has PyTorch's order and also takes the operands as one list. All operands on one device. Functional and out
+    others summed over (also the ``...`` dims when the output given has no ``...``, as PyTorch). The op's
+    parameters come operands first (a structured op's first parameter is a tensor); the main namespace's
+    ``devtensor.einsum(equation, *operands, out=None)`` (:mod:`devtensor.multi_ops`) has PyTorch's order and also
+    takes the operands as one list. All operands on one device. Functional and out
     variants.
 
     Raises:
