@@ -15,7 +15,7 @@ wraps around into an integer or bool dtype.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -450,30 +450,82 @@ def filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: 
     return backend.wrap(array, device)
 
 
-def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None, out: Tensor | None = None) -> Tensor:
     """An uninitialised tensor of shape ``size`` (ints, or one sequence of ints); dtype default float64. An
     int is anything with ``__index__`` but a bool (NumPy integers, 0-d integer arrays), as NumPy takes sizes.
 
+    ``out=``: ``out`` is returned, resized to ``size`` where it differs (its values are then unspecified), with
+    the out rules of :func:`into_out` (dtype and device default to ``out``'s), as PyTorch's factories take out=.
+
     Raises:
-        ArgumentTypeError: a non-int size, an unsupported dtype, a device of the wrong type.
+        ArgumentTypeError: a non-int size, an unsupported dtype, a device of the wrong type; ``out`` not a Tensor.
         ValueError: a negative size, a malformed device, or more bytes than an array can address (on every
             device, meta included).
         OutOfMemoryError (MemoryError): the memory is not available; names the op, shape, dtype and bytes.
     """
     shape = size_arg("empty", size)
+    if out is not None:
+        return into_out("empty", out, shape, dtype, device, None)
     return filled("empty", shape, optional_dtype("empty", dtype) or _DEFAULT_FLOAT, as_device(device, op="empty"), None)
 
 
-def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
-    """A tensor of shape ``size`` filled with 0 (dtype default float64). Raises as :func:`empty`."""
+def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None, out: Tensor | None = None) -> Tensor:
+    """A tensor of shape ``size`` filled with 0 (dtype default float64). ``out=`` as :func:`empty`'s, filled.
+    Raises as :func:`empty`."""
     shape = size_arg("zeros", size)
+    if out is not None:
+        return into_out("zeros", out, shape, dtype, device, _fill_with(0))
     return filled("zeros", shape, optional_dtype("zeros", dtype) or _DEFAULT_FLOAT, as_device(device, op="zeros"), 0)
 
 
-def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
-    """A tensor of shape ``size`` filled with 1 (dtype default float64). Raises as :func:`empty`."""
+def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None, out: Tensor | None = None) -> Tensor:
+    """A tensor of shape ``size`` filled with 1 (dtype default float64). ``out=`` as :func:`empty`'s, filled.
+    Raises as :func:`empty`."""
     shape = size_arg("ones", size)
+    if out is not None:
+        return into_out("ones", out, shape, dtype, device, _fill_with(1))
     return filled("ones", shape, optional_dtype("ones", dtype) or _DEFAULT_FLOAT, as_device(device, op="ones"), 1)
+
+
+def _fill_with(value: Scalar) -> Callable[[Any], None]:
+    """A writer for :func:`into_out` filling the array with ``value``."""
+
+    def write(array: Any) -> None:
+        array.fill(value)
+
+    return write
+
+
+def into_out(op: str, out: object, shape: tuple[int, ...], dtype: Any, device: DeviceLike | None, write: Any) -> Tensor:
+    """A factory's ``out=`` (PyTorch's factories take one): ``out`` of ``shape`` holding what ``write(array)``
+    writes (None: nothing, for ``empty``), returned. The dtype defaults to ``out``'s and a given one must cast to
+    it (same_kind); ``device`` defaults to ``out``'s and must be it if given; a wrong-shaped ``out`` is resized
+    (:func:`devtensor.structured.rules.prepare_out`, the rules of every op's out=). Every check runs before the
+    write, so a refused call changes nothing; the version counter is bumped once.
+
+    Raises:
+        ArgumentTypeError: ``out`` not a Tensor.  DeviceMismatchError: ``device`` is not ``out``'s device.
+        CastingError: ``dtype`` does not cast to ``out``'s (same_kind).  ShapeError: ``out`` cannot be resized.
+    """
+    from devtensor.ranges import out_device, out_dtype  # (ranges imports this module)
+    from devtensor.structured import rules
+
+    dt = optional_dtype(op, dtype) or out_dtype(op, out)
+    assert isinstance(out, Tensor)
+    dev = out_device(op, out, device)
+    target = rules.prepare_out(op, out, (shape, dt), (), False)
+    backend = out._backend
+    if write is not None and backend.has_data:
+        guard = backend.guard(dev)
+        if guard is None:
+            write(target)
+        else:
+            with guard:
+                write(target)
+    if target is not out._array:
+        rules.finish_out(op, out, target)
+    out._storage.version += 1
+    return out
 
 
 def full(
@@ -482,9 +534,11 @@ def full(
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """A tensor of shape ``size`` (a sequence of ints, or one int as NumPy's ``full`` takes) filled with
-    ``fill_value``; dtype default as NumPy infers it from the value (bool, int64, float64, complex128).
+    ``fill_value``; dtype default as NumPy infers it from the value (bool, int64, float64, complex128), or
+    ``out``'s with ``out=`` (as :func:`empty`'s, filled; the value must fit ``out``'s dtype).
 
     A Python number (or NumPy scalar) must be representable in the dtype (PyTorch's checked conversion): floats
     are truncated into integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes
@@ -504,6 +558,13 @@ def full(
         OutOfMemoryError (MemoryError): as :func:`empty`.
     """
     shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
+    if out is not None:
+        from devtensor.ranges import out_dtype  # (ranges imports this module)
+
+        dt = optional_dtype("full", dtype) or out_dtype("full", out)
+        array_fill = array_fill_value("full", fill_value, dt)
+        value = array_fill[1] if array_fill is not None else check_fill("full", fill_value, dt)
+        return into_out("full", out, shape, dt, device, _fill_with(value))
     array_fill = array_fill_value("full", fill_value, optional_dtype("full", dtype))
     if array_fill is not None:
         return filled("full", shape, array_fill[0], as_device(device, op="full"), array_fill[1])
@@ -524,10 +585,13 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = 
     return filled("empty_like", shape, dt, dev, None)
 
 
-def eye(n: int, m: int | None = None, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+def eye(
+    n: int, m: int | None = None, *, dtype: Any = None, device: DeviceLike | None = None, out: Tensor | None = None
+) -> Tensor:
     """The ``n`` x ``m`` matrix (``m`` defaults to ``n``) with ones on its main diagonal and zeros elsewhere
     (``torch.eye``; values as ``np.eye``); dtype default float64 (NumPy's, where PyTorch's is float32), any
     supported dtype (bool gives True on the diagonal); on ``device`` (default cpu; meta gives shape and dtype).
+    ``out=`` as :func:`empty`'s, written.
 
     Raises:
         ArgumentTypeError (TypeError): ``n`` or ``m`` not an int; ``dtype`` not a dtype.
@@ -535,6 +599,14 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: DeviceLike |
     """
     rows = _dim_size("eye", "n", n)
     cols = rows if m is None else _dim_size("eye", "m", m)
+    if out is not None:
+
+        def write(array: Any) -> None:
+            array.fill(0)
+            k = min(rows, cols)
+            array[np.arange(k), np.arange(k)] = 1  # (out may be strided: index, not a flat view)
+
+        return into_out("eye", out, (rows, cols), dtype, device, write)
     dtype_ = optional_dtype("eye", dtype) or _DEFAULT_FLOAT
     dev = as_device(device, op="eye")
     result = filled("eye", (rows, cols), dtype_, dev, 0)

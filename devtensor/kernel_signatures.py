@@ -3177,22 +3177,26 @@ if TYPE_CHECKING:
     linalg_inv: _LinalgInvKernels
 
 
-    class LinalgPinvCPUKernel(Protocol[_CPU0, _CPU1]):
+    class LinalgPinvCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``linalg_pinv``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, A: _CPU0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, A: _CPU0, *, atol: _CPUS0 | Scalar | None, rtol: _CPUS1 | Scalar | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class LinalgPinvCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class LinalgPinvCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``linalg_pinv``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, A: _CUDA0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, A: _CUDA0, *, atol: _CUDAS0 | Scalar | None, rtol: _CUDAS1 | Scalar | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class LinalgPinvXPKernel(Protocol[_XP]):
+    class LinalgPinvXPKernel(Protocol):
         """The type of ``linalg_pinv``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, A: _XP, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, A: CPUTensor, *, atol: CPUTensor | Scalar | None, rtol: CPUTensor | Scalar | None, hermitian: bool, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, A: CUDATensor, *, atol: CUDATensor | Scalar | None, rtol: CUDATensor | Scalar | None, hermitian: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _LinalgPinvKernels(KernelRegistrar):
@@ -3202,30 +3206,34 @@ if TYPE_CHECKING:
         #: The op's meta function (the mypy plugin finds the registrar of an op by it).
         meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_pinv'
 
-        def cpu(self, fn: LinalgPinvCPUKernel[_CPU0, _CPU1]) -> LinalgPinvCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: LinalgPinvCUDAKernel[_CUDA0, _CUDA1]) -> LinalgPinvCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: LinalgPinvXPKernel[_XP]) -> LinalgPinvXPKernel[_XP]: ...
+        def cpu(self, fn: LinalgPinvCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> LinalgPinvCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: LinalgPinvCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> LinalgPinvCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: LinalgPinvXPKernel) -> LinalgPinvXPKernel: ...
 
 
     linalg_pinv: _LinalgPinvKernels
 
 
-    class LinalgMatrixRankCPUKernel(Protocol[_CPU0, _CPU1]):
+    class LinalgMatrixRankCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``linalg_matrix_rank``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, A: _CPU0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, A: _CPU0, *, atol: _CPUS0 | Scalar | None, rtol: _CPUS1 | Scalar | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class LinalgMatrixRankCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class LinalgMatrixRankCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``linalg_matrix_rank``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, A: _CUDA0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, A: _CUDA0, *, atol: _CUDAS0 | Scalar | None, rtol: _CUDAS1 | Scalar | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class LinalgMatrixRankXPKernel(Protocol[_XP]):
+    class LinalgMatrixRankXPKernel(Protocol):
         """The type of ``linalg_matrix_rank``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, A: _XP, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, A: CPUTensor, *, atol: CPUTensor | Scalar | None, rtol: CPUTensor | Scalar | None, hermitian: bool, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, A: CUDATensor, *, atol: CUDATensor | Scalar | None, rtol: CUDATensor | Scalar | None, hermitian: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _LinalgMatrixRankKernels(KernelRegistrar):
@@ -3235,9 +3243,9 @@ if TYPE_CHECKING:
         #: The op's meta function (the mypy plugin finds the registrar of an op by it).
         meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_matrix_rank'
 
-        def cpu(self, fn: LinalgMatrixRankCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixRankCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: LinalgMatrixRankCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixRankCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: LinalgMatrixRankXPKernel[_XP]) -> LinalgMatrixRankXPKernel[_XP]: ...
+        def cpu(self, fn: LinalgMatrixRankCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> LinalgMatrixRankCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: LinalgMatrixRankCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> LinalgMatrixRankCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: LinalgMatrixRankXPKernel) -> LinalgMatrixRankXPKernel: ...
 
 
     linalg_matrix_rank: _LinalgMatrixRankKernels
@@ -4957,19 +4965,19 @@ if TYPE_CHECKING:
     class VarCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class VarCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``var``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class VarXPKernel(Protocol[_XP]):
         """The type of ``var``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _VarKernels(KernelRegistrar):
@@ -4990,19 +4998,19 @@ if TYPE_CHECKING:
     class StdCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``std``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class StdCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``std``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class StdXPKernel(Protocol[_XP]):
         """The type of ``std``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _StdKernels(KernelRegistrar):
@@ -5056,19 +5064,19 @@ if TYPE_CHECKING:
     class SoftmaxCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class SoftmaxCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class SoftmaxXPKernel(Protocol[_XP]):
         """The type of ``softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _SoftmaxKernels(KernelRegistrar):
@@ -5089,19 +5097,19 @@ if TYPE_CHECKING:
     class LogSoftmaxCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``log_softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class LogSoftmaxCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``log_softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class LogSoftmaxXPKernel(Protocol[_XP]):
         """The type of ``log_softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _LogSoftmaxKernels(KernelRegistrar):
@@ -5317,22 +5325,22 @@ if TYPE_CHECKING:
     cumprod: _CumprodKernels
 
 
-    class DiffCPUKernel(Protocol[_CPU0, _CPU1]):
+    class DiffCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``diff``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, n: int, dim: int, *, plan: int, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, n: int, dim: int, prepend: _CPUS0 | None, append: _CPUS1 | None, *, plan: int, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class DiffCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class DiffCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``diff``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, n: int, dim: int, *, plan: int, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, n: int, dim: int, prepend: _CUDAS0 | None, append: _CUDAS1 | None, *, plan: int, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class DiffXPKernel(Protocol[_XP]):
         """The type of ``diff``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, n: int, dim: int, *, plan: int, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, n: int, dim: int, prepend: _XP | None, append: _XP | None, *, plan: int, out: ConstOut[_XP]) -> None: ...
 
 
     class _DiffKernels(KernelRegistrar):
@@ -5342,8 +5350,8 @@ if TYPE_CHECKING:
         #: The op's meta function (the mypy plugin finds the registrar of an op by it).
         meta_function: Final = 'devtensor.kernels.scans.diff'
 
-        def cpu(self, fn: DiffCPUKernel[_CPU0, _CPU1]) -> DiffCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: DiffCUDAKernel[_CUDA0, _CUDA1]) -> DiffCUDAKernel[_CUDA0, _CUDA1]: ...
+        def cpu(self, fn: DiffCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> DiffCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: DiffCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> DiffCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
         def xp(self, fn: DiffXPKernel[_XP]) -> DiffXPKernel[_XP]: ...
 
 
@@ -5750,22 +5758,26 @@ if TYPE_CHECKING:
     einsum: _EinsumKernels
 
 
-    class SearchsortedCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+    class SearchsortedCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``searchsorted``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, sorted_sequence: _CPU0, input: _CPU1, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_CPU2]) -> None: ...
+        def __call__(_k, sorted_sequence: _CPU0, input: _CPUS0 | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: _CPUS1 | None, plan: bool, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class SearchsortedCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+    class SearchsortedCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``searchsorted``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, sorted_sequence: _CUDA0, input: _CUDA1, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_CUDA2]) -> None: ...
+        def __call__(_k, sorted_sequence: _CUDA0, input: _CUDAS0 | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: _CUDAS1 | None, plan: bool, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class SearchsortedXPKernel(Protocol[_XP]):
+    class SearchsortedXPKernel(Protocol):
         """The type of ``searchsorted``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, sorted_sequence: _XP, input: _XP, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, sorted_sequence: CPUTensor, input: CPUTensor | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: CPUTensor | None, plan: bool, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, sorted_sequence: CUDATensor, input: CUDATensor | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: CUDATensor | None, plan: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _SearchsortedKernels(KernelRegistrar):
@@ -5775,9 +5787,9 @@ if TYPE_CHECKING:
         #: The op's meta function (the mypy plugin finds the registrar of an op by it).
         meta_function: Final = 'devtensor.kernels.shape_more.searchsorted'
 
-        def cpu(self, fn: SearchsortedCPUKernel[_CPU0, _CPU1, _CPU2]) -> SearchsortedCPUKernel[_CPU0, _CPU1, _CPU2]: ...
-        def cuda(self, fn: SearchsortedCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> SearchsortedCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
-        def xp(self, fn: SearchsortedXPKernel[_XP]) -> SearchsortedXPKernel[_XP]: ...
+        def cpu(self, fn: SearchsortedCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> SearchsortedCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: SearchsortedCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> SearchsortedCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: SearchsortedXPKernel) -> SearchsortedXPKernel: ...
 
 
     searchsorted: _SearchsortedKernels

@@ -10,7 +10,7 @@ tensors), so a refined tensor seen as a ``Tensor`` keeps its invariant and upcas
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import (
     TYPE_CHECKING,
@@ -42,6 +42,7 @@ from devtensor.errors import (
     IndexOutOfRangeError,
     MemoryOverlapError,
     NoDataError,
+    PlanError,
     ReadOnlyError,
     ScalarOverflowError,
     ShapeError,
@@ -172,51 +173,76 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
     # Typed by overloads: a dtype alone (or no device) keeps the device and so the refined class (Self); the
     # device names "cpu", "cuda" and "meta" give that device's refined class; any other device a Tensor.
     @overload
-    def to(self, device: Literal["cpu"], dtype: Any = None, *, copy: bool = False) -> CPUTensor: ...
-    @overload
-    def to(self, device: Literal["cuda"], dtype: Any = None, *, copy: bool = False) -> CUDATensor: ...
-    @overload
-    def to(self, device: Literal["meta"], dtype: Any = None, *, copy: bool = False) -> MetaTensor: ...
-    @overload
-    def to(self, dtype: DType | type[np.generic], /, *, copy: bool = False) -> Self: ...
-    @overload
-    def to(self, device: None = None, dtype: Any = None, *, copy: bool = False) -> Self: ...
+    def to(
+        self, device: Literal["cpu"], dtype: Any = None, non_blocking: bool = False, copy: bool = False
+    ) -> CPUTensor: ...
     @overload
     def to(
-        self, device: DeviceLike | DType | type[np.generic] | None = None, dtype: Any = None, *, copy: bool = False
-    ) -> Tensor: ...
+        self, device: Literal["cuda"], dtype: Any = None, non_blocking: bool = False, copy: bool = False
+    ) -> CUDATensor: ...
+    @overload
+    def to(
+        self, device: Literal["meta"], dtype: Any = None, non_blocking: bool = False, copy: bool = False
+    ) -> MetaTensor: ...
+    @overload
+    def to(self, dtype: DType | type[np.generic], /, non_blocking: bool = False, copy: bool = False) -> Self: ...
+    @overload
+    def to(self, other: Tensor, /, non_blocking: bool = False, copy: bool = False) -> Tensor: ...
+    @overload
+    def to(self, device: None = None, dtype: Any = None, non_blocking: bool = False, copy: bool = False) -> Self: ...
+    @overload
     def to(
         self,
         device: DeviceLike | DType | type[np.generic] | None = None,
         dtype: Any = None,
-        *,
+        non_blocking: bool = False,
         copy: bool = False,
-    ) -> Tensor:
+    ) -> Tensor: ...
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """This tensor on ``device`` with ``dtype``; ``self`` when both match already and ``copy`` is False.
 
-        Like PyTorch's ``Tensor.to``: the first argument may be a device or a dtype. Moving never changes
-        ``self``: the result is a new tensor with its own storage (version 0).
+        PyTorch's three forms: ``to(device=None, dtype=None, non_blocking=False, copy=False)``, ``to(dtype,
+        non_blocking=False, copy=False)`` and ``to(other, non_blocking=False, copy=False)`` (``other``'s device
+        and dtype); each argument positional or by keyword. ``non_blocking`` is checked and has no effect (every
+        copy completes before ``to`` returns). Moving never changes ``self``: the result is a new tensor with
+        its own storage (version 0).
 
         Raises:
             ValueError / TypeError: an invalid device or dtype (as :class:`Device` and ``to_dtype``).
-            ArgumentTypeError (TypeError): ``copy`` is not a bool (a NumPy bool is taken as one).
+            ArgumentTypeError (TypeError): ``copy`` or ``non_blocking`` not a bool (a NumPy bool is taken as one);
+                too many arguments, an unknown keyword, or one given twice.
             NoDataError: moving a meta tensor to a device with data.
         """
         from devtensor.backends import backend_for
 
-        if (device is not None and not isinstance(device, (Device, str, int))) or isinstance(device, bool):
+        first = args[0] if args else kwargs.get("device")
+        names: tuple[str, ...] = ("device", "dtype", "non_blocking", "copy")
+        if args and (isinstance(first, Tensor) or _is_dtype_arg(first)):
+            names = ("other" if isinstance(first, Tensor) else "dtype", "non_blocking", "copy")
+        if len(args) > len(names):
+            raise ArgumentTypeError(f"to: takes at most {len(names)} positional arguments, got {len(args)}")
+        given = dict(zip(names, args, strict=False))
+        for key, value in kwargs.items():
+            if key not in ("device", "dtype", "non_blocking", "copy"):
+                raise ArgumentTypeError(f"to: got an unexpected keyword argument '{key}'")
+            if key in given:
+                raise ArgumentTypeError(f"to: got multiple values for argument '{key}'")
+            given[key] = value
+        other = given.get("other")
+        device: Any = other._device if isinstance(other, Tensor) else given.get("device")
+        dtype: Any = other.dtype if isinstance(other, Tensor) else given.get("dtype")
+        if device is not None and _is_dtype_arg(device):
             if dtype is not None:
                 raise ArgumentTypeError(f"to: argument 'device' must be a device, got {device!r}")
             device, dtype = None, device
-        if isinstance(device, str) and _names_dtype(device):
-            if dtype is not None:
-                raise ArgumentTypeError(f"to: argument 'device' must be a device, got {device!r}")
-            device, dtype = None, device
+        blocking: object = given.get("non_blocking", False)
+        if blocking is not False and blocking is not True:
+            as_bool("to", "non_blocking", blocking)
+        copy: object = given.get("copy", False)
+        if copy is not False and copy is not True:
+            copy = as_bool("to", "copy", copy)
         target = self._device if device is None else as_device(device, op="to")
         target_dtype = self.dtype if dtype is None else to_dtype(dtype, op="to")
-        flag: object = copy  # (typed bool; checked at run time: an int is refused, a NumPy bool taken)
-        if flag is not False and flag is not True:
-            copy = as_bool("to", "copy", flag)
         if _modes.ACTIVE[0]:  # a static plan's tracer records conversions (devtensor.plan)
             made = _modes.run_indexing("convert", self, (None if device is None else target, target_dtype, copy))
             if made is not _modes.NOT_HANDLED:
@@ -226,6 +252,53 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         dst = backend_for(target)
         array = dst.from_other(self._backend, self._array, target, target_dtype)
         return dst.wrap(array, target)
+
+    # --- inplace view ops: PyTorch's squeeze_, unsqueeze_, transpose_, t_, swapdims_, swapaxes_ ------------
+
+    def squeeze_(self, dim: int | Sequence[int] | None = None) -> Self:
+        """Make ``self`` its own ``squeeze(dim)`` in place (PyTorch's ``Tensor.squeeze_``): ``self`` takes the
+        view's shape and strides over the same memory; returns ``self``. Errors as :func:`devtensor.squeeze`."""
+        return self._become(self.squeeze() if dim is None else self.squeeze(dim), "squeeze_")
+
+    def unsqueeze_(self, dim: int) -> Self:
+        """Make ``self`` its own ``unsqueeze(dim)`` in place (PyTorch's ``Tensor.unsqueeze_``); returns ``self``."""
+        return self._become(self.unsqueeze(dim), "unsqueeze_")
+
+    def transpose_(self, dim0: int, dim1: int) -> Self:
+        """Swap dims ``dim0`` and ``dim1`` of ``self`` in place (PyTorch's ``Tensor.transpose_``); returns
+        ``self``."""
+        return self._become(self.transpose(dim0, dim1), "transpose_")
+
+    def swapdims_(self, dim0: int, dim1: int) -> Self:
+        """:meth:`transpose_` under PyTorch's other name."""
+        return self._become(self.transpose(dim0, dim1), "swapdims_")
+
+    def swapaxes_(self, axis0: int, axis1: int) -> Self:
+        """:meth:`transpose_` under PyTorch's other name."""
+        return self._become(self.transpose(axis0, axis1), "swapaxes_")
+
+    def t_(self) -> Self:
+        """Transpose a tensor of at most 2 dims in place (PyTorch's ``Tensor.t_``); returns ``self``.
+
+        Raises:
+            ShapeError: more than 2 dims.
+        """
+        if self.ndim > 2:
+            raise ShapeError(f"t_: expects a tensor with <= 2 dimensions, got {self.ndim}")
+        return self._become(self.transpose(0, 1) if self.ndim == 2 else self, "t_")
+
+    def _become(self, view: Tensor, op: str) -> Self:
+        """Give ``self`` the shape and strides of ``view`` (a view of ``self``'s memory) and bump the version
+        counter, as PyTorch's inplace view ops do (only the metadata changes; other views of the memory keep
+        theirs). A static plan does not record metadata changes: there such a call raises PlanError."""
+        if _modes.ACTIVE[0] and _modes.recording():
+            raise PlanError(
+                f"{op}: inplace view ops are not recorded by a static plan; use the functional {op[:-1]} instead"
+            )
+        self._array = view._array
+        self._shape = view._shape
+        self._storage.version += 1
+        return self
 
     def cpu(self) -> CPUTensor:
         """This tensor on the CPU (``self`` if already there)."""
@@ -515,6 +588,14 @@ def _device_guard(device: Device) -> AbstractContextManager[Any]:
     """The device guard of ``device`` (CUDA: make it current), or a no-op context for devices without one."""
     guard = device._guard
     return guard() if guard is not None else nullcontext()
+
+
+def _is_dtype_arg(value: object) -> bool:
+    """Whether ``Tensor.to``'s first argument stands for a dtype rather than a device: anything but a Device, an
+    int ordinal or a device string (a bool is no ordinal), or a string naming a dtype."""
+    if isinstance(value, str):
+        return _names_dtype(value)
+    return value is not None and (not isinstance(value, (Device, int)) or isinstance(value, bool))
 
 
 def _names_dtype(spec: str) -> bool:

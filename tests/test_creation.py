@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from tensor_state import assert_unchanged, snapshot
 
 import devtensor as dt
+import devtensor.array_api
 from devtensor import dtypes
 from devtensor.device import register_device_type
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, CastingError, NoDataError, ScalarOverflowError
@@ -243,10 +244,19 @@ reals = st.one_of(ints, st.floats(-20, 20, allow_nan=False).map(lambda x: round(
 @given(start=reals, end=reals, step=reals.filter(lambda s: abs(s) >= 0.25))
 def test_arange_matches_numpy(start: float, end: float, step: float) -> None:
     expected = np.arange(start, end, step)
+    xp_t = dt.array_api.arange(start, end, step)  # the standard's rule: a step away from end gives []
+    assert xp_t.dtype == expected.dtype and xp_t.shape == expected.shape
+    if (end - start) * step < 0:  # PyTorch's rule: a step pointing away from end raises
+        with pytest.raises(ValueError, match=words("arange", "step", "away")):
+            dt.arange(start, end, step)
+        return
     t = dt.arange(start, end, step)
     assert t.dtype == expected.dtype and t.shape == expected.shape
     np.testing.assert_allclose(t.numpy(), expected)
     assert dt.arange(start, end, step, device="meta").shape == expected.shape
+    # 0-d tensors and arrays as bounds: their values (PyTorch's Scalar arguments, NumPy's 0-d arrays)
+    t0 = dt.arange(dt.tensor(start), np.array(end), dt.tensor(step))
+    assert t0.dtype == expected.dtype and np.array_equal(t0.numpy(), t.numpy())
 
 
 def test_arange_forms_dtypes_and_errors() -> None:
@@ -257,6 +267,12 @@ def test_arange_forms_dtypes_and_errors() -> None:
     assert dt.arange(np_int).tolist() == [0, 1, 2]
     assert dt.arange(1, 4, dtype=dt.float32).dtype == np.float32
     assert dt.arange(10, 0, -3).tolist() == [10, 7, 4, 1]
+    assert dt.arange(3, 3, -1).shape == (0,)  # an empty range with either sign of step
+    with pytest.raises(ValueError, match=words("arange", "step", "away")):
+        dt.arange(0, -3, 2)
+    assert dt.array_api.arange(0, -3, 2).shape == (0,)
+    with pytest.raises(ValueError, match=words("arange", "end", "0-d")):
+        dt.arange(dt.tensor([1, 2]))
     assert_meta(dt.arange(2, 10**12, 10**11, device="meta"), (10,), np.int64)
     with pytest.raises(ValueError, match=words("arange", "step", "nonzero")):
         dt.arange(0, 5, 0)
@@ -280,6 +296,25 @@ def test_linspace_matches_numpy(start: float, end: float, steps: int) -> None:
 
 def test_linspace_errors() -> None:
     assert dt.linspace(0, 10, 3, dtype=dt.int32).tolist() == [0, 5, 10]
+    with pytest.raises(ValueError, match=words("linspace", "start", "0-d")):
+        dt.linspace(dt.tensor([0.0]), 1, 2)
+    with pytest.raises(ArgumentTypeError, match=words("linspace", "end", "real")):
+        dt.linspace(0, dt.tensor(1j), 2)
+
+
+def test_linspace_tensor_bounds_and_integer_rounding() -> None:
+    # 0-d tensors (any real dtype) and 0-d arrays as bounds: their values.
+    expected = np.linspace(-1.0, 3.0, 5)
+    assert np.array_equal(dt.linspace(dt.tensor(-1, dtype=dt.int32), dt.tensor(3.0), 5).numpy(), expected)
+    assert np.array_equal(dt.array_api.linspace(np.array(-1.0), dt.tensor(3.0), 5).numpy(), expected)
+    assert np.array_equal(dt.array_api.linspace(dt.tensor(0.0), dt.tensor(1.0), 4, endpoint=False).numpy(),
+                          np.linspace(0.0, 1.0, 4, endpoint=False))  # fmt: skip
+    # Into an integer dtype: truncation toward zero (PyTorch), not NumPy 2's rounding down.
+    assert dt.linspace(-5, 5, 4, dtype=dt.int64).tolist() == [-5, -1, 1, 5]  # -1.67, 1.67
+    assert np.linspace(-5, 5, 4, dtype=np.int64).tolist() == [-5, -2, 1, 5]
+    assert dt.linspace(-3.7, 2.2, 6, dtype=dt.int16).tolist() == [-3, -2, -1, 0, 1, 2]
+    # Stepped from both ends: the last value is end exactly.
+    assert dt.linspace(0, 100, 33, dtype=dt.int64).tolist() == np.trunc(np.linspace(0, 100, 33)).astype(int).tolist()
     with pytest.raises(ValueError, match=words("linspace", "steps", "non-negative")):
         dt.linspace(0, 1, -1)
     with pytest.raises(ArgumentTypeError, match=words("linspace", "steps", "int")):

@@ -73,8 +73,13 @@ def test_single_output_ops_match_numpy(dtype: Any) -> None:
     b = rand(4, 2, dtype=dtype)
     close(LA.solve(t, dt.tensor(b)), np.linalg.solve(a, b))
     close(LA.solve(t, dt.tensor(b[:, 0])), np.linalg.solve(a, b[:, 0]))
-    x = LA.solve(t, dt.tensor(b.T), left=False)
+    x = LA.solve(t, dt.tensor(b.T[None]), left=False)
     close(x @ t, np.broadcast_to(b.T, (2, 2, 4)))
+    # PyTorch's batch of vectors: B of shape A.shape[:-1] holds one vector per matrix.
+    v = LA.solve(t, dt.tensor(b.T))
+    assert v.shape == (2, 4)
+    close(v, np.linalg.solve(a, b.T[..., None])[..., 0])
+    close(LA.solve(t, dt.tensor(b.T), left=False), np.linalg.solve(np.swapaxes(a, -1, -2), b.T[..., None])[..., 0])
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -97,10 +102,33 @@ def test_norms_match_numpy(dtype: Any) -> None:
     close(LA.vector_norm(t, dtype=wide), np.linalg.vector_norm(a.astype(wide)))
 
 
+@pytest.mark.usefixtures("fake_cupy")
+@pytest.mark.parametrize("device", ["cpu", "cuda:0", "meta"])
+def test_matrix_norms_of_empty_matrices(device: str) -> None:
+    # PyTorch's values: a maximum or a sum over nothing is 0; a minimum over nothing raises.
+    for shape, fine, refused in (
+        ((2, 0, 3), ("fro", "nuc", 2, 1, -1, math.inf), (-2, -math.inf)),
+        ((3, 0), ("fro", "nuc", 2, 1, math.inf, -math.inf), (-2, -1)),
+    ):
+        t = dt.zeros(shape, dtype=dt.float32, device=device)
+        for ord in fine:
+            r = LA.matrix_norm(t, ord)
+            assert r.shape == shape[:-2] and r.dtype == dt.float32
+            if device != "meta":
+                assert (r.cpu().numpy() == 0).all()
+        for ord in refused:
+            with pytest.raises(dt.ShapeError, match="is a minimum over the"):
+                LA.matrix_norm(t, ord)
+    if device != "meta":
+        assert LA.norm(dt.zeros((0, 3), device=device), "nuc").item() == 0.0
+
+
 def test_products_and_diagonals_match_numpy() -> None:
     a, b = rand(2, 4, 3), rand(4, 3)
     ta, tb = dt.tensor(a), dt.tensor(b)
-    close(LA.cross(ta, tb), np.cross(a, b))
+    close(LA.cross(ta, tb[None]), np.cross(a, b))
+    with pytest.raises(dt.ShapeError, match="same number of dimensions"):
+        LA.cross(ta, tb)  # (PyTorch's rule; the Array API's cross broadcasts these)
     close(LA.cross(dt.tensor(a[0].T), dt.tensor(b.T), dim=0), np.cross(a[0].T, b.T, axis=0))
     close(LA.vecdot(ta, tb), np.vecdot(a, b))
     c = rand(4, 3, dtype=np.complex128)
@@ -407,6 +435,7 @@ def test_array_api_linalg_extension() -> None:
     close(xla.cholesky(dt.tensor(s), upper=True), np.linalg.cholesky(s, upper=True))
     close(xla.solve(dt.tensor(s), dt.tensor(a[0, :3])), np.linalg.solve(s, a[0, :3]))
     close(xla.cross(dt.tensor(a[0, :, :3]), dt.tensor(a[1, :, :3]), axis=-1), np.cross(a[0], a[1]))
+    close(xla.cross(dt.tensor(a[:, :, :3]), dt.tensor(a[1, 0, :3])), np.cross(a[:, :, :3], a[1, 0, :3]))
     assert xla.matrix_transpose(t).shape == (2, 3, 4)
 
 

@@ -105,6 +105,29 @@ def test_softmax_dtypes_and_argument_errors() -> None:
         assert fn(dt.tensor(5.0), -1).item() == (1.0 if fn is dt.softmax else 0.0)
 
 
+@pytest.mark.usefixtures("fake_cupy")
+@pytest.mark.parametrize("device", ["cpu", "cuda:0", "meta"])
+def test_softmax_dtype_argument(device: str) -> None:
+    # PyTorch's dtype=: self is cast to it first; the result has it.
+    x = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]])
+    for arr in (x, x.astype(np.int64), x.astype(np.float16)):
+        t = dt.tensor(arr, device=device)
+        for dtype in (dt.float32, "float64", np.float16):
+            s, ls = dt.softmax(t, 1, dtype=dtype), t.log_softmax(1, dtype=dtype)
+            assert s.dtype == ls.dtype == np.dtype(dtype) and s.shape == x.shape
+            if device != "meta":
+                expected = softmax_reference(arr.astype(np.dtype(dtype)), 1)
+                rtol = 1e-3 if s.dtype == np.float16 else 1e-6
+                np.testing.assert_allclose(s.cpu().numpy(), expected, rtol=rtol, atol=rtol)
+                np.testing.assert_allclose(ls.cpu().numpy(), np.log(expected), rtol=rtol, atol=rtol)
+    t = dt.tensor(x, device=device)
+    for fn in (dt.softmax, dt.log_softmax):
+        with pytest.raises(TypeError, match=rf"{fn.__name__}: argument 'dtype' must be a floating dtype"):
+            fn(t, 0, dtype=dt.int32)
+        with pytest.raises(TypeError, match=fn.__name__):
+            fn(t, 0, dtype="complex64")
+
+
 def test_softmax_out_variant() -> None:
     x = dt.from_numpy(np.random.default_rng(1).standard_normal((3, 4)))
     expected = dt.softmax(x, 1)

@@ -211,6 +211,9 @@ def test_var_default_correction_is_bessel() -> None:
     x = np.array([1.0, 2.0, 4.0, 7.0])
     assert dt.var(dt.from_numpy(x)).item() == pytest.approx(np.var(x, ddof=1))
     assert dt.std(dt.from_numpy(x), correction=0).item() == pytest.approx(np.std(x))
+    # PyTorch's correction=None: the default, 1.
+    assert dt.var(dt.from_numpy(x), correction=None).item() == pytest.approx(np.var(x, ddof=1))
+    assert dt.std(dt.from_numpy(x), 0, True, correction=None).tolist() == [pytest.approx(np.std(x, ddof=1))]
 
 
 def _logsumexp_reference(arr: Array, axis: Axis, keepdims: bool) -> Array:

@@ -196,11 +196,33 @@ def test_to_rejects_bad_devices_and_dtypes() -> None:
         t.to("tpu")
     with pytest.raises(TypeError, match=words("to", "dtype")):
         t.to(dtype="float128")
-    with pytest.raises(TypeError, match=words("to", "device")):
+    # After a dtype, the next positional argument is PyTorch's non_blocking.
+    with pytest.raises(TypeError, match=words("to", "non_blocking", "float64")):
         t.to(dt.float32, dt.float64)
-    with pytest.raises(TypeError, match=words("to", "device", "float32")):
+    with pytest.raises(TypeError, match=words("to", "non_blocking", "float64")):
         t.to("float32", "float64")
+    with pytest.raises(TypeError, match=words("to", "device", "float32")):
+        t.to(device="float32", dtype="float64")
+    with pytest.raises(TypeError, match=words("to", "at most 3 positional")):
+        t.to(dt.float32, False, False, False)
+    with pytest.raises(TypeError, match=words("to", "multiple values", "dtype")):
+        t.to(dt.float32, dtype=dt.float32)
+    with pytest.raises(TypeError, match=words("to", "unexpected keyword", "memory")):
+        t.to(memory="x")
     assert_unchanged(snap)
+
+
+def test_to_takes_pytorchs_positional_forms() -> None:
+    _, t = grid()
+    # to(dtype, non_blocking, copy), to(device, dtype, non_blocking, copy), to(other, non_blocking, copy)
+    assert t.to(t.dtype, False, False) is t
+    copied = t.to(t.dtype, True, True)
+    assert copied is not t and copied.dtype == t.dtype and np.array_equal(copied.numpy(), t.numpy())
+    assert t.to("cpu", dt.float32, False, True).dtype == dt.float32
+    other = dt.zeros(1, dtype=dt.int16)
+    assert t.to(other).dtype == dt.int16 and t.to(other, False, False).device == other.device
+    assert t.to(device="cpu", dtype=dt.int8, non_blocking=True).dtype == dt.int8
+    assert t.to("cpu", non_blocking=np.bool_(True)) is t
 
 
 # --- __getitem__ ----------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import numpy as np
 from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
 from devtensor.dispatcher import DispatchKey
-from devtensor.dtypes import DType
+from devtensor.dtypes import DType, DTypeLike, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.class_indices import check_classes
 from devtensor.kernels.reduction_family import compute_dtype, float_result
@@ -53,7 +53,8 @@ _INT64: Final = dtypes.int64
 _SOFTMAX_COMMON = """
     Shapes: the result has ``self``'s shape; ``dim`` (an int, negative counts from the end; 0 or -1 for a 0-d
     tensor) is the dimension whose slices are normalized.
-    Dtypes: floats keep theirs (float16 is computed in float32); bool and integers give float64.
+    Dtypes: floats keep theirs (float16 is computed in float32); bool and integers give float64; ``dtype=`` (a
+        float dtype; PyTorch's) casts ``self`` first and is the result's.
     Devices: cpu (NumPy), cuda (CuPy); meta tensors give the shape and dtype only.
     Variants: functional ``{name}(t, dim)`` / ``t.{name}(dim)`` and out ``{name}(t, dim, out=o)`` (PyTorch's
         out rules); no inplace variant.
@@ -93,9 +94,16 @@ _SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
 _LOG_SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
 
 
-def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[SoftmaxPlan]:
+def _softmax_meta(op: str, self: TensorMeta, dim: object, dtype_arg: object = None) -> PlannedSpec[SoftmaxPlan]:
     d = normalize_dim(op, dim, self.ndim)
-    dtype = float_result(op, self.dtype, "self")
+    if dtype_arg is None:
+        dtype = float_result(op, self.dtype, "self")
+    else:
+        # PyTorch's dtype=: the input is cast to it first, so it is the result's dtype (a float dtype).
+        float_result(op, self.dtype, "self")
+        dtype = to_dtype(dtype_arg, op=op)
+        if dtype.kind != "f":
+            raise ArgumentTypeError(f"{op}: argument 'dtype' must be a floating dtype, got {dtype.name}")
     return PlannedSpec(
         self.shape, dtype, SoftmaxPlan(d if self.ndim else None, op == "log_softmax", compute_dtype(dtype))
     )
@@ -104,21 +112,24 @@ def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[Softmax
 @structured_op(inplace=False)
 @offers_direct(_SOFTMAX_DIRECT)
 @offers_specs(_SOFTMAX_SPECS)
-def softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
+def softmax(self: TensorMeta, dim: int, dtype: DTypeLike | None = None) -> PlannedSpec[SoftmaxPlan]:
     """``exp(self) / sum(exp(self))`` along ``dim`` (``torch.softmax`` / ``torch.nn.functional.softmax``),
     computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
-    instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch.
+    instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch. ``dtype``: PyTorch's, a float dtype
+    ``self`` is cast to before the op (the result's dtype).
     """
-    if type(dim) is int:  # (the memo's hit inline: see _SOFTMAX_SPECS)
+    if type(dim) is int and dtype is None:  # (the memo's hit inline: see _SOFTMAX_SPECS)
         a: Any = self
         spec = _SOFTMAX_SPECS.get((a._shape, a._dtype, dim))
         if spec is not None:
             return spec
-    return _softmax_spec(self, dim)
+    return _softmax_spec(self, dim, dtype)
 
 
 @memoized
-def _softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
+def _softmax_spec(self: TensorMeta, dim: int, dtype: DTypeLike | None) -> PlannedSpec[SoftmaxPlan]:
+    if dtype is not None:
+        return _softmax_meta("softmax", self, dim, dtype)
     return _remember(_SOFTMAX_SPECS, self, dim, _softmax_meta("softmax", self, dim))
 
 
@@ -136,28 +147,32 @@ def _remember(
 @structured_op(inplace=False)
 @offers_direct(_LOG_SOFTMAX_DIRECT)
 @offers_specs(_LOG_SOFTMAX_SPECS)
-def log_softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
+def log_softmax(self: TensorMeta, dim: int, dtype: DTypeLike | None = None) -> PlannedSpec[SoftmaxPlan]:
     """``self - logsumexp(self)`` along ``dim`` (``torch.log_softmax`` / ``torch.nn.functional.log_softmax``),
     computed stably: ``(x - m) - log(sum(exp(x - m)))`` with ``m`` each slice's maximum, so huge logits stay
     finite and very negative log-probabilities do not underflow to ``-inf`` as ``log(softmax(x))`` would.
-    A slice of only ``-inf`` gives nan, as PyTorch.
+    A slice of only ``-inf`` gives nan, as PyTorch. ``dtype``: as :func:`softmax`'s.
     """
-    if type(dim) is int:
+    if type(dim) is int and dtype is None:
         a: Any = self
         spec = _LOG_SOFTMAX_SPECS.get((a._shape, a._dtype, dim))
         if spec is not None:
             return spec
-    return _log_softmax_spec(self, dim)
+    return _log_softmax_spec(self, dim, dtype)
 
 
 @memoized
-def _log_softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
+def _log_softmax_spec(self: TensorMeta, dim: int, dtype: DTypeLike | None) -> PlannedSpec[SoftmaxPlan]:
+    if dtype is not None:
+        return _softmax_meta("log_softmax", self, dim, dtype)
     return _remember(_LOG_SOFTMAX_SPECS, self, dim, _softmax_meta("log_softmax", self, dim))
 
 
 @_ks.log_softmax.xp
 @_ks.softmax.xp
-def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: ConstOut[D]) -> None:
+def _softmax(
+    xp: ModuleType, self: D, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[D]
+) -> None:
     o: Any = out.array
     if xp is np:
         _softmax_cpu(self._array, plan, o)

@@ -297,7 +297,7 @@ def _spec(r: _Rules, self: TensorMeta, dim: object, keepdim: bool, arg: Any) -> 
         _no_complex(op, self.dtype)
     if r.single_dim and isinstance(dim, (tuple, list)):
         raise ArgumentTypeError(f"{op}: argument 'dim' must be an int or None, got {type(dim).__name__} {dim!r}")
-    if r.correction:
+    if r.correction and arg is not None:  # (None: PyTorch's default, 1)
         _check_correction(op, arg)
     shape = self.shape
     ndim = len(shape)
@@ -366,7 +366,7 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
             dim: int | tuple[int, ...] | list[int] | None = None,
             keepdim: bool = False,
             *,
-            correction: int | float = 1,
+            correction: int | float | None = 1,
         ) -> PlannedSpec[ReductionPlan]:
             return _planned(r, cache, self, dim, keepdim, correction)
 
@@ -511,10 +511,12 @@ def _kernel(r: _Rules, function: str) -> Callable[..., None]:
             dim: object,
             keepdim: bool,
             *,
-            correction: int | float,
+            correction: int | float | None,
             plan: ReductionPlan,
             out: ConstOut[D],
         ) -> None:
+            if correction is None:  # (PyTorch's correction=None: the default, Bessel's 1)
+                correction = 1
             # NumPy converts an int ddof to a C long before computing (and after preparing out): a huge int goes
             # in as the float it is equal to, which gives the same inf/nan a huge float correction does.
             ddof = float(correction) if type(correction) is int and builtins.abs(correction) >= 2**62 else correction
@@ -554,7 +556,7 @@ def reduction(
             variant and error sections are appended.
         dtype_arg: the op takes a keyword ``dtype=None`` (NumPy's ``dtype=``: the dtype to compute and return in).
         correction: the op takes a keyword ``correction=1`` (a finite int or float, negative too: NumPy's
-            ``ddof``).
+            ``ddof``; None is the default 1, as PyTorch's).
         single_dim: ``dim`` is one int or None (the flattened tensor), not a tuple (``argmax``).
         ordered: complex inputs are refused (they have no order).
         nonempty: reducing over a dimension of size 0 is a ShapeError (no identity: ``amax``, ``argmax``).

@@ -26,7 +26,7 @@ from typing import Any, Final, TypeVar
 import numpy as np
 
 from devtensor.dispatcher import DispatchKey
-from devtensor.dtypes import Scalar
+from devtensor.dtypes import DType, Scalar
 from devtensor.lowering import Lowering, Ref
 from devtensor.meta import _COMPARISONS, _IINFO, DIRECT, binary_ufunc_meta, int_bounds, unary_ufunc_meta
 from devtensor.structured import StructuredOp
@@ -318,14 +318,15 @@ def unary_ufunc(
     cupy: str | None = None,
     inplace: bool = True,
     kernel: Callable[..., None] | None = None,
+    dtypes: dict[DType, DType] | None = None,
 ) -> StructuredOp:
     """Define the one-argument elementwise op ``name(self)`` computed by NumPy's ``ufunc`` (CuPy's ``cupy``,
     by default the same name). Result: ``self``'s shape, the dtype NumPy's ``ufunc`` gives for ``self``'s
     (``exp`` of int8 is float16). ``doc`` is the one-paragraph summary (with the PyTorch and NumPy names whose
     semantics the op follows); the rest of the docstring is generated. ``inplace=False`` defines no inplace
     variant (where PyTorch has none, e.g. ``isnan``). ``kernel(xp, self, *, out)`` replaces the generated
-    kernel, for an op whose CuPy function differs from NumPy's somewhere (the meta and docs stay the family's).
-    Returns the StructuredOp.
+    kernel, for an op whose CuPy function differs from NumPy's somewhere (the meta and docs stay the family's);
+    with it, ``dtypes`` maps input dtypes to result dtypes that differ from the ufunc's. Returns the StructuredOp.
 
     Raises:
         ValueError: an op named ``name`` exists already.
@@ -333,7 +334,7 @@ def unary_ufunc(
     cp_name = cupy or ufunc.__name__
     summary = elementwise_doc(name, doc, f"np.{ufunc.__name__}", inplace=inplace)
     if kernel is not None:
-        return _define(name, unary_ufunc_meta(name, ufunc), summary, kernel, inplace=inplace)
+        return _define(name, unary_ufunc_meta(name, ufunc, dtypes), summary, kernel, inplace=inplace)
 
     # Hot path (about half of a call's time at 100 elements): arrays read straight off the slot, the output
     # passed positionally (NumPy parses it faster), and an inplace call reads self through the output's array
