@@ -115,6 +115,14 @@ def _call_direct(op: StructuredOp) -> str | None:
     return None
 
 
+def _int_memo(params: Sequence[Param]) -> bool:
+    """Parameters ``(tensor, int)``, or ``(tensor, int, dtype=None)``: a memo keyed by (shape, dtype, int)."""
+    if len(params) == 2:
+        return True
+    last = params[-1]
+    return len(params) == 3 and last.name == "dtype" and last.has_default and last.default is None
+
+
 def _list_arrays(items: str) -> str:
     """The expression of the arrays of the tensor list ``items`` (two tensors without a comprehension's frame)."""
     return f"([{items}[0]._array, {items}[1]._array] if len({items}) == 2 else [_t._array for _t in {items}])"
@@ -212,11 +220,13 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
             f"    _spec = _specs.get(({key})) if {defaults} else None",
             f"    if _spec is None: {call.strip()}",
         ], {**values, "_specs": specs}
-    if specs is not None and not checks and [p.category for p in params][:1] == [TENSOR] and len(params) == 2:
-        # The meta's results by (shape, dtype, int) looked up inline (meta.SHAPE_MEMO).
+    if specs is not None and not checks and [p.category for p in params][:1] == [TENSOR] and _int_memo(params):
+        # The meta's results by (shape, dtype, int) looked up inline (meta.SHAPE_MEMO); with a dtype= parameter
+        # (softmax), only at its default None.
         t, n = params[0].name, params[1].name
+        dtype = " and dtype is None" if len(params) == 3 else ""
         return [
-            f"    _spec = _specs.get(({t}._shape, {t}._dtype, {n})) if type({n}) is _int else None",
+            f"    _spec = _specs.get(({t}._shape, {t}._dtype, {n})) if type({n}) is _int{dtype} else None",
             f"    if _spec is None: {call.strip()}",
         ], {**values, "_specs": specs}
     if kind == "list" and memo is not None and not checks:
@@ -416,8 +426,8 @@ def memo_lane(op: StructuredOp) -> tuple[int, tuple[Any, ...], int] | None:
     """``(kind, defaults, fresh_c)`` when ``op``'s functional front reads a memo of meta results inline and makes
     the direct call that allocates the result (:func:`_meta_lines`, :func:`_direct_result_lines`): the lane's kind
     (the ``MEMO_*`` codes), the defaults it fills in (REDUCE: ``(has a dim default, dim's, keepdim's)``;
-    SCALARS: the numbers'; LIST: dim's), and meta.FRESH_C (0: the result's layout is tested as the Python front tests it).
-    None for other ops."""
+    SCALARS: the numbers'; LIST: dim's), and meta.FRESH_C (0: the result's layout is tested as the Python front
+    tests it). None for other ops."""
     values = _meta_lines(op, "functional")[1]
     kind = _call_direct(op)
     params = op.schema.params
@@ -434,7 +444,7 @@ def memo_lane(op: StructuredOp) -> tuple[int, tuple[Any, ...], int] | None:
         if keepdim.has_default and not params[0].kw_only and not dim.kw_only and not keepdim.kw_only:
             return MEMO_REDUCE, (dim.has_default, dim.default if dim.has_default else None, keepdim.default), fresh
         return None
-    if kind == "plan" and not checks and categories[:1] == [TENSOR] and len(params) == 2 and not params[1].kw_only:
+    if kind == "plan" and not checks and categories[:1] == [TENSOR] and _int_memo(params) and not params[1].kw_only:
         return MEMO_INT, (), fresh
     if kind == "arrays" and not checks and categories == [TENSOR, TENSOR]:
         return MEMO_ARRAYS, (), fresh
