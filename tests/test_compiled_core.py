@@ -235,17 +235,31 @@ def test_a_mode_sees_calls_the_lane_would_take() -> None:
 def test_a_stale_extension_is_not_used(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     source = tmp_path / "_core.c"
     source.write_text("/* another source */\n")
-    monkeypatch.setattr(core, "_SOURCE", source)
-    with pytest.warns(RuntimeWarning, match="built from another devtensor/_core.c"):
+    monkeypatch.setattr(core, "_SOURCES", [source])
+    with pytest.warns(RuntimeWarning, match="built from other devtensor/_core"):
         loaded, why = core._load()
     assert loaded is None and "stale" in why
 
 
+@pytest.mark.skipif(core.PURE_PYTHON, reason="DEVTENSOR_PURE_PYTHON is set")
+def test_the_core_is_in_use_where_a_c_compiler_is() -> None:
+    """The build skips the extension quietly without a compiler (the Python fronts then serve): where one is
+    present, a failed compile or a stale build must not pass unnoticed."""
+    import shutil
+
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler on this machine")
+    assert core.CORE is not None, core.core_status()
+
+
 def test_the_source_fingerprint_is_what_setup_compiles_in() -> None:
-    text = core._SOURCE.read_bytes()
-    assert core.source_fingerprint(text) == __import__("hashlib").sha256(text).hexdigest()[:16]
+    names = [p.name for p in core._SOURCES]
+    assert names == ["_core.c", "_core_common.h", "_core_elementwise.h", "_core_memo.h"]
+    text = b"".join(p.read_bytes() for p in core._SOURCES)
+    expected = __import__("hashlib").sha256(text).hexdigest()[:16]
+    assert core.source_fingerprint(core._SOURCES) == expected
     if core.CORE is not None:
-        assert core.source_fingerprint(text) == core.CORE.FINGERPRINT
+        assert expected == core.CORE.FINGERPRINT
 
 
 def test_pure_python_mode_serves_every_call_from_the_python_fronts() -> None:

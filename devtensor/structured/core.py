@@ -38,7 +38,9 @@ __all__ = ["CORE", "PURE_PYTHON", "core_status", "lazy_front", "reflected", "sou
 #: ``DEVTENSOR_PURE_PYTHON=1``: the Python fronts serve every call (no compiled lane), for stepping through a call.
 PURE_PYTHON: Final = os.environ.get("DEVTENSOR_PURE_PYTHON", "").strip() not in ("", "0")
 
-_SOURCE: Final = Path(__file__).resolve().parent.parent / "_core.c"
+#: The core's sources beside the package (``_core.c`` and the headers it includes), when present (a checkout or an
+#: editable install; a wheel may not carry them).
+_SOURCES: Final = sorted((Path(__file__).resolve().parent.parent).glob("_core*.[ch]"))
 
 # Front's lane kinds and variant codes (devtensor/_core.c): FORWARD has no lane; the memo kinds are
 # front_lines.MEMO_* (3 to 6).
@@ -46,10 +48,10 @@ _FORWARD, _UNARY, _BINARY = 0, 1, 2
 _FUNCTIONAL, _INPLACE, _REFLECTED = 1, 2, 3
 
 
-def source_fingerprint(source: bytes) -> str:
-    """The fingerprint of the C source ``source`` as ``setup.py`` compiles it into the extension: the first 16
-    hex digits of its SHA-256."""
-    return hashlib.sha256(source).hexdigest()[:16]
+def source_fingerprint(sources: list[Path]) -> str:
+    """The fingerprint of the core's C sources as ``setup.py`` compiles it into the extension: the first 16 hex
+    digits of the SHA-256 of their bytes, in name order."""
+    return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(sources))).hexdigest()[:16]
 
 
 def _load() -> tuple[ModuleType | None, str]:
@@ -60,17 +62,17 @@ def _load() -> tuple[ModuleType | None, str]:
         from devtensor import _core  # type: ignore[attr-defined]
     except ImportError:
         return None, "the extension devtensor._core is not built (no C compiler when devtensor was installed?)"
-    if _SOURCE.exists():
-        expected = source_fingerprint(_SOURCE.read_bytes())
+    if _SOURCES:
+        expected = source_fingerprint(_SOURCES)
         if expected != _core.FINGERPRINT:
             warnings.warn(
-                f"devtensor: the compiled core ({_core.__file__}) was built from another devtensor/_core.c "
+                f"devtensor: the compiled core ({_core.__file__}) was built from other devtensor/_core* sources "
                 f"(fingerprint {_core.FINGERPRINT}, the source's is {expected}); it is not used and the Python "
                 "fronts serve every call. Rebuild it with `pip install -e .` from the checkout.",
                 RuntimeWarning,
                 stacklevel=2,
             )
-            return None, "the extension is stale (built from another _core.c)"
+            return None, "the extension is stale (built from other _core* sources)"
     _core.setup(
         Tensor, Storage, Device, modes.ACTIVE, rules.alloc_failed, rules.check_writable, rules.written_then_raised
     )
