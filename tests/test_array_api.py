@@ -176,6 +176,8 @@ def test_indexing_searching_and_linear_algebra() -> None:
     _same(xp.clip(t, 2, 5), np.clip(a, 2, 5))
     _same(xp.floor_divide(t, 5.0), np.floor_divide(a, 5.0))
     _same(xp.broadcast_arrays(t, dt.tensor([1.0, 2.0, 3.0, 4.0]))[1], np.broadcast_to([1.0, 2.0, 3.0, 4.0], (3, 4)))
+    with pytest.raises(ShapeError, match=r"broadcast_arrays.*\[2\].*\[3\].*cannot be broadcast to a single shape"):
+        xp.broadcast_arrays(xp.ones(2), xp.ones(3))  # (NumPy's and PyTorch's words, which SciPy's checks match)
 
 
 def test_computing_functions_run_through_dispatch() -> None:

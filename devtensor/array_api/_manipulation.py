@@ -47,7 +47,9 @@ def broadcast_arrays(*arrays: Tensor) -> list[Tensor]:
     try:
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
-        raise ShapeError(f"broadcast_arrays: shapes {[a.shape for a in arrays]} do not broadcast") from None
+        raise ShapeError(
+            f"broadcast_arrays: shapes {[list(a.shape) for a in arrays]} cannot be broadcast to a single shape"
+        ) from None  # (the words of NumPy's and PyTorch's message, which callers match)
     return [_dt.broadcast_to(a, shape) for a in arrays]
 
 
