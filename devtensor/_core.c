@@ -15,12 +15,6 @@
 #include "_core_elementwise.h"
 #include "_core_memo.h"
 
-/* Whether kwnames is exactly ("out",). */
-static inline int only_out(PyObject *kwnames) {
-    if (PyTuple_GET_SIZE(kwnames) != 1) return 0;
-    PyObject *k = PyTuple_GET_ITEM(kwnames, 0);
-    return k == str_out || PyUnicode_Compare(k, str_out) == 0;
-}
 
 /* The Python front, built on first need (borrowed). Under the GIL: a second thread asking while the builder runs
  * may build it too; the first one stored wins and the other is dropped (the fronts are pure functions of the op). */
@@ -42,26 +36,34 @@ static PyObject *front_vectorcall(PyObject *callable, PyObject *const *args, siz
     PyObject *ufunc = f->arity == FORWARD ? NULL : direct_item(f, 1);
     if (flag != NULL && (flag == zero || (PyLong_CheckExact(flag) && PyLong_AsLong(flag) == 0)) && ufunc != NULL &&
         ufunc != Py_None && direct_item(f, 0) != NULL) {
-        PyObject *out = NULL;
-        int plain = kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0;
-        if (!plain && f->variant == FUNCTIONAL && only_out(kwnames)) {
-            out = args[nargs];
-            if (out == Py_None) out = NULL;
-            else if (!is_tensor(out)) out = FALLBACK;
-            plain = out != FALLBACK;
+        PyObject *out = NULL, *alpha = NULL;
+        int plain = 1;
+        /* keywords the lanes take: out= (functional variants), alpha= (ops with alpha: direct[2] exists) */
+        for (Py_ssize_t i = 0; plain && kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
+            PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+            if (f->variant == FUNCTIONAL && (k == str_out || PyUnicode_Compare(k, str_out) == 0)) {
+                out = v == Py_None ? NULL : v;
+                plain = out == NULL || is_tensor(out);
+            } else if (f->arity == BINARY && direct_item(f, 2) != NULL &&
+                       (k == str_alpha || PyUnicode_Compare(k, str_alpha) == 0)) {
+                alpha = v;
+            } else {
+                plain = 0;
+            }
         }
+        if (alpha != NULL && f->variant == FUNCTIONAL && out == NULL) plain = 0; /* (the Python front's two steps) */
         if (plain && f->arity == UNARY_CALL) {
             if (out == NULL && f->variant == FUNCTIONAL && nargs == 1) r = unary_call_functional(f, args[0]);
         } else if (plain && f->arity >= MEMO_REDUCE) {
-            if (out == NULL && f->variant == FUNCTIONAL)
-                r = f->arity == MEMO_LIST ? list_functional(f, args, nargs) : memo_functional(f, args, nargs);
+            if (f->variant == FUNCTIONAL && (out == NULL || f->arity != MEMO_LIST))
+                r = f->arity == MEMO_LIST ? list_functional(f, args, nargs) : memo_functional(f, args, nargs, out);
         } else if (plain && f->arity != FORWARD) {
             if (f->arity == BINARY && nargs == 2) {
                 if (f->variant == REFLECTED) {
-                    if (out == NULL) r = binary_functional(f, args[1], args[0], NULL);
+                    if (out == NULL && alpha == NULL) r = binary_functional(f, args[1], args[0], NULL, NULL);
                 } else {
-                    r = f->variant == FUNCTIONAL ? binary_functional(f, args[0], args[1], out)
-                                                 : binary_inplace(f, args[0], args[1]);
+                    r = f->variant == FUNCTIONAL ? binary_functional(f, args[0], args[1], out, alpha)
+                                                 : binary_inplace(f, args[0], args[1], alpha);
                 }
             } else if (f->arity == UNARY && nargs == 1) {
                 r = f->variant == FUNCTIONAL ? unary_functional(f, args[0], out) : unary_inplace(f, args[0]);
@@ -309,9 +311,10 @@ PyMODINIT_FUNC PyInit__core(void) {
     str_C = PyUnicode_InternFromString("C");
     str_out = PyUnicode_InternFromString("out");
     str_self = PyUnicode_InternFromString("self");
+    str_alpha = PyUnicode_InternFromString("alpha");
     zero = PyLong_FromLong(0);
     one = PyLong_FromLong(1);
-    if (!kw_order || !kw_out || !str_C || !str_out || !str_self || !zero || !one) return NULL;
+    if (!kw_order || !kw_out || !str_C || !str_out || !str_self || !str_alpha || !zero || !one) return NULL;
     Py_INCREF(&Front_type);
     if (PyModule_AddObject(m, "Front", (PyObject *)&Front_type) < 0) return NULL;
     if (PyModule_AddStringConstant(m, "FINGERPRINT", DEVTENSOR_CORE_FINGERPRINT) < 0) return NULL;

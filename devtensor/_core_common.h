@@ -20,7 +20,7 @@ static PyObject *active_modes = NULL;   /* devtensor.modes.ACTIVE: a one-item li
 static PyObject *alloc_failed = NULL;   /* rules.alloc_failed(name, spec, error, device): raises */
 static PyObject *check_writable = NULL; /* rules.check_writable(name, arg, tensor): raises if not writable */
 static PyObject *written_then_raised = NULL; /* rules.written_then_raised(tensor, array) */
-static PyObject *kw_order = NULL, *kw_out = NULL, *str_C = NULL, *str_out = NULL, *str_self = NULL;
+static PyObject *kw_order = NULL, *kw_out = NULL, *str_C = NULL, *str_out = NULL, *str_self = NULL, *str_alpha = NULL;
 static PyObject *zero = NULL, *one = NULL;
 static int ready = 0;
 
@@ -199,6 +199,29 @@ static PyObject *write_error(Front *f, PyObject *arg, PyObject *target) {
     Py_XDECREF(tb);
     PyErr_Restore(t2, v2, tb2);
     return NULL;
+}
+
+/* An alpha= the lanes take (the Python front's cached-spec test): a Python float, for a floating-point or complex
+ * result dtype. -1 on an error. */
+static int alpha_fits(PyObject *alpha, PyObject *result_dtype) {
+    if (!PyFloat_CheckExact(alpha)) return 0;
+    PyObject *kind = PyObject_GetAttrString(result_dtype, "kind");
+    if (kind == NULL) return -1;
+    int fits = PyUnicode_CompareWithASCIIString(kind, "f") == 0 || PyUnicode_CompareWithASCIIString(kind, "c") == 0;
+    Py_DECREF(kind);
+    return fits;
+}
+
+/* The write into target_array: the ufunc (out=), or with alpha direct[2](a, b, alpha, out), the op's two steps
+ * with the floating-point conditions reported after the write (as the Python front calls it). */
+static PyObject *write_call(PyObject *ufunc, PyObject *scaled, PyObject *a, PyObject *b, PyObject *alpha,
+                            PyObject *target_array) {
+    if (alpha == NULL) {
+        PyObject *args[3] = {a, b, target_array};
+        return PyObject_Vectorcall(ufunc, args, 2, kw_out);
+    }
+    PyObject *args[4] = {a, b, alpha, target_array};
+    return PyObject_Vectorcall(scaled, args, 4, NULL);
 }
 
 /* version += 1 on target's storage record. */

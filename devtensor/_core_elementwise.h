@@ -5,7 +5,7 @@
 
 /* ---- the lanes: each returns a new reference, NULL with an error set, or FALLBACK ---- */
 
-static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, PyObject *out) {
+static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, PyObject *out, PyObject *alpha) {
     PyObject *entries = f->entries, *entry, *device, *argv[2];
     int fits;
     if (is_tensor(self)) {
@@ -52,12 +52,12 @@ static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, Py
     }
     /* out=: exactly the result's device, shape and dtype, checked writable, sharing no root with an input */
     if (SLOT(out, off_dtype) != dtype || SLOT(out, off_device) != device) return FALLBACK;
+    if (alpha != NULL && (fits = alpha_fits(alpha, dtype)) <= 0) return fits < 0 ? NULL : FALLBACK;
     if ((fits = same_shape(SLOT(out, off_shape), SLOT(self, off_shape))) <= 0) return fits < 0 ? NULL : FALLBACK;
     if ((fits = PyObject_IsTrue(SLOT(out, off_checked))) <= 0) return fits < 0 ? NULL : FALLBACK;
     if (SLOT(SLOT(self, off_storage), off_root) == SLOT(SLOT(out, off_storage), off_root)) return FALLBACK;
     if (!plain_device(f, device)) return FALLBACK;
-    PyObject *args[3] = {argv[0], argv[1], SLOT(out, off_array)};
-    PyObject *r = PyObject_Vectorcall(ufunc, args, 2, kw_out);
+    PyObject *r = write_call(ufunc, direct_item(f, 2), argv[0], argv[1], alpha, SLOT(out, off_array));
     if (r == NULL) return write_error(f, str_out, out);
     Py_DECREF(r);
     if (bump(out) < 0) return NULL;
@@ -65,7 +65,7 @@ static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, Py
     return out;
 }
 
-static PyObject *binary_inplace(Front *f, PyObject *self, PyObject *other) {
+static PyObject *binary_inplace(Front *f, PyObject *self, PyObject *other, PyObject *alpha) {
     PyObject *entries = f->entries, *entry, *value;
     int fits;
     if (!is_tensor(self)) return FALLBACK;
@@ -91,10 +91,10 @@ static PyObject *binary_inplace(Front *f, PyObject *self, PyObject *other) {
     PyObject *dtype = SLOT(self, off_dtype);
     if (dtype != PyTuple_GET_ITEM(entry, 0) || dtype != PyTuple_GET_ITEM(entry, 2)) return FALLBACK;
     if ((fits = PyObject_IsTrue(SLOT(self, off_checked))) <= 0) return fits < 0 ? NULL : FALLBACK;
+    if (alpha != NULL && (fits = alpha_fits(alpha, dtype)) <= 0) return fits < 0 ? NULL : FALLBACK;
     if (!plain_device(f, device)) return FALLBACK;
     PyObject *array = SLOT(self, off_array);
-    PyObject *args[3] = {array, value, array};
-    PyObject *r = PyObject_Vectorcall(direct_item(f, 1), args, 2, kw_out);
+    PyObject *r = write_call(direct_item(f, 1), direct_item(f, 2), array, value, alpha, array);
     if (r == NULL) return write_error(f, str_self, self);
     Py_DECREF(r);
     if (bump(self) < 0) return NULL;

@@ -177,7 +177,40 @@ static PyObject *unary_call_functional(Front *f, PyObject *self) {
 }
 
 /* The lanes of the MEMO kinds: positional arguments only, no out. */
-static PyObject *memo_functional(Front *f, PyObject *const *args, Py_ssize_t nargs) {
+/* out= of a memo lane: exactly the spec's shape and dtype, on the device, checked writable, sharing no root with an
+ * input; the direct call writes it (as the Python front's out path makes it). */
+static PyObject *memo_out(Front *f, PyObject *const *args, Py_ssize_t ntensors, PyObject *spec, PyObject *out) {
+    int fits;
+    PyObject *device = SLOT(args[0], off_device), *root = SLOT(SLOT(out, off_storage), off_root);
+    if (SLOT(out, off_device) != device || SLOT(out, off_dtype) != PyTuple_GET_ITEM(spec, 1)) return FALLBACK;
+    if ((fits = same_shape(SLOT(out, off_shape), PyTuple_GET_ITEM(spec, 0))) <= 0) return fits < 0 ? NULL : FALLBACK;
+    if ((fits = PyObject_IsTrue(SLOT(out, off_checked))) <= 0) return fits < 0 ? NULL : FALLBACK;
+    for (Py_ssize_t i = 0; i < ntensors; i++)
+        if (SLOT(SLOT(args[i], off_storage), off_root) == root) return FALLBACK;
+    PyObject *fn = direct_item(f, 1), *target = SLOT(out, off_array), *r;
+    if (f->arity == MEMO_ARRAYS) {
+        PyObject *argv[3] = {SLOT(args[0], off_array), SLOT(args[1], off_array), target};
+        r = PyObject_Vectorcall(fn, argv, 2, kw_out);
+    } else if (f->arity == MEMO_SCALARS) {
+        Py_ssize_t n = PyTuple_GET_SIZE(f->defaults);
+        if (n > 4) return FALLBACK;
+        PyObject *argv[8] = {SLOT(args[0], off_array), SLOT(args[1], off_array), SLOT(args[2], off_array)};
+        for (Py_ssize_t i = 0; i < n; i++) argv[3 + i] = PyTuple_GET_ITEM(f->defaults, i);
+        argv[3 + n] = target;
+        r = PyObject_Vectorcall(fn, argv, 4 + n, NULL);
+    } else {
+        if (PyTuple_GET_SIZE(spec) < 3) return FALLBACK;
+        PyObject *argv[3] = {SLOT(args[0], off_array), PyTuple_GET_ITEM(spec, 2), target};
+        r = PyObject_Vectorcall(fn, argv, 3, NULL);
+    }
+    if (r == NULL) return write_error(f, str_out, out);
+    Py_DECREF(r);
+    if (bump(out) < 0) return NULL;
+    Py_INCREF(out);
+    return out;
+}
+
+static PyObject *memo_functional(Front *f, PyObject *const *args, Py_ssize_t nargs, PyObject *out) {
     int fits;
     if (nargs < 1 || !is_tensor(args[0])) return FALLBACK;
     PyObject *self = args[0], *device = SLOT(self, off_device), *spec, *ufunc = direct_item(f, 1), *array;
@@ -224,6 +257,12 @@ static PyObject *memo_functional(Front *f, PyObject *const *args, Py_ssize_t nar
     if (!plain_device(f, device)) return FALLBACK;
     Py_INCREF(spec); /* (the memo may drop it while the call runs) */
     PyObject *result = FALLBACK;
+    if (out != NULL) {
+        Py_ssize_t ntensors = f->arity == MEMO_ARRAYS ? 2 : f->arity == MEMO_SCALARS ? 3 : 1;
+        result = memo_out(f, args, ntensors, spec, out);
+        Py_DECREF(spec);
+        return result;
+    }
     PyObject *rdtype = PyTuple_GET_ITEM(spec, 1), *rshape = PyTuple_GET_ITEM(spec, 0);
     switch (f->arity) {
     case MEMO_REDUCE:

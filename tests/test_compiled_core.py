@@ -185,6 +185,11 @@ def test_tensor_and_tensor_calls_agree(dtypes: tuple[Any, Any], layout: str, op:
     inplace = _op(op).inplace
     if inplace is not None:
         _pair(lhs, rhs, inplace)
+    if op in ("add", "sub"):  # alpha= (a float: the lanes' two steps; other values: the Python front)
+        for alpha in (0.5, 2, -1.5, 1.0, 1 + 1j, float("inf")):
+            _pair(lhs, rhs, front, alpha=alpha, out=lambda: dt.empty((2, 3), dtype=np.result_type(*dtypes)))
+            _pair(lhs, rhs, _inplace(op), alpha=alpha)
+            _pair(lhs, 3.0, _inplace(op), alpha=alpha)
 
 
 @needs_core
