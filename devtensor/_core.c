@@ -43,7 +43,7 @@ static PyObject *front_vectorcall(PyObject *callable, PyObject *const *args, siz
             PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
             if (f->variant == FUNCTIONAL && (k == str_out || PyUnicode_Compare(k, str_out) == 0)) {
                 out = v == Py_None ? NULL : v;
-                plain = out == NULL || is_tensor(out);
+                plain = out == NULL || is_tensor_of(f, out);
             } else if (f->arity == BINARY && direct_item(f, 2) != NULL &&
                        (k == str_alpha || PyUnicode_Compare(k, str_alpha) == 0)) {
                 alpha = v;
@@ -89,14 +89,19 @@ static PyObject *front_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     return PyVectorcall_Call(self, args, kwargs);
 }
 
-/* Front(builder, name, arity, variant, entries, direct, handlers, specs=None, defaults=(), fresh=0): builder()
- * makes the Python front. */
+/* Front(builder, name, arity, variant, entries, direct, handlers, specs=None, defaults=(), fresh=0, bound=None):
+ * builder() makes the Python front; bound, a device binding's (refined class, dispatch key). */
 static PyObject *front_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *builder, *name, *entries, *direct, *handlers, *specs = Py_None, *defaults = NULL;
+    PyObject *builder, *name, *entries, *direct, *handlers, *specs = Py_None, *defaults = NULL, *bound = Py_None;
     int arity, variant, fresh = 0;
-    if (!PyArg_ParseTuple(args, "OUiiOOO!|OO!i:Front", &builder, &name, &arity, &variant, &entries, &direct,
-                          &PyDict_Type, &handlers, &specs, &PyTuple_Type, &defaults, &fresh))
+    if (!PyArg_ParseTuple(args, "OUiiOOO!|OO!iO:Front", &builder, &name, &arity, &variant, &entries, &direct,
+                          &PyDict_Type, &handlers, &specs, &PyTuple_Type, &defaults, &fresh, &bound))
         return NULL;
+    if (bound != Py_None &&
+        !(PyTuple_Check(bound) && PyTuple_GET_SIZE(bound) == 2 && PyType_Check(PyTuple_GET_ITEM(bound, 0)))) {
+        PyErr_SetString(PyExc_TypeError, "Front: bound must be None or (refined class, dispatch key)");
+        return NULL;
+    }
     if (arity >= MEMO_REDUCE && arity <= MEMO_LIST && !PyDict_Check(specs)) {
         PyErr_SetString(PyExc_TypeError, "Front: a memo lane needs the meta's memo (a dict)");
         return NULL;
@@ -144,6 +149,12 @@ static PyObject *front_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         Py_DECREF(f);
         return NULL;
     }
+    if (bound != Py_None) {
+        f->bound_class = (PyTypeObject *)PyTuple_GET_ITEM(bound, 0);
+        f->bound_key = PyTuple_GET_ITEM(bound, 1);
+        Py_INCREF(f->bound_class);
+        Py_INCREF(f->bound_key);
+    }
     f->arity = arity;
     f->variant = variant;
     f->fresh = fresh;
@@ -163,6 +174,8 @@ static int front_traverse(Front *f, visitproc visit, void *arg) {
     Py_VISIT(f->last_key);
     Py_VISIT(f->last_spec);
     Py_VISIT(f->last_type);
+    Py_VISIT(f->bound_class);
+    Py_VISIT(f->bound_key);
     Py_VISIT(f->last_class);
     return 0;
 }
@@ -180,6 +193,8 @@ static int front_clear(Front *f) {
     Py_CLEAR(f->last_key);
     Py_CLEAR(f->last_spec);
     Py_CLEAR(f->last_type);
+    Py_CLEAR(f->bound_class);
+    Py_CLEAR(f->bound_key);
     Py_CLEAR(f->last_class);
     return 0;
 }

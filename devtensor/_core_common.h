@@ -53,6 +53,8 @@ typedef struct {
     PyObject *last_spec;
     PyObject *last_type;  /* the tensor class last seen by a MEMO lane, and its backend's tensor_class */
     PyObject *last_class;
+    PyTypeObject *bound_class; /* a device binding's (devtensor.cpu.add): tensors of exactly this class; else NULL */
+    PyObject *bound_key;       /* and its dispatch key (the handler is looked up for it); else NULL */
     int arity;
     int variant;
     int fresh;            /* MEMO_*: meta.FRESH_C (0: the result's layout is tested) */
@@ -67,11 +69,17 @@ static inline void set_slot(PyObject *obj, Py_ssize_t off, PyObject *v) {
 
 static inline PyObject *direct_item(Front *f, Py_ssize_t i);
 
-/* The handler cached for device's key is the op's built-in direct kernel, and the device has no guard. */
+/* A tensor argument the front takes: any Tensor; a device binding's, exactly its refined class. */
+static inline int is_tensor_of(Front *f, PyObject *o) {
+    return f->bound_class != NULL ? Py_TYPE(o) == f->bound_class : is_tensor(o);
+}
+
+/* The handler cached for device's key (a binding's own key) is the op's built-in direct kernel, and the device has no
+ * guard. */
 static int plain_device(Front *f, PyObject *device) {
     PyObject *guard = SLOT(device, off_guard);
     if (guard != Py_None) return 0;
-    PyObject *key = SLOT(device, off_key);
+    PyObject *key = f->bound_key != NULL ? f->bound_key : SLOT(device, off_key);
     if (key == NULL) return 0;
     PyObject *handler = PyDict_GetItemWithError(f->handlers, key); /* borrowed */
     if (handler == NULL) {

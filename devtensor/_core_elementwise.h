@@ -8,9 +8,9 @@
 static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, PyObject *out, PyObject *alpha) {
     PyObject *entries = f->entries, *entry, *device, *argv[2];
     int fits;
-    if (is_tensor(self)) {
+    if (is_tensor_of(f, self)) {
         device = SLOT(self, off_device);
-        if (is_tensor(other)) {
+        if (is_tensor_of(f, other)) {
             if ((entry = entry_at(entries, 0, 3)) == NULL) return FALLBACK;
             if (SLOT(other, off_dtype) != PyTuple_GET_ITEM(entry, 1)) {
                 /* (the entry before: x * y beside x * mask) */
@@ -30,7 +30,7 @@ static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, Py
         }
         if (SLOT(self, off_dtype) != PyTuple_GET_ITEM(entry, 0)) return FALLBACK;
         argv[0] = SLOT(self, off_array);
-    } else if (is_tensor(other) && out == NULL) {
+    } else if (is_tensor_of(f, other) && out == NULL) {
         device = SLOT(other, off_device);
         if ((entry = entry_at(entries, 2, 7)) == NULL) return FALLBACK;
         if ((fits = scalar_fits(entry, 0, self)) <= 0) return fits < 0 ? NULL : FALLBACK;
@@ -44,7 +44,7 @@ static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, Py
     PyObject *ufunc = direct_item(f, 1);
     if (out == NULL) {
         if (!plain_device(f, device)) return FALLBACK;
-        PyObject *tensor = is_tensor(self) ? self : other;
+        PyObject *tensor = is_tensor_of(f, self) ? self : other;
         PyObject *shape = SLOT(tensor, off_shape);
         PyObject *array = call_allocating(ufunc, argv, 2, shape);
         if (array == NULL) return allocation_error(f, shape, dtype, device);
@@ -68,9 +68,9 @@ static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, Py
 static PyObject *binary_inplace(Front *f, PyObject *self, PyObject *other, PyObject *alpha) {
     PyObject *entries = f->entries, *entry, *value;
     int fits;
-    if (!is_tensor(self)) return FALLBACK;
+    if (!is_tensor_of(f, self)) return FALLBACK;
     PyObject *device = SLOT(self, off_device);
-    if (is_tensor(other)) {
+    if (is_tensor_of(f, other)) {
         if ((entry = entry_at(entries, 0, 3)) == NULL) return FALLBACK;
         if (SLOT(other, off_dtype) != PyTuple_GET_ITEM(entry, 1)) {
             if ((entry = entry_at(entries, 3, 3)) == NULL) return FALLBACK;
@@ -112,7 +112,7 @@ static inline PyObject *unary_dtype(Front *f, PyObject *dtype) {
 
 static PyObject *unary_functional(Front *f, PyObject *self, PyObject *out) {
     int fits;
-    if (!is_tensor(self)) return FALLBACK;
+    if (!is_tensor_of(f, self)) return FALLBACK;
     PyObject *device = SLOT(self, off_device);
     PyObject *dtype = unary_dtype(f, SLOT(self, off_dtype));
     if (dtype == NULL) return FALLBACK;
@@ -141,7 +141,7 @@ static PyObject *unary_functional(Front *f, PyObject *self, PyObject *out) {
 
 static PyObject *unary_inplace(Front *f, PyObject *self) {
     int fits;
-    if (!is_tensor(self)) return FALLBACK;
+    if (!is_tensor_of(f, self)) return FALLBACK;
     PyObject *dtype = SLOT(self, off_dtype);
     if (unary_dtype(f, dtype) != dtype) return FALLBACK;
     if ((fits = PyObject_IsTrue(SLOT(self, off_checked))) <= 0) return fits < 0 ? NULL : FALLBACK;

@@ -113,13 +113,13 @@ static PyObject *list_functional(Front *f, PyObject *const *args, Py_ssize_t nar
     PyObject *dim = nargs > 1 ? args[1] : PyTuple_GET_ITEM(f->defaults, 0);
     if (!PyLong_CheckExact(dim)) return FALLBACK;
     PyObject *first = PyList_GET_ITEM(list, 0);
-    if (!is_tensor(first)) return FALLBACK;
+    if (!is_tensor_of(f, first)) return FALLBACK;
     PyObject *device = SLOT(first, off_device);
     PyObject *items[9] = {dim}, *arrays = NULL, *result = NULL;
     Py_ssize_t made = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = PyList_GET_ITEM(list, i);
-        if (!is_tensor(t) || SLOT(t, off_device) != device) goto fallback;
+        if (!is_tensor_of(f, t) || SLOT(t, off_device) != device) goto fallback;
         items[1 + i] = PyTuple_Pack(3, SLOT(t, off_shape), SLOT(t, off_dtype), device);
         if (items[1 + i] == NULL) goto error;
         made++;
@@ -160,7 +160,7 @@ done:
  * wraps it. */
 static PyObject *unary_call_functional(Front *f, PyObject *self) {
     int fits;
-    if (!is_tensor(self) || !PyDict_Check(f->entries)) return FALLBACK;
+    if (!is_tensor_of(f, self) || !PyDict_Check(f->entries)) return FALLBACK;
     PyObject *device = SLOT(self, off_device), *shape = SLOT(self, off_shape);
     PyObject *dtype = PyDict_GetItemWithError(f->entries, SLOT(self, off_dtype));
     if (dtype == NULL || dtype == Py_None) return PyErr_Occurred() ? NULL : FALLBACK;
@@ -212,7 +212,7 @@ static PyObject *memo_out(Front *f, PyObject *const *args, Py_ssize_t ntensors, 
 
 static PyObject *memo_functional(Front *f, PyObject *const *args, Py_ssize_t nargs, PyObject *out) {
     int fits;
-    if (nargs < 1 || !is_tensor(args[0])) return FALLBACK;
+    if (nargs < 1 || !is_tensor_of(f, args[0])) return FALLBACK;
     PyObject *self = args[0], *device = SLOT(self, off_device), *spec, *ufunc = direct_item(f, 1), *array;
     PyObject *shape = SLOT(self, off_shape), *dtype = SLOT(self, off_dtype);
     switch (f->arity) {
@@ -236,14 +236,14 @@ static PyObject *memo_functional(Front *f, PyObject *const *args, Py_ssize_t nar
         break;
     }
     case MEMO_ARRAYS: {
-        if (nargs != 2 || !is_tensor(args[1]) || SLOT(args[1], off_device) != device) return FALLBACK;
+        if (nargs != 2 || !is_tensor_of(f, args[1]) || SLOT(args[1], off_device) != device) return FALLBACK;
         PyObject *key[4] = {shape, dtype, SLOT(args[1], off_shape), SLOT(args[1], off_dtype)};
         spec = memo_spec(f, key, 4);
         if (spec == NULL) return PyErr_Occurred() ? NULL : FALLBACK;
         break;
     }
     case MEMO_SCALARS: {
-        if (nargs != 3 || !is_tensor(args[1]) || !is_tensor(args[2])) return FALLBACK;
+        if (nargs != 3 || !is_tensor_of(f, args[1]) || !is_tensor_of(f, args[2])) return FALLBACK;
         if (SLOT(args[1], off_device) != device || SLOT(args[2], off_device) != device) return FALLBACK;
         PyObject *key[6] = {shape, dtype, SLOT(args[1], off_shape), SLOT(args[1], off_dtype), SLOT(args[2], off_shape),
                             SLOT(args[2], off_dtype)};

@@ -410,3 +410,24 @@ def test_first_calls_from_many_threads_build_one_working_front() -> None:
     finally:
         library.remove_op(name)
     assert results == [[0.0, 2.0, 4.0]] * 8
+
+
+@needs_core
+@pytest.mark.parametrize("name", ["add", "mul", "exp", "sum", "matmul", "softmax", "cat", "relu", "addmm"])
+def test_device_bindings_take_the_lanes_for_their_class_only(name: str, fake_cupy: Any) -> None:
+    """``devtensor.cpu.<op>`` and ``devtensor.cuda.<op>`` are compiled fronts with the key fixed: the same answers
+    as their Python fronts, and a tensor of another class is refused as the Python front refuses it."""
+    for device in ("cpu", "cuda"):
+        binding = getattr(getattr(dt, device), name)
+        assert type(binding) is type(dt.add), (device, name)
+        for sample in OPS[name].samples:
+
+            def make(sample: Sample = sample, device: str = device) -> tuple[list[Any], dict[str, Any]]:
+                return sample.make(device)
+
+            def make_wrong(sample: Sample = sample, device: str = device) -> tuple[list[Any], dict[str, Any]]:
+                return sample.make("meta" if device == "cpu" else "cpu")
+
+            for _ in range(2):
+                assert _outcome(binding, make) == _outcome(_python(binding), make), (device, name, sample.id)
+            assert _outcome(binding, make_wrong) == _outcome(_python(binding), make_wrong), (device, name)

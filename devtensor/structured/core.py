@@ -88,7 +88,10 @@ def core_status() -> str:
 
 
 def lazy_front(
-    op: StructuredOp, variant: str, build: Callable[[StructuredOp, str], Callable[..., Any]]
+    op: StructuredOp,
+    variant: str,
+    build: Callable[..., Callable[..., Any]],
+    binding: tuple[Any, type[Any]] | None = None,
 ) -> Callable[..., Any]:
     """The front to publish for ``op``'s ``variant`` (``"functional"`` or ``"inplace"``); ``build(op, variant)``
     makes its Python front (:func:`devtensor.structured.fronts.build_front`).
@@ -98,11 +101,13 @@ def lazy_front(
     elementwise op whose direct call is one NumPy ufunc: :func:`~devtensor.structured.front_lines.ufunc_lane`;
     the lane reads the same per-op values the Python front reads). It carries the front's name, docstring,
     module and ``op``; ``__wrapped__`` is the Python front (built on access), so :func:`inspect.signature` and
-    :func:`inspect.getsource` show it. Without the core (not built, stale, or ``DEVTENSOR_PURE_PYTHON=1``): the
-    Python front itself, built now.
+    :func:`inspect.getsource` show it. ``binding`` (dispatch key, refined tensor class): a device binding's
+    (``devtensor.cpu.add``; ``build(op, variant, binding)``), whose lanes take tensors of exactly that class and
+    look the handler up for that key, as its Python front does. Without the core (not built, stale, or
+    ``DEVTENSOR_PURE_PYTHON=1``): the Python front itself, built now.
     """
     if CORE is None:
-        return build(op, variant)
+        return build(op, variant, binding)
     from devtensor.structured.front_lines import UNARY_CALL, memo_lane, ufunc_lane, unary_call_lane
     from devtensor.structured.fronts import front_values
 
@@ -124,11 +129,15 @@ def lazy_front(
         values = front_values(op, variant)
         lane = (memo[0], None, values["_direct"], op.table.handlers)
         extra = (values.get("_specs", values.get("_memo")), memo[1], memo[2])
-    front: Any = CORE.Front(partial(build, op, variant), name, lane[0], kind, *lane[1:], *extra)
+    bound = None if binding is None else (binding[1], binding[0])
+    if binding is not None and not extra:
+        extra = (None, (), 0)
+    maker = partial(build, op, variant, binding)
+    front: Any = CORE.Front(maker, name, lane[0], kind, *lane[1:], *extra, *((bound,) if bound else ()))
     front._lane = lane
     front.__name__ = front.__qualname__ = name
     front.__doc__ = op.doc
-    front.__module__ = "devtensor"
+    front.__module__ = "devtensor" if binding is None else f"devtensor.{binding[0].name.lower()}"
     front.op = op
     return front  # type: ignore[no-any-return]
 

@@ -470,9 +470,7 @@ def generate_front(
     (:func:`devtensor.structured.core.lazy_front`); without it, the Python front itself, built now. With
     ``binding`` (key, refined class), the device binding's Python front (built on its first use by
     :mod:`devtensor.structured.registry`)."""
-    if binding is None:
-        return lazy_front(op, variant, build_front)
-    return build_front(op, variant, binding)
+    return lazy_front(op, variant, build_front, binding)
 
 
 def build_front(
