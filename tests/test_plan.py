@@ -571,3 +571,21 @@ def test_planning_raises_the_error_eager_raises_first() -> None:
     # An error that eager raises first anyway comes from the trace, unchanged.
     with pytest.raises(dt.errors.ShapeError, match=r"sum: argument 'out' of shape \[2, 3\] is also an input"):
         dt.plan(lambda t: dt.sum(t, 0, out=t), a)
+
+
+def test_planned_runs_a_step_eagerly_when_its_plan_cannot_gain() -> None:
+    def views(a: Tensor) -> tuple[Tensor, Tensor]:
+        return a.T, a[1:]
+
+    def work(a: Tensor) -> Tensor:
+        return a * 2.0 + 1.0
+
+    a = dt.tensor(np.arange(6.0).reshape(2, 3))
+    fast_views, fast_work = dt.planned(views), dt.planned(work)
+    fast_views(dt.empty(2, 3, dtype=dt.float64, device="meta"))  # meta tensors never gain: this decides nothing
+    decided = [fast_views._eager]
+    got = fast_views(a)
+    decided.append(fast_views._eager)
+    assert decided == [False, True]
+    assert got[0]._storage is a._storage and got[0].tolist() == a.T.tolist() and got[1].tolist() == [[3.0, 4.0, 5.0]]
+    assert fast_work(a).tolist() == work(a).tolist() and not fast_work._eager

@@ -101,7 +101,8 @@ class Planned:
                 self.plans.move_to_end(key)
         self._last = made
         if not made.gains:
-            self._eager = True
+            # (meta tensors never gain, whatever the step: such a call, as Dask's meta run makes, decides nothing)
+            self._eager = made.device is None or made.device.type != "meta"
             return self.step(*args[:-1], **args[-1]) if step is not self.step else step(*args)
         return made(*args, copy_outputs=copy_outputs)
 

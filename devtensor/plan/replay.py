@@ -108,6 +108,9 @@ class _Compiler:
         self.ns["_MISS"] = MISS
         self.static: dict[int, Any] = dict(plan._static if static is None else static)
         self.outputs = set(slot_indices(plan._output))
+        #: A plan of meta tensors: resolving a kernel for the Meta key would cache the meta-only sentinel in a
+        #: view op's handlers, which its front then calls (issue 29's race): nothing is resolved for it.
+        self.meta = plan.device is not None and plan.device.type == "meta"
         self.args = {slot for slot in plan._arg_slots if slot is not None}
         self.defined = set(self.args)
         self.written: set[int] = set()
@@ -191,7 +194,9 @@ class _Compiler:
         for index, record in enumerate(self.plan.records):
             if self.progress is not None:
                 self.lines.append(f"_P[0] = {index}")  # which op a failure (a CUDA graph capture) comes from
-            if record.variant == "create" and self.plan._slot_storage[record.result.index] in self.filled_once:
+            if self.meta:  # (meta tensors compute nothing: every call through its front, no kernel resolved)
+                self.fallback(index, record)
+            elif record.variant == "create" and self.plan._slot_storage[record.result.index] in self.filled_once:
                 record.func(out=self.static[record.result.index])  # never written nor returned: filled once
             elif record.variant == "view":
                 self.view(index, record)
