@@ -120,6 +120,8 @@ class _Compiler:
         self.lowered = 0
         #: How many op calls run without their front (lowered, the one ufunc call, or the kernel itself).
         self.calls = 0
+        #: Where the last quiet block of lowered calls ends in ``lines`` (adjacent ones are merged).
+        self.quiet_end = -1
         #: How many records call their front so far (which may resize an argument: its array changes).
         self.fronts = 0
         #: Whether some lowered record needs its floating-point conditions reported after its last write.
@@ -406,14 +408,15 @@ class _Compiler:
             self.call(self.const(fn), parts)
         if lw.quiet:
             self.ns.update(_EXT=EXTOBJ, _QUIET=QUIET, _QUIETX=quiet_extobj)
-            calls = self.lines[start:]
-            self.lines[start:] = [
-                "_q = _EXT.set(_QUIET.get(_EXT.get()) or _QUIETX())",
-                "try:",
-                *("    " + line for line in calls),
-                "finally:",
-                "    _EXT.reset(_q)",
-            ]
+            calls = ["    " + line for line in self.lines[start:]]
+            if start == self.quiet_end:  # right after another quiet block (softmax, then cross_entropy): one
+                self.lines[start - 2 : start] = []  # switch for both (drop its "finally:" and reset lines)
+                start -= 2
+                self.lines[start:] = calls
+            else:
+                self.lines[start:] = ["_q = _EXT.set(_QUIET.get(_EXT.get()) or _QUIETX())", "try:", *calls]
+            self.lines += ["finally:", "    _EXT.reset(_q)"]
+            self.quiet_end = len(self.lines)
         self.deferred = self.deferred or lw.deferred
         return True
 
