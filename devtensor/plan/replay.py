@@ -333,8 +333,12 @@ class _Compiler:
             f"_b = {base_src}._array",
             f"_k = {cache}.entry",
             "if _k is None or _k[0] is not _b:",
-            f"    _k = (_b, {make})",
-            f"    if _k[1]._storage is {base_src}._storage: {cache}.entry = _k",
+            f"    _k = {cache}.other",
+            "    if _k is not None and _k[0] is _b:",
+            f"        {cache}.other, {cache}.entry = {cache}.entry, _k",
+            "    else:",
+            f"        _k = (_b, {make})",
+            f"        if _k[1]._storage is {base_src}._storage: {cache}.other, {cache}.entry = {cache}.entry, _k",
             f"t{slot} = _k[1]",
             f"v{slot} = t{slot}._array",
         ]
@@ -355,9 +359,13 @@ class _Compiler:
             lines += [
                 f"_k = {cache}.entry",
                 f"if _k is None or _k[0] is not a{base}:",
-                *(f"    t{slot} = {make}" for slot, make in views),
-                f"    _k = (a{base}, ({names}), ({', '.join(f't{slot}._array' for slot, _make in views)},))",
-                f"    if {shared}: {cache}.entry = _k",
+                f"    _k = {cache}.other",  # (two entries: steps that swap two arguments each time, u and u_new)
+                f"    if _k is not None and _k[0] is a{base}:",
+                f"        {cache}.other, {cache}.entry = {cache}.entry, _k",
+                "    else:",
+                *(f"        t{slot} = {make}" for slot, make in views),
+                f"        _k = (a{base}, ({names}), ({', '.join(f't{slot}._array' for slot, _make in views)},))",
+                f"        if {shared}: {cache}.other, {cache}.entry = {cache}.entry, _k",
                 f"{names} = _k[1]",
                 f"{arrays} = _k[2]",
             ]
