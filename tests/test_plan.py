@@ -589,3 +589,23 @@ def test_planned_runs_a_step_eagerly_when_its_plan_cannot_gain() -> None:
     assert decided == [False, True]
     assert got[0]._storage is a._storage and got[0].tolist() == a.T.tolist() and got[1].tolist() == [[3.0, 4.0, 5.0]]
     assert fast_work(a).tolist() == work(a).tolist() and not fast_work._eager
+
+
+def test_nested_arguments_replay_through_a_compiled_flattener() -> None:
+    def step(a: Tensor, sizes: tuple[int, int], opts: dict[str, float]) -> Tensor:
+        return a.reshape(sizes) * opts["scale"]
+
+    a = dt.tensor(np.arange(6.0))
+    plan = dt.plan(step, a, (2, 3), {"scale": 2.0})
+    assert plan._leaves_of((a, (2, 3), {"scale": 2.0})) == [a, 2, 3, 2.0]
+    assert plan._leaves_of((a, [2, 3], {"scale": 2.0})) is None  # a list where the plan had a tuple
+    assert plan._leaves_of((a, (2, 3), {"other": 2.0})) is None
+    assert plan(a, (2, 3), {"scale": 2.0}).tolist() == [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]
+    with pytest.raises(dt.PlanError, match="nesting"):
+        plan(a, (2, 3, 1), {"scale": 2.0})
+    with pytest.raises(dt.PlanError, match="argument leaf 1"):
+        plan(a, (3, 2), {"scale": 2.0})
+    fast = dt.planned(step)
+    for scale in (2.0, 3.0, 2.0):  # keyword-free nesting, then the signature cache
+        assert fast(a, (3, 2), {"scale": scale}).tolist() == step(a, (3, 2), {"scale": scale}).tolist()
+    assert len(fast.plans) == 2
