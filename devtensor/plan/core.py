@@ -372,7 +372,7 @@ class Plan:
         # Flat arguments (no tuple, list or dict) with no tensor passed twice: the replay's cheap check.
         self._flat = structure == (tuple, tuple(range(len(leaves)))) and same == tuple(range(len(leaves)))
         #: The leaves of nested arguments of this structure, read by compiled code (None: not this structure).
-        self._leaves_of = _flattener(structure)
+        self._leaves_of: Callable[[tuple[Any, ...]], list[Any] | None] = list if self._flat else _flattener(structure)
         slots: dict[int, int] = {}
         keep: list[Any] = []
         stand_ins: list[Any] = []

@@ -116,10 +116,27 @@ def flatten(value: Any, leaves: list[Any]) -> Any:
     return len(leaves) - 1
 
 
+#: Compiled flatteners by structure, bounded (oldest dropped first).
+_FLATTENERS: dict[Any, Callable[[tuple[Any, ...]], list[Any] | None]] = {}
+
+
 def flattener(structure: Any) -> Callable[[tuple[Any, ...]], list[Any] | None]:
     """A compiled :func:`flatten` for one structure: ``fn(args)`` is the leaves of ``args`` when their nesting is
     ``structure`` (the same container types, lengths and dict keys in order), else None. A replay of nested
-    arguments (a tuple of sizes, ``dt.planned``'s keyword dict) reads its leaves with it instead of flattening."""
+    arguments (a tuple of sizes, ``dt.planned``'s keyword dict) reads its leaves with it instead of flattening.
+    Made once per structure (cached)."""
+    try:
+        made = _FLATTENERS.get(structure)
+    except TypeError:  # (an unhashable dict key: compiled each time)
+        return _compile_flattener(structure)
+    if made is None:
+        if len(_FLATTENERS) >= 256:
+            _FLATTENERS.pop(next(iter(_FLATTENERS)))
+        made = _FLATTENERS[structure] = _compile_flattener(structure)
+    return made
+
+
+def _compile_flattener(structure: Any) -> Callable[[tuple[Any, ...]], list[Any] | None]:
     lines: list[str] = []
     consts: dict[str, Any] = {}
     leaves: dict[int, str] = {}
