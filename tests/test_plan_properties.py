@@ -219,7 +219,7 @@ def _lowered_and_kernel_replays(step: Callable[..., Any], make: Callable[[], lis
 #: direct path): each must be lowered by some sample below, so the comparison covers it.
 LOWERED_OPS = {
     *("add", "sub", "mul", "maximum", "minimum", "exp", "log", "neg", "sqrt", "abs"),
-    *("matmul", "mm", "addmm", "tanh", "sum", "prod", "amax", "amin", "softmax", "log_softmax", "cross_entropy"),
+    *("relu", "matmul", "mm", "addmm", "tanh", "sum", "prod", "amax", "amin", "softmax", "log_softmax", "cross_entropy"),
 }
 
 

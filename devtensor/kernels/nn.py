@@ -352,6 +352,13 @@ def _relu(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     xp.maximum(self._array, 0, out=out.array)
 
 
+@lowers(_relu)
+def _relu_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """relu's lowering (devtensor.lowering): the kernel's one ``np.maximum(self, 0, out=)`` call."""
+    lw.call(np.maximum, args["self"], 0, out=out)
+    return True
+
+
 _np_maximum: Final = np.maximum
 _RELU_DIRECT[1] = _relu_arrays
 _RELU_DIRECT[0] = relu.table.kernels.get(DispatchKey.CPU)

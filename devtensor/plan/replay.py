@@ -393,20 +393,20 @@ class _Compiler:
         lw = Lowering(np, lambda shape, dtype: np.empty(shape, dtype))
         out = self.ref(target)
         ufunc = getattr(op.meta, DIRECT, None)
-        if ufunc is not None and handler is ufunc[0] and _inline_kind(op)[0] is not None:
+        lowering = LOWERINGS.get(kernel_function(handler))
+        if lowering is not None:  # (the kernel's own first: relu's direct call is a Python function)
+            args = {p.name: self.ref(bound[p.name]) for p in params}
+            if record.variant == "inplace":
+                args[params[0].name] = out
+            done = lowering(lw, args, out, spec[2] if op.schema.plan is not None else None)
+        elif ufunc is not None and handler is ufunc[0] and _inline_kind(op)[0] is not None:
             operands = [self.ref(bound[p.name]) for p in params if p.name != "alpha"]
             alpha = bound.get("alpha") if "alpha" in bound else None
             if record.variant == "inplace":
                 operands[0] = out  # (NumPy's in-place fast path, as the kernel passes out's own array)
             done = lower_ufunc(lw, ufunc[1], operands, None if alpha is ONE else alpha, out)
         else:
-            lowering = LOWERINGS.get(kernel_function(handler))
-            if lowering is None:
-                return False
-            args = {p.name: self.ref(bound[p.name]) for p in params}
-            if record.variant == "inplace":
-                args[params[0].name] = out
-            done = lowering(lw, args, out, spec[2] if op.schema.plan is not None else None)
+            return False
         if not done:
             return False
         start = len(self.lines)
