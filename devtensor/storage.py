@@ -78,15 +78,17 @@ def _references(tensor: Tensor) -> int:
 
 
 class KeptViews:
-    """A static plan's views of one argument, kept between replays (devtensor.plan.replay): ``entry`` is None or
-    ``(the argument's array, its view tensors, their arrays)``. They count as live views of the argument like
+    """A static plan's views of one argument, kept between replays (devtensor.plan.replay): ``entry`` (the last
+    used) and ``other`` (the one before: steps that swap two arguments) are None or ``(the argument's array, its
+    view tensors, their arrays)``. They count as live views of the argument like
     any, so a resize of it (an ``out=`` of another shape) first drops every plan's kept views
     (:func:`drop_kept_views`): they are a cache, made again on the next replay."""
 
-    __slots__ = ("__weakref__", "entry")
+    __slots__ = ("__weakref__", "entry", "other")
 
     def __init__(self) -> None:
         self.entry: Any = None
+        self.other: Any = None
         _KEPT.add(self)
 
 
@@ -97,7 +99,7 @@ def drop_kept_views() -> None:
     """Drop every plan's kept views of its arguments (one store per cache: a replay in progress keeps the entry
     it read)."""
     for kept in list(_KEPT):
-        kept.entry = None
+        kept.entry = kept.other = None
 
 
 def memory_held_elsewhere(tensor: Tensor) -> bool:

@@ -571,3 +571,41 @@ def test_planning_raises_the_error_eager_raises_first() -> None:
     # An error that eager raises first anyway comes from the trace, unchanged.
     with pytest.raises(dt.errors.ShapeError, match=r"sum: argument 'out' of shape \[2, 3\] is also an input"):
         dt.plan(lambda t: dt.sum(t, 0, out=t), a)
+
+
+def test_planned_runs_a_step_eagerly_when_its_plan_cannot_gain() -> None:
+    def views(a: Tensor) -> tuple[Tensor, Tensor]:
+        return a.T, a[1:]
+
+    def work(a: Tensor) -> Tensor:
+        return a * 2.0 + 1.0
+
+    a = dt.tensor(np.arange(6.0).reshape(2, 3))
+    fast_views, fast_work = dt.planned(views), dt.planned(work)
+    fast_views(dt.empty(2, 3, dtype=dt.float64, device="meta"))  # meta tensors never gain: this decides nothing
+    decided = [fast_views._eager]
+    got = fast_views(a)
+    decided.append(fast_views._eager)
+    assert decided == [False, True]
+    assert got[0]._storage is a._storage and got[0].tolist() == a.T.tolist() and got[1].tolist() == [[3.0, 4.0, 5.0]]
+    assert fast_work(a).tolist() == work(a).tolist() and not fast_work._eager
+
+
+def test_nested_arguments_replay_through_a_compiled_flattener() -> None:
+    def step(a: Tensor, sizes: tuple[int, int], opts: dict[str, float]) -> Tensor:
+        return a.reshape(sizes) * opts["scale"]
+
+    a = dt.tensor(np.arange(6.0))
+    plan = dt.plan(step, a, (2, 3), {"scale": 2.0})
+    assert plan._leaves_of((a, (2, 3), {"scale": 2.0})) == [a, 2, 3, 2.0]
+    assert plan._leaves_of((a, [2, 3], {"scale": 2.0})) is None  # a list where the plan had a tuple
+    assert plan._leaves_of((a, (2, 3), {"other": 2.0})) is None
+    assert plan(a, (2, 3), {"scale": 2.0}).tolist() == [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]
+    with pytest.raises(dt.PlanError, match="nesting"):
+        plan(a, (2, 3, 1), {"scale": 2.0})
+    with pytest.raises(dt.PlanError, match="argument leaf 1"):
+        plan(a, (3, 2), {"scale": 2.0})
+    fast = dt.planned(step)
+    for scale in (2.0, 3.0, 2.0):  # keyword-free nesting, then the signature cache
+        assert fast(a, (3, 2), {"scale": scale}).tolist() == step(a, (3, 2), {"scale": scale}).tolist()
+    assert len(fast.plans) == 2

@@ -218,7 +218,7 @@ def _lowered_and_kernel_replays(step: Callable[..., Any], make: Callable[[], lis
 #: The ops whose kernels offer a lowering (devtensor.lowering; the ufunc family's one-call ops through their
 #: direct path): each must be lowered by some sample below, so the comparison covers it.
 LOWERED_OPS = {
-    *("add", "sub", "mul", "maximum", "minimum", "exp", "log", "neg", "sqrt", "abs"),
+    *("add", "sub", "mul", "maximum", "minimum", "exp", "log", "neg", "sqrt", "abs", "relu"),
     *("matmul", "mm", "addmm", "tanh", "sum", "prod", "amax", "amin", "softmax", "log_softmax", "cross_entropy"),
 }
 

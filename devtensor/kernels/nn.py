@@ -25,7 +25,7 @@ from devtensor import kernel_signatures as _ks
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, DTypeLike, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
-from devtensor.kernels.class_indices import check_classes
+from devtensor.kernels.class_indices import _UNSIGNED, check_classes
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
@@ -367,6 +367,13 @@ def _relu(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     xp.maximum(self._array, 0, out=out.array)
 
 
+@lowers(_relu)
+def _relu_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """relu's lowering (devtensor.lowering): the kernel's one ``np.maximum(self, 0, out=)`` call."""
+    lw.call(np.maximum, args["self"], 0, out=out)
+    return True
+
+
 _np_maximum: Final = np.maximum
 _RELU_DIRECT[1] = _relu_arrays
 _RELU_DIRECT[0] = relu.table.kernels.get(DispatchKey.CPU)
@@ -586,7 +593,12 @@ def _cross_entropy_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: 
     compute = _CE_COMPUTE.get(x.dtype) or compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     if QUIET is None or n == 0 or x.dtype != compute or out.dtype != compute:
         return False
-    lw.call(check_classes, np, "cross_entropy", "target", t, c)
+    if n:
+        twin = _UNSIGNED.get(t.dtype)
+        if twin is not None and c <= twin[1]:  # (check_classes's one reduce, its decisions taken now)
+            lw.call(_classes_below, twin[0], c, t)
+        else:
+            lw.call(check_classes, np, "cross_entropy", "target", t, c)
     m = lw.temp((n, 1), compute)
     e = lw.temp((n, c), compute)
     sums = lw.temp((n, 1), compute)
@@ -594,6 +606,14 @@ def _cross_entropy_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: 
     lw.call(_np_max, x, 1, None, m, True)
     lw.call(_cross_entropy_into, x, t, n, m, e, sums, out)
     return True
+
+
+def _classes_below(unsigned: Any, c: int, t: Any) -> None:
+    """:func:`check_classes` for a signed integer ``t`` and ``c`` classes, ``unsigned`` its unsigned twin: one
+    reduce of ``t`` seen as unsigned (a negative index is then above every valid one); the full check, which
+    raises naming the bad index, only when some index is out of range."""
+    if _np_max(t.view(unsigned), None) >= c:
+        check_classes(np, "cross_entropy", "target", t, c)
 
 
 def _cross_entropy_into(x: Any, t: Any, n: int, m: Any, e: Any, sums: Any, o: Any) -> None:

@@ -42,6 +42,7 @@ from devtensor.plan.values import Slot as _Slot
 from devtensor.plan.values import decode as _decode
 from devtensor.plan.values import fill as _fill
 from devtensor.plan.values import flag as _flag
+from devtensor.plan.values import flattener as _flattener
 from devtensor.plan.values import key_text as _key_text
 from devtensor.plan.values import map_tensors as _map_tensors
 from devtensor.plan.values import scalar_key as _scalar_key
@@ -370,6 +371,8 @@ class Plan:
         self._same = same
         # Flat arguments (no tuple, list or dict) with no tensor passed twice: the replay's cheap check.
         self._flat = structure == (tuple, tuple(range(len(leaves)))) and same == tuple(range(len(leaves)))
+        #: The leaves of nested arguments of this structure, read by compiled code (None: not this structure).
+        self._leaves_of: Callable[[tuple[Any, ...]], list[Any] | None] = list if self._flat else _flattener(structure)
         slots: dict[int, int] = {}
         keep: list[Any] = []
         stand_ins: list[Any] = []
@@ -581,12 +584,15 @@ class Plan:
         """
         if copy_outputs is not False:
             copy_outputs = _flag("plan", "copy_outputs", copy_outputs)
-        if modes.ACTIVE[0] or dispatcher._generation[0] != self._generation or not self._flat:
+        if modes.ACTIVE[0] or dispatcher._generation[0] != self._generation:
             if modes.ACTIVE[0]:
                 return modes.run_modes(self, "plan", self, self._call, args, {"copy_outputs": copy_outputs})
             return self._call(*args, copy_outputs=copy_outputs)
         # (_call's common case inline: one frame less per replay)
-        output = (getattr(self._local, "replay", None) or self._thread_replay())(args)
+        leaves = args if self._flat else self._leaves_of(args)
+        if leaves is None:
+            self._check(args)  # raises: the nesting differs
+        output = (getattr(self._local, "replay", None) or self._thread_replay())(leaves)
         if output is MISS:
             self._check(args)  # raises, naming the argument that differs
         if copy_outputs:
@@ -598,7 +604,8 @@ class Plan:
         if dispatcher._generation[0] != self._generation:
             self._check(args)  # raises: stale
         replay = getattr(self._local, "replay", None) or self._thread_replay()
-        output = replay(args if self._flat else self._check(args))
+        leaves = args if self._flat else self._leaves_of(args)
+        output = replay(leaves if leaves is not None else self._check(args))
         if output is MISS:
             self._check(args)  # raises, naming the argument that differs
         if copy_outputs:

@@ -77,11 +77,13 @@ class Planned:
         if kwargs:
             args, step = (*args, kwargs), self._keyword_step
         last = self._last
-        if last is not None and last._flat and not modes.ACTIVE[0] and last._generation == dispatcher._generation[0]:
+        if last is not None and not modes.ACTIVE[0] and last._generation == dispatcher._generation[0]:
             # The plan used last, tried first: its compiled replay checks the signature (MISS: it differs).
-            output = (getattr(last._local, "replay", None) or last._thread_replay())(args)
-            if output is not MISS:
-                return _map_tensors(output, Tensor.clone) if copy_outputs else output
+            leaves = args if last._flat else last._leaves_of(args)
+            if leaves is not None:
+                output = (getattr(last._local, "replay", None) or last._thread_replay())(leaves)
+                if output is not MISS:
+                    return _map_tensors(output, Tensor.clone) if copy_outputs else output
         structure, _leaves, keys, same = _signature(args)
         key = (structure, keys, same, step is not self.step)
         try:
@@ -101,7 +103,8 @@ class Planned:
                 self.plans.move_to_end(key)
         self._last = made
         if not made.gains:
-            self._eager = True
+            # (meta tensors never gain, whatever the step: such a call, as Dask's meta run makes, decides nothing)
+            self._eager = made.device is None or made.device.type != "meta"
             return self.step(*args[:-1], **args[-1]) if step is not self.step else step(*args)
         return made(*args, copy_outputs=copy_outputs)
 

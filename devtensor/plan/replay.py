@@ -108,6 +108,9 @@ class _Compiler:
         self.ns["_MISS"] = MISS
         self.static: dict[int, Any] = dict(plan._static if static is None else static)
         self.outputs = set(slot_indices(plan._output))
+        #: A plan of meta tensors: resolving a kernel for the Meta key would cache the meta-only sentinel in a
+        #: view op's handlers, which its front then calls (issue 29's race): nothing is resolved for it.
+        self.meta = plan.device is not None and plan.device.type == "meta"
         self.args = {slot for slot in plan._arg_slots if slot is not None}
         self.defined = set(self.args)
         self.written: set[int] = set()
@@ -117,6 +120,8 @@ class _Compiler:
         self.lowered = 0
         #: How many op calls run without their front (lowered, the one ufunc call, or the kernel itself).
         self.calls = 0
+        #: Where the last quiet block of lowered calls ends in ``lines`` (adjacent ones are merged).
+        self.quiet_end = -1
         #: How many records call their front so far (which may resize an argument: its array changes).
         self.fronts = 0
         #: Whether some lowered record needs its floating-point conditions reported after its last write.
@@ -191,7 +196,9 @@ class _Compiler:
         for index, record in enumerate(self.plan.records):
             if self.progress is not None:
                 self.lines.append(f"_P[0] = {index}")  # which op a failure (a CUDA graph capture) comes from
-            if record.variant == "create" and self.plan._slot_storage[record.result.index] in self.filled_once:
+            if self.meta:  # (meta tensors compute nothing: every call through its front, no kernel resolved)
+                self.fallback(index, record)
+            elif record.variant == "create" and self.plan._slot_storage[record.result.index] in self.filled_once:
                 record.func(out=self.static[record.result.index])  # never written nor returned: filled once
             elif record.variant == "view":
                 self.view(index, record)
@@ -326,8 +333,12 @@ class _Compiler:
             f"_b = {base_src}._array",
             f"_k = {cache}.entry",
             "if _k is None or _k[0] is not _b:",
-            f"    _k = (_b, {make})",
-            f"    if _k[1]._storage is {base_src}._storage: {cache}.entry = _k",
+            f"    _k = {cache}.other",
+            "    if _k is not None and _k[0] is _b:",
+            f"        {cache}.other, {cache}.entry = {cache}.entry, _k",
+            "    else:",
+            f"        _k = (_b, {make})",
+            f"        if _k[1]._storage is {base_src}._storage: {cache}.other, {cache}.entry = {cache}.entry, _k",
             f"t{slot} = _k[1]",
             f"v{slot} = t{slot}._array",
         ]
@@ -348,9 +359,13 @@ class _Compiler:
             lines += [
                 f"_k = {cache}.entry",
                 f"if _k is None or _k[0] is not a{base}:",
-                *(f"    t{slot} = {make}" for slot, make in views),
-                f"    _k = (a{base}, ({names}), ({', '.join(f't{slot}._array' for slot, _make in views)},))",
-                f"    if {shared}: {cache}.entry = _k",
+                f"    _k = {cache}.other",  # (two entries: steps that swap two arguments each time, u and u_new)
+                f"    if _k is not None and _k[0] is a{base}:",
+                f"        {cache}.other, {cache}.entry = {cache}.entry, _k",
+                "    else:",
+                *(f"        t{slot} = {make}" for slot, make in views),
+                f"        _k = (a{base}, ({names}), ({', '.join(f't{slot}._array' for slot, _make in views)},))",
+                f"        if {shared}: {cache}.other, {cache}.entry = {cache}.entry, _k",
                 f"{names} = _k[1]",
                 f"{arrays} = _k[2]",
             ]
@@ -378,20 +393,20 @@ class _Compiler:
         lw = Lowering(np, lambda shape, dtype: np.empty(shape, dtype))
         out = self.ref(target)
         ufunc = getattr(op.meta, DIRECT, None)
-        if ufunc is not None and handler is ufunc[0] and _inline_kind(op)[0] is not None:
+        lowering = LOWERINGS.get(kernel_function(handler))
+        if lowering is not None:  # (the kernel's own first: relu's direct call is a Python function)
+            args = {p.name: self.ref(bound[p.name]) for p in params}
+            if record.variant == "inplace":
+                args[params[0].name] = out
+            done = lowering(lw, args, out, spec[2] if op.schema.plan is not None else None)
+        elif ufunc is not None and handler is ufunc[0] and _inline_kind(op)[0] is not None:
             operands = [self.ref(bound[p.name]) for p in params if p.name != "alpha"]
             alpha = bound.get("alpha") if "alpha" in bound else None
             if record.variant == "inplace":
                 operands[0] = out  # (NumPy's in-place fast path, as the kernel passes out's own array)
             done = lower_ufunc(lw, ufunc[1], operands, None if alpha is ONE else alpha, out)
         else:
-            lowering = LOWERINGS.get(kernel_function(handler))
-            if lowering is None:
-                return False
-            args = {p.name: self.ref(bound[p.name]) for p in params}
-            if record.variant == "inplace":
-                args[params[0].name] = out
-            done = lowering(lw, args, out, spec[2] if op.schema.plan is not None else None)
+            return False
         if not done:
             return False
         start = len(self.lines)
@@ -401,14 +416,15 @@ class _Compiler:
             self.call(self.const(fn), parts)
         if lw.quiet:
             self.ns.update(_EXT=EXTOBJ, _QUIET=QUIET, _QUIETX=quiet_extobj)
-            calls = self.lines[start:]
-            self.lines[start:] = [
-                "_q = _EXT.set(_QUIET.get(_EXT.get()) or _QUIETX())",
-                "try:",
-                *("    " + line for line in calls),
-                "finally:",
-                "    _EXT.reset(_q)",
-            ]
+            calls = ["    " + line for line in self.lines[start:]]
+            if start == self.quiet_end:  # right after another quiet block (softmax, then cross_entropy): one
+                self.lines[start - 2 : start] = []  # switch for both (drop its "finally:" and reset lines)
+                start -= 2
+                self.lines[start:] = calls
+            else:
+                self.lines[start:] = ["_q = _EXT.set(_QUIET.get(_EXT.get()) or _QUIETX())", "try:", *calls]
+            self.lines += ["finally:", "    _EXT.reset(_q)"]
+            self.quiet_end = len(self.lines)
         self.deferred = self.deferred or lw.deferred
         return True
 

@@ -20,6 +20,7 @@ __all__ = [
     "fill",
     "flag",
     "flatten",
+    "flattener",
     "key_text",
     "leaf_key",
     "leaves",
@@ -113,6 +114,64 @@ def flatten(value: Any, leaves: list[Any]) -> Any:
         return (dict, tuple((key, flatten(item, leaves)) for key, item in value.items()))
     leaves.append(value)
     return len(leaves) - 1
+
+
+#: Compiled flatteners by structure, bounded (oldest dropped first).
+_FLATTENERS: dict[Any, Callable[[tuple[Any, ...]], list[Any] | None]] = {}
+
+
+def flattener(structure: Any) -> Callable[[tuple[Any, ...]], list[Any] | None]:
+    """A compiled :func:`flatten` for one structure: ``fn(args)`` is the leaves of ``args`` when their nesting is
+    ``structure`` (the same container types, lengths and dict keys in order), else None. A replay of nested
+    arguments (a tuple of sizes, ``dt.planned``'s keyword dict) reads its leaves with it instead of flattening.
+    Made once per structure (cached)."""
+    try:
+        made = _FLATTENERS.get(structure)
+    except TypeError:  # (an unhashable dict key: compiled each time)
+        return _compile_flattener(structure)
+    if made is None:
+        if len(_FLATTENERS) >= 256:
+            _FLATTENERS.pop(next(iter(_FLATTENERS)))
+        made = _FLATTENERS[structure] = _compile_flattener(structure)
+    return made
+
+
+def _compile_flattener(structure: Any) -> Callable[[tuple[Any, ...]], list[Any] | None]:
+    lines: list[str] = []
+    consts: dict[str, Any] = {}
+    leaves: dict[int, str] = {}
+    count = [0]
+
+    def visit(node: Any, expr: str) -> None:
+        if isinstance(node, int):
+            leaves[node] = expr
+            return
+        kind, items = node
+        name = f"x{count[0]}"
+        count[0] += 1
+        kname = f"K{len(consts)}"
+        consts[kname] = kind
+        lines.append(f"{name} = {expr}")
+        lines.append(f"if type({name}) is not {kname} or len({name}) != {len(items)}: return None")
+        if kind is dict:
+            keys = f"K{len(consts)}"
+            consts[keys] = tuple(key for key, _item in items)
+            lines.append(f"if tuple({name}) != {keys}: return None")
+            for key, item in items:
+                kexpr = f"K{len(consts)}"
+                consts[kexpr] = key
+                visit(item, f"{name}[{kexpr}]")
+        else:
+            for index, item in enumerate(items):
+                visit(item, f"{name}[{index}]")
+
+    visit(structure, "A")
+    body = [*lines, "return [" + ", ".join(leaves[index] for index in range(len(leaves))) + "]"]
+    source = "def flat(A):\n" + "\n".join("    " + line for line in body)
+    namespace: dict[str, Any] = dict(consts)
+    exec(compile(source, "<devtensor.plan flattener>", "exec"), namespace)
+    fn: Callable[[tuple[Any, ...]], list[Any] | None] = namespace["flat"]
+    return fn
 
 
 def leaf_key(value: Any) -> tuple[Any, ...]:
