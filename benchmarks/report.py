@@ -29,6 +29,7 @@ rounds). torch runs with one thread, so all three libraries use one core.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import platform
 import re
@@ -57,6 +58,8 @@ sys.path.insert(0, str(HERE.parent / "examples"))
 NDArray = np.ndarray[Any, np.dtype[Any]]
 Call = Callable[[], object]
 LIBS = ("devtensor", "numpy", "torch")
+#: The Python fronts behind devtensor's published fronts (what ``DEVTENSOR_PURE_PYTHON=1`` runs), timed beside them.
+PYTHON_FRONTS = "python fronts"
 
 
 def _torch() -> Any:
@@ -134,6 +137,28 @@ def cases(n: int, torch: Any) -> dict[str, dict[str, Call]]:
         "reshape": {"devtensor": lambda: tm.reshape(k * k), "numpy": lambda: m.reshape(k * k)},
         "transpose": {"devtensor": lambda: tm.transpose(0, 1), "numpy": lambda: m.transpose(1, 0)},
     }
+    # The same calls through the Python fronts (inspect.unwrap: the front behind a compiled one).
+    py = {name: inspect.unwrap(fn) for name, fn in (("add", dt.add), ("add_", dt.Tensor.add_), ("mul", dt.mul))}
+    py |= {name: inspect.unwrap(getattr(dt, name)) for name in ("exp", "sum", "amax", "softmax", "matmul", "cat")}
+    py |= {"cross_entropy": inspect.unwrap(dt.cross_entropy), "reshape": inspect.unwrap(dt.reshape)}
+    py |= {"transpose": inspect.unwrap(dt.transpose)}
+    python_calls: dict[str, Call] = {
+        "add": lambda: py["add"](ta, tb),
+        "add out=": lambda: py["add"](ta, tb, out=tc),
+        "add_": lambda: py["add_"](tc, tb),
+        "mul(a, 2.5)": lambda: py["mul"](ta, 2.5),
+        "exp": lambda: py["exp"](ta),
+        "sum(dim=0)": lambda: py["sum"](tm, 0),
+        "amax(dim=1)": lambda: py["amax"](tm, 1),
+        "softmax(dim=1)": lambda: py["softmax"](tm, 1),
+        "cross_entropy": lambda: py["cross_entropy"](tl, tt),
+        "matmul": lambda: py["matmul"](tm, tm),
+        "cat": lambda: py["cat"]([ta, tb]),
+        "reshape": lambda: py["reshape"](tm, (k * k,)),
+        "transpose": lambda: py["transpose"](tm, 0, 1),
+    }
+    for name, call in python_calls.items():
+        out[name][PYTHON_FRONTS] = call
     if torch is not None:
         xa, xb, xc, xm = (torch.from_numpy(v) for v in (a, b, c, m))
         xl, xt = torch.from_numpy(logits), torch.from_numpy(target)
@@ -231,6 +256,27 @@ def functional_step(rounds: int) -> dict[str, float] | None:
         dt_w[:] = [w1, b1, w2, b2]
 
     return interleaved({"devtensor": devtensor_epoch, "numpy": numpy_epoch}, rounds, budget=0.05)
+
+
+def functional_step_pure_python(rounds: int) -> str | None:
+    """:func:`functional_step` measured in a fresh process with ``DEVTENSOR_PURE_PYTHON=1`` (the Python fronts
+    serve every call): its devtensor and NumPy ms per epoch and their ratio, as text; None when it cannot run."""
+    code = (
+        "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import report; "
+        f"r = report.functional_step({rounds}); "
+        "print('' if r is None else f\"devtensor {r['devtensor'] * 1e3:.2f} ms, NumPy {r['numpy'] * 1e3:.2f} ms "
+        "({r['devtensor'] / r['numpy']:.2f}x)\")"
+    )
+    env = {**os.environ, "DEVTENSOR_PURE_PYTHON": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(HERE), str(HERE.parent / "examples")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    text = done.stdout.strip()
+    return text or None if done.returncode == 0 else None
 
 
 def _torch_step(torch: Any, cfg: Any, data: Any, weights: dict[str, NDArray]) -> Callable[[int], None]:
@@ -416,11 +462,16 @@ def report(args: argparse.Namespace, plots_folder: Path) -> str:
         "",
         "## Per call, 100 elements (10x10 for the 2-d ops, 32x10 logits for cross_entropy)",
         "",
-        "| call | devtensor µs | NumPy µs | vs NumPy |" + (" torch µs | vs torch |" if has_torch else ""),
-        "|---|---:|---:|---:|" + ("---:|---:|" if has_torch else ""),
+        "The Python-fronts columns time the same calls through the Python front behind each compiled one (what",
+        "`DEVTENSOR_PURE_PYTHON=1`, or a machine without a C compiler, runs).",
+        "",
+        "| call | devtensor µs | NumPy µs | vs NumPy | Python fronts µs | vs NumPy |"
+        + (" torch µs | vs torch |" if has_torch else ""),
+        "|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if has_torch else ""),
     ]
     for op, t in per_size[100].items():
         row = f"| `{op}` | {_us(t['devtensor'])} | {_us(t['numpy'])} | {_ratio(t['devtensor'], t['numpy'])} |"
+        row += f" {_us(t[PYTHON_FRONTS])} | {_ratio(t[PYTHON_FRONTS], t['numpy'])} |"
         if has_torch:
             row += f" {_us(t['torch'])} | {_ratio(t['devtensor'], t['torch'])} |"
         lines.append(row)
@@ -452,6 +503,9 @@ def report(args: argparse.Namespace, plots_folder: Path) -> str:
             f"devtensor {ms['devtensor']:.2f} ms, NumPy {ms['numpy']:.2f} ms "
             f"({_ratio(functional['devtensor'], functional['numpy'])})."
         )
+        pure = functional_step_pure_python(3 if not args.full else 5)
+        if pure is not None:
+            lines.append(f"With the Python fronts only (`DEVTENSOR_PURE_PYTHON=1`, another process): {pure}.")
     chains = meta_chains(torch, rounds)
     lines += ["", "## A chain of 1,000 `x * 1.0001` (10x10)", "", "| tensors | µs per op |", "|---|---:|"]
     for name, seconds in chains.items():

@@ -226,7 +226,11 @@ def _parse(spec: object, index: object) -> tuple[str, int | None]:
             raise ArgumentValueError(f"Device: got an int device {as_int} and an index {index!r}")
         dev_type, raw_index = "cuda", str(as_int)
     elif isinstance(spec, str):
-        dev_type, sep, raw_index = spec.strip().partition(":")
+        if spec != "".join(spec.split()):  # (" cpu" and "cuda: 0" are typos: PyTorch refuses them too)
+            raise ArgumentValueError(
+                f"Device: malformed device string {spec!r} (spaces; expected e.g. 'cpu' or 'cuda:0')"
+            )
+        dev_type, sep, raw_index = spec.partition(":")
         if sep and not raw_index:
             raise ArgumentValueError(f"Device: malformed device string {spec!r} (expected e.g. 'cuda:0')")
         if sep and index is not None:
@@ -261,14 +265,16 @@ def _parse(spec: object, index: object) -> tuple[str, int | None]:
 DeviceLike: TypeAlias = "Device | str | int"
 
 
-def as_device(spec: DeviceLike | None, default: Device | None = None, *, op: str | None = None) -> Device:
+def as_device(
+    spec: DeviceLike | None, default: Device | None = None, *, op: str | None = None, arg: str = "device"
+) -> Device:
     """Parse ``spec`` into a concrete Device (``cuda`` resolves to the current CUDA device).
 
     Returns ``default`` (resolved) when ``spec`` is None; ``cpu`` when both are None.
 
     Raises:
         ArgumentTypeError, ArgumentValueError: as ``Device``; with ``op``, the message names the op and its
-            argument ``device`` (``zeros: argument 'device': unknown device type 'gpu' ...``).
+            argument ``arg`` (``zeros: argument 'device': unknown device type 'gpu' ...``).
     """
     if spec is None:
         return (default or CPU).resolved()
@@ -278,7 +284,7 @@ def as_device(spec: DeviceLike | None, default: Device | None = None, *, op: str
         return Device(spec).resolved()
     except (ArgumentTypeError, ArgumentValueError) as error:
         detail = str(error).removeprefix("Device: ")
-        raise type(error)(f"{op}: argument 'device': {detail}") from None
+        raise type(error)(f"{op}: argument '{arg}': {detail}") from None
 
 
 CPU: Device = Device("cpu")

@@ -85,7 +85,7 @@ def dispatch_key(key: object, *, op: str = "dispatch_key", arg: str = "key") -> 
 
     Raises:
         ValueError: a string that names neither a key nor a known device type (as ``Device`` raises).
-        TypeError: anything else; the message names ``op`` and ``arg`` (the caller's function and argument).
+        TypeError: anything else. Either message names ``op`` and ``arg`` (the caller's function and argument).
     """
     if type(key) is DispatchKey:
         return key
@@ -95,7 +95,11 @@ def dispatch_key(key: object, *, op: str = "dispatch_key", arg: str = "key") -> 
         return key.key
     if isinstance(key, str):
         named = DispatchKey._interned.get(key)
-        return named if named is not None else Device(key).key
+        if named is not None:
+            return named
+        from devtensor.device import as_device  # (as Device, with the message naming op and argument)
+
+        return as_device(key, op=op, arg=arg).key
     raise ArgumentTypeError(
         f"{op}: argument '{arg}' must be a DispatchKey, a key name such as 'CPU', a Device or a device type such "
         f"as 'cpu', got {key!r}"
@@ -164,13 +168,17 @@ class KernelTable:
     alone, else NoKernelError. Every registration clears the cache.
     """
 
-    __slots__ = ("__weakref__", "fallbacks", "handlers", "kernels", "op", "op_name", "overrides")
+    __slots__ = ("__weakref__", "fallbacks", "handlers", "kernels", "meta_only_cached", "op", "op_name", "overrides")
 
-    def __init__(self, op_name: str, op: Any = None, *, fallbacks: bool = True) -> None:
+    def __init__(self, op_name: str, op: Any = None, *, fallbacks: bool = True, meta_only_cached: bool = True) -> None:
         self.op_name = op_name
         self.op = op
         #: Whether backend fallbacks serve this op (not for view ops: a fallback takes an out, a view makes none).
         self.fallbacks = fallbacks
+        #: Whether :data:`META_ONLY` may be cached in ``handlers``: only for ops whose fronts test the cached
+        #: handler against it. A view op's front calls whatever it finds there, so its table never caches the
+        #: sentinel (other threads read the cache with no lock: a cached-then-removed sentinel would be called).
+        self.meta_only_cached = meta_only_cached
         self.kernels: dict[DispatchKey, Callable[..., None]] = {}
         self.overrides: dict[DispatchKey, list[Callable[..., None]]] = {}
         self.handlers: dict[DispatchKey, Any] = {}
@@ -238,7 +246,7 @@ class KernelTable:
                         f"{self.op_name}: no kernel for dispatch key {key.name} (devices: {devices}); "
                         f"keys with kernels: {have}"
                     )
-            if generation == _generation[0]:
+            if generation == _generation[0] and (handler is not META_ONLY or self.meta_only_cached):
                 self.handlers[key] = handler
         return handler
 

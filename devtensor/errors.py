@@ -15,6 +15,7 @@ __all__ = [
     "CopyRequiredError",
     "DeviceMismatchError",
     "DeviceUnavailableError",
+    "DLPackExportError",
     "IndexOutOfRangeError",
     "DevtensorError",
     "LinAlgError",
@@ -26,6 +27,7 @@ __all__ = [
     "ReadOnlyError",
     "ScalarOverflowError",
     "ShapeError",
+    "UnknownOpError",
     "ViewError",
     "as_called",
     "short_repr",
@@ -96,12 +98,26 @@ class CopyRequiredError(DevtensorError, BufferError, ValueError):
     ``asarray(copy=False)`` raises."""
 
 
+class DLPackExportError(DevtensorError, BufferError):
+    """Data that cannot go through DLPack: a producer that cannot export it (a meta tensor, NumPy's strings,
+    objects, datetimes, structured or long-double arrays). A ``BufferError``, as DLPack producers raise."""
+
+
 class DeviceMismatchError(DevtensorError, ValueError):
     """A tensor on the wrong device: a failed refinement, or tensors of one call on different devices."""
 
 
 class ShapeError(DevtensorError, ValueError):
     """Shapes that cannot broadcast, or an output/inplace shape that does not match the result's."""
+
+
+class UnknownOpError(DevtensorError, KeyError):
+    """No op of the name given to a registry entry point (``library.get_op``, ``override``, ``register_kernel``,
+    ``remove_op``, ...): a ``KeyError``, as a lookup by name raises; the message names the entry point and the
+    name, and suggests the nearest op names."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""  # (KeyError's own str() quotes the message)
 
 
 class ViewError(ShapeError, RuntimeError):

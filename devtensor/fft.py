@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from devtensor.backends import backend_for
+from devtensor.backends import allocation_error, backend_for, check_allocation_size
 from devtensor.creation import on_device, optional_dtype
 from devtensor.device import DeviceLike, as_device
 from devtensor.dtypes import DTypeLike
@@ -110,13 +110,17 @@ def _frequencies(
         raise ArgumentTypeError(f"{name}: requires a floating point or complex dtype, got {dt.name}")
     dev = as_device(device if device is not None or out is None else out.device, op=name)
     length = count // 2 + 1 if op == "rfftfreq" else count
+    check_allocation_size(name, (length,), dt)  # (NumPy's own refusal of a huge n is a raw ValueError)
     backend = backend_for(dev)
     if not backend.has_data:
         result = backend.wrap(backend.empty((length,), dt, dev), dev)
     else:
         # NumPy's values (computed in float64), then the dtype asked for: n values, cheap to make on the host.
         # (NumPy's fftfreq(0) divides by zero: there is nothing to compute.)
-        values = getattr(np.fft, op)(count, spacing).astype(dt) if count else np.empty(0, dt)
+        try:
+            values = getattr(np.fft, op)(count, spacing).astype(dt) if count else np.empty(0, dt)
+        except MemoryError as error:  # (NumPy's, naming no op)
+            raise allocation_error(name, (length,), dt, "cpu", error) from None
         result = on_device(name, dev, values, copy=dev.type != "cpu")
     if out is None:
         return result

@@ -25,7 +25,7 @@ from typing import Any, Final, SupportsIndex
 
 import numpy as np
 
-from devtensor.device import Device, DeviceLike, as_index
+from devtensor.device import Device, DeviceLike, as_device, as_index
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoKernelError
 
 __all__ = [
@@ -143,7 +143,7 @@ class Generator:
                 f"Generator: argument 'seed' must be an int or None, got {seed!r}; pass the device by keyword "
                 f"(Generator(device={str(seed)!r}))"
             )
-        dev = Device(device).resolved()
+        dev = as_device(device, op="Generator")
         if dev.type not in ("cpu", "cuda"):
             raise ArgumentValueError(f"Generator: device must be a cpu or cuda device, got {dev}")
         self._device = dev

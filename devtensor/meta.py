@@ -241,13 +241,16 @@ def ufunc_result_dtype(op: str, ufunc: np.ufunc, *operands: DType | type) -> DTy
     return _resolve(op, ufunc, operands)[0]
 
 
-def unary_ufunc_meta(op: str, ufunc: np.ufunc) -> Callable[[Tensor], TensorSpec]:
+def unary_ufunc_meta(
+    op: str, ufunc: np.ufunc, dtypes: dict[DType, DType] | None = None
+) -> Callable[[Tensor], TensorSpec]:
     """The meta function of a one-argument elementwise op computed as NumPy's ``ufunc``: it returns ``self``'s
-    shape and the dtype NumPy's ``ufunc`` gives for its dtype (``exp`` of int8 is float16, as in NumPy).
+    shape and the dtype NumPy's ``ufunc`` gives for its dtype (``exp`` of int8 is float16, as in NumPy), or
+    ``dtypes[dtype]`` where given (an op whose result dtypes differ from its ufunc's: ``reciprocal``).
 
     The returned meta raises ArgumentTypeError when NumPy has no loop for the dtype (``neg`` of bool).
     """
-    cache: dict[Any, DType] = {}
+    cache: dict[Any, DType] = dict(dtypes or {})
 
     def meta(self: Tensor) -> TensorSpec:
         try:
@@ -431,13 +434,27 @@ def ufunc_meta(op: str, ufunc: np.ufunc, names: tuple[str, ...], *args: Any) -> 
 # --- dimension and int arguments ------------------------------------------------------------------------
 
 
-def check_scalar_fits(op: str, value: Scalar, dtype: DType, arg: str = "value") -> None:
+def check_scalar_fits(op: str, value: Scalar, dtype: DType, arg: str = "value", *, bool_range: bool = False) -> None:
     """Raise when the Python number ``value`` (argument ``arg``) cannot be written into an element of ``dtype``
     (PyTorch's checked scalar conversion; NumPy raises the same exception classes with messages that name no
-    op, or for a float into an integer dtype wraps silently)."""
+    op, or for a float into an integer dtype wraps silently). With ``bool_range`` (the creation functions' fill
+    values, as arange and linspace check their bounds) a value into bool must lie in 0..1: ScalarOverflowError
+    naming that range, ArgumentValueError for NaN; without it any number converts to bool as in PyTorch."""
     kind = dtype.kind
     if type(value) is complex and kind != "c":
         raise CastingError(f"{op}: argument '{arg}' {value!r} is complex; it cannot be written into dtype {dtype.name}")
+    if kind == "b" and bool_range:
+        # NumPy and PyTorch make any nonzero value True, so full(..., 2, dtype=bool) would pass silently.
+        if type(value) is bool:
+            return
+        if value != value:
+            raise ArgumentValueError(f"{op}: argument '{arg}' is NaN; it cannot be written into dtype bool")
+        if not 0 <= value <= 1:  # type: ignore[operator]  # (real: complex was refused above)
+            shown = int_text(value) if type(value) is int else repr(value)
+            raise ScalarOverflowError(
+                f"{op}: argument '{arg}' {shown} is out of bool's range (0 to 1); devtensor does not wrap around"
+            )
+        return
     if kind in "iu":
         if type(value) is int:
             check_int_scalar(op, arg, value, dtype)

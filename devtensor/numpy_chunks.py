@@ -51,13 +51,17 @@ def _stacked(axis: int, at_least: int) -> Callable[..., Any]:
 
 def _decomposed(name: str, a: Any, **kwargs: Any) -> Any:
     """A decomposition devtensor has no op for (``qr``, ``svd``), run by the tensor's own array module (NumPy on
-    the CPU, CuPy on CUDA, under the device guard); each result is a new tensor on ``a``'s device."""
+    the CPU, CuPy on CUDA, under the device guard); each result is a new tensor on ``a``'s device. Non-finite
+    input is LinAlgError, as the ops' (LAPACK's SVD may never return on an infinity)."""
     if not isinstance(a, Tensor) or not a._backend.has_data:
         raise _Fallback
+    from devtensor.kernels.linalg_solvers import decomposition_call  # (the kernels import the structured package)
+
     backend, device = a._backend, a.device
     guard = backend.guard(device)
     with guard if guard is not None else _NULL:
-        result = getattr(backend.xp.linalg, name)(a._array, **kwargs)
+        fn = getattr(backend.xp.linalg, name)
+        result = decomposition_call(f"linalg.{name}", backend.xp, fn, a._array, **kwargs)
     if not isinstance(result, tuple):
         return backend.wrap(result, device)
     parts = [backend.wrap(x, device) for x in result]

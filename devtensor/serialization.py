@@ -20,9 +20,10 @@ Loading reads with ``numpy.load(..., allow_pickle=False)`` and parses JSON: it n
 from __future__ import annotations
 
 import io
+import math
 import os
 from collections.abc import Callable
-from typing import IO, Any, Final, TypeAlias, cast
+from typing import IO, Any, Final, TypeAlias, cast, overload
 
 import numpy as np
 
@@ -72,7 +73,8 @@ def save(obj: object, f: FileLike) -> None:
         ArgumentTypeError (TypeError): ``obj`` holds an unsupported value (a NumPy array or scalar, a set, a
             namedtuple, an object…) or a dict key that is not a ``str`` (the message names where in ``obj``);
             ``f`` is neither a path nor a writable binary file object (a text-mode file, say).
-        ArgumentValueError (ValueError): ``obj`` contains itself (a cycle).
+        ArgumentValueError (ValueError): ``obj`` contains itself (a cycle), or its manifest (the JSON describing
+            everything but the tensors' data) would exceed ``MAX_MANIFEST_BYTES`` (16 MiB), which load refuses.
         NoDataError (RuntimeError): ``obj`` holds a meta tensor, which has no data to save.
         OSError: the file cannot be opened or written.
     Nothing is written when ``obj`` is refused: everything is checked (and copied to host memory) before ``f`` is
@@ -89,7 +91,13 @@ def save(obj: object, f: FileLike) -> None:
         text = json.dumps(manifest, separators=(",", ":"))
     except RecursionError:
         raise ArgumentValueError("save: argument 'obj' is nested too deeply to save") from None
-    members: dict[str, np.ndarray[Any, Any]] = {MANIFEST_NAME: np.frombuffer(text.encode("utf-8"), dtype=np.uint8)}
+    encoded = text.encode("utf-8")
+    if len(encoded) > MAX_MANIFEST_BYTES:  # (load refuses a larger one: every archive saved loads back)
+        raise ArgumentValueError(
+            f"save: argument 'obj' needs a manifest of {len(encoded)} bytes, more than the {MAX_MANIFEST_BYTES} "
+            "load reads (too many plain values or tensors; store bulk data in tensors)"
+        )
+    members: dict[str, np.ndarray[Any, Any]] = {MANIFEST_NAME: np.frombuffer(encoded, dtype=np.uint8)}
     members.update(arrays)
     writer(members)
 
@@ -215,8 +223,12 @@ def load(f: FileLike, device: DeviceLike | None = None) -> Any:
     Raises:
         ArgumentValueError (ValueError): ``f`` is not a devtensor archive: not a zip (a text file, a ``.npy``
             file, a pickle), a ``.npz`` without a devtensor manifest, a truncated or corrupted file, an object
-            (pickled) array, a manifest that is malformed, refers to a missing array or disagrees with an array's
-            dtype or shape, or one written by a newer devtensor. The message names the file.
+            (pickled) array, a manifest that is malformed, larger than ``MAX_MANIFEST_BYTES`` (16 MiB), refers
+            to a missing array or disagrees with an array's dtype or shape, a member without the ``.npy`` magic
+            or whose header claims more data than the member holds, or one written by a newer devtensor. The
+            message names the file. Each member's ``.npy`` header is checked against the manifest (and the
+            sizes the zip directory declares) before its data is read, so a refused archive costs no more
+            memory than its declared sizes.
         DeviceUnavailableError (RuntimeError): the archive holds CUDA tensors (or ``device`` asks for CUDA) and
             CuPy or a GPU is missing, or a saved device type is not registered here; the message suggests
             ``device="cpu"``.
@@ -316,9 +328,13 @@ def _why(e: BaseException) -> str:
 
 
 def _manifest(archive: Any, parse_json: Callable[[str], Any]) -> Any:
-    raw = archive[MANIFEST_NAME]
-    if raw.dtype != np.uint8 or raw.ndim != 1:
-        raise _Corrupt(f"the manifest is a {raw.dtype} array of shape {raw.shape}, not UTF-8 bytes")
+    def check(dtype: DType, shape: tuple[int, ...]) -> None:
+        if dtype != np.uint8 or len(shape) != 1:
+            raise _Corrupt(f"the manifest is a {dtype} array of shape {shape}, not UTF-8 bytes")
+        if shape[0] > MAX_MANIFEST_BYTES:
+            raise _Corrupt(f"the manifest's header claims {shape[0]} bytes, more than the {MAX_MANIFEST_BYTES} allowed")
+
+    raw = _read_member(archive, MANIFEST_NAME, check)
     manifest = parse_json(raw.tobytes().decode("utf-8"))
     if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT_TAG:
         raise _Corrupt("the manifest does not describe a devtensor archive")
@@ -462,18 +478,91 @@ def _cuda_usable() -> bool:
 
 
 def _read_array(archive: Any, key: str, spec: _TensorSpec, device: Device) -> np.ndarray[Any, Any] | None:
-    """The stored array ``key``, checked against its spec; None for a device without data (meta), not read."""
+    """The stored array ``key``, its ``.npy`` header checked against its spec before any data is read; None
+    for a device without data (meta): the header is checked, the data not read."""
     if key not in archive.files:
         raise _Corrupt(f"the manifest refers to the array {key!r}, which the archive does not contain")
-    if not backend_for(device).has_data:
-        return None
-    array: np.ndarray[Any, Any] = archive[key]
-    if array.dtype != spec.dtype or array.shape != spec.shape:
-        raise _Corrupt(
-            f"the array {key!r} is {array.dtype} of shape {array.shape}, but the manifest says {spec.dtype} of "
-            f"shape {spec.shape}"
-        )
-    return array if array.flags.writeable else array.copy()
+
+    def check(dtype: DType, shape: tuple[int, ...]) -> None:
+        if dtype != spec.dtype or shape != spec.shape:
+            raise _Corrupt(
+                f"the array {key!r} is {dtype} of shape {shape}, but the manifest says {spec.dtype} of "
+                f"shape {spec.shape}"
+            )
+
+    return _read_member(archive, key, check, data=backend_for(device).has_data)
+
+
+#: The largest manifest :func:`load` reads (and :func:`save` writes), in bytes: the JSON text is parsed whole,
+#: so a bound keeps a crafted archive from costing unbounded memory before it is refused.
+MAX_MANIFEST_BYTES: Final = 16 * 2**20
+
+# Deflate cannot compress better than about 1032 to 1: a member claiming more uncompressed bytes than that is
+# refused before anything is allocated for it (other methods, bzip2 and lzma, are bounded by the sizes the
+# zip directory declares, which zipfile enforces).
+_DEFLATE_RATIO: Final = 1100
+
+
+@overload
+def _read_member(archive: Any, key: str, check: Callable[[DType, tuple[int, ...]], None]) -> np.ndarray[Any, Any]: ...
+
+
+@overload
+def _read_member(
+    archive: Any, key: str, check: Callable[[DType, tuple[int, ...]], None], *, data: bool
+) -> np.ndarray[Any, Any] | None: ...
+
+
+def _read_member(
+    archive: Any, key: str, check: Callable[[DType, tuple[int, ...]], None], *, data: bool = True
+) -> np.ndarray[Any, Any] | None:
+    """The array in the member ``key + ".npy"`` of the NpzFile ``archive``, read as NumPy's ``.npy`` format
+    (never unpickled): its magic and header first, ``check(dtype, shape)`` (which raises _Corrupt), the sizes
+    the header implies against the sizes the zip directory declares, then (with ``data``) exactly the data's
+    bytes into a new writable array; None without ``data``. _Corrupt for a member that is not a ``.npy`` array
+    (no magic, an object dtype), claims more bytes than it holds, or is cut short."""
+    import zipfile
+
+    from numpy.lib import format as npy
+
+    info = archive.zip.getinfo(f"{key}.npy")
+    with archive.zip.open(info) as fh:
+        try:
+            version = npy.read_magic(fh)
+        except ValueError:
+            raise _Corrupt(f"the member {key!r} is not a NumPy .npy array (no .npy magic)") from None
+        if version == (1, 0):
+            shape, fortran, dtype = npy.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = npy.read_array_header_2_0(fh)
+        else:  # (3.0: UTF-8 field names of structured dtypes, which no devtensor archive holds)
+            raise _Corrupt(
+                f"the member {key!r} is a .npy array of format version {version}, which devtensor never writes"
+            )
+        if dtype.hasobject:
+            raise _Corrupt(f"the member {key!r} is an object array, which is never read (allow_pickle=False)")
+        check(dtype, shape)
+        nbytes = math.prod(shape) * dtype.itemsize
+        if info.file_size < fh.tell() + nbytes or (
+            info.compress_type == zipfile.ZIP_DEFLATED and nbytes > info.compress_size * _DEFLATE_RATIO + 2**16
+        ):
+            raise _Corrupt(
+                f"the member {key!r}'s header claims {nbytes} bytes of data, more than the member holds "
+                f"({info.file_size} bytes, {info.compress_size} stored)"
+            )
+        if not data:
+            return None
+        array = np.empty(shape, dtype, order="F" if fortran else "C")
+        view = memoryview(array.reshape(-1, order="A")).cast("B") if nbytes else memoryview(b"")
+        done = 0
+        while done < nbytes:
+            got = fh.readinto(view[done:])
+            if not got:
+                raise _Corrupt(f"the member {key!r} is cut short: {done} of its {nbytes} bytes of data")
+            done += got
+        if fh.read(1):  # (at the member's end: zipfile checks its CRC there)
+            raise _Corrupt(f"the member {key!r} holds bytes beyond the {nbytes} bytes of data its header says")
+    return array
 
 
 def _to_tensor(array: np.ndarray[Any, Any] | None, spec: _TensorSpec, device: Device) -> Tensor:

@@ -58,7 +58,6 @@ from devtensor.structured.aliases import (
     shown_signature,
 )
 from devtensor.structured.fronts import compile_factory
-from devtensor.structured.generated import generated_factory
 from devtensor.structured.schema import stored_schema
 from devtensor.tensor import Tensor
 
@@ -169,7 +168,7 @@ class ViewOp:
         self.varargs = varargs if stored is not None else _check_varargs(name, schema, meta, varargs)
         self.doc = doc if doc is not None else (meta.__doc__ or "")
         # Kernels and overrides per key, as every op has (backend fallbacks write outs: none for view ops).
-        self.table = KernelTable(name, self, fallbacks=False)
+        self.table = KernelTable(name, self, fallbacks=False, meta_only_cached=False)
         self.functional: Callable[..., Any] = _front(self)
         self.method: Callable[..., Any] | None = None
         if method:
@@ -317,11 +316,10 @@ def _unserved(op: ViewOp, self: Tensor, spec: Any) -> Any:
 def _miss(op: ViewOp, self: Tensor, spec: Any) -> Any:
     """The front's slow path, on a miss of the handler cache: resolve the handler for ``self``'s key (an
     override, else the kernel; NoKernelError when none) and run it; meta tensors with no kernel get meta arrays
-    (:func:`_unserved`). "Meta only" is not left in the cache, so the fast path never sees it."""
-    key = self._device.key
-    handler = op.table.resolve(key, str(self._device))
+    (:func:`_unserved`). The table never caches "meta only" (``meta_only_cached`` false), so the fast path,
+    in any thread, never sees it."""
+    handler = op.table.resolve(self._device.key, str(self._device))
     if handler is META_ONLY:
-        op.table.handlers.pop(key, None)
         return _unserved(op, self, spec)
     return _many(self, handler, spec, op.name) if op.multi else _one(self, handler, spec, op.name)
 
@@ -418,15 +416,6 @@ def _reshapes(op: ViewOp) -> bool:
     """Whether the op is devtensor's reshape or view, whose front calls the array's reshape itself while the
     handler is the built-in kernel (:data:`RESHAPE_KERNEL`) and the plan is a shape."""
     return op.name in ("reshape", "view") and op.module.split(".")[0] == "devtensor"
-
-
-def view_fingerprint(op: ViewOp, method: bool = False) -> str:
-    """Everything a view front's source depends on, as text (see :func:`devtensor.structured.fronts.fingerprint`)."""
-    params = ";".join(f"{p.name}:{int(p.kw_only)}{int(p.has_default)}" for p in op.schema.params)
-    values = ",".join(_value_names(op, method))
-    aliases = "" if method else f"|{alias_pairs(op.schema.params, required=True)}"
-    direct = "|reshape" if _reshapes(op) else ""
-    return f"{op.name}|view|{int(method)}|{params}|{int(op.multi)}|{op.varargs}|{values}{aliases}{direct}"
 
 
 def _value_names(op: ViewOp, method: bool) -> list[str]:
@@ -566,22 +555,15 @@ def _values(op: ViewOp, method: bool) -> dict[str, Any]:
 
 
 def _front(op: ViewOp, method: bool = False) -> Callable[..., Any]:
-    """The view op's front (or varargs method): from ``devtensor._generated_fronts`` for a built-in op whose
-    definition it was generated for; else compiled here, its source registered with linecache."""
+    """The view op's front (or varargs method), compiled here from its generated source, which is registered
+    with linecache (``<devtensor.reshape>``; a user's view op ``<devtensor.custom.NAME>``)."""
     name = view_factory_name(op.name, method)
-    factory: Callable[..., Any] | None = None
-    builtin = op.module.split(".")[0] == "devtensor"
-    if builtin:
-        factory = generated_factory("devtensor._generated_fronts", name, view_fingerprint(op, method))
-    source = None
-    if factory is None:
-        kind = "" if builtin else "custom."
-        filename = f"<devtensor.{kind}{op.name}{'.method' if method else ''}>"
-        source = view_factory_source(op, method)
-        factory = compile_factory(filename, source, name, VIEW_COMMON)
+    kind = "" if op.module.split(".")[0] == "devtensor" else "custom."
+    filename = f"<devtensor.{kind}{op.name}{'.method' if method else ''}>"
+    source = view_factory_source(op, method)
+    factory = compile_factory(filename, source, name, VIEW_COMMON)
     fn, _ = factory(**_values(op, method))
-    if source is not None:
-        fn.__source__ = source  # the factory's, as run-time compiled structured fronts keep it
+    fn.__source__ = source  # the factory's, as the structured fronts keep it
     fn.__doc__ = op.doc
     fn.__qualname__ = op.name
     fn.__module__ = "devtensor"

@@ -11,3 +11,7 @@ echo "== mypy --strict"
 python -m mypy
 echo "== pytest on every core (the 10 slowest tests are listed at the end)"
 python -m pytest -q -n auto --durations=10 "$@"
+echo "== pytest, the pure-Python fronts (DEVTENSOR_PURE_PYTHON=1: no compiled core, as without a C compiler)"
+# Every op's samples and the rules' own tests; the compiled-against-Python comparison is tests/test_compiled_core.py.
+DEVTENSOR_PURE_PYTHON=1 python -m pytest -q -n auto tests/test_op_generic.py tests/test_compiled_core.py \
+  tests/test_fronts_source.py tests/test_direct_path.py tests/test_out_is_input.py tests/test_fp_conditions.py

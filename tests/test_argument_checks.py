@@ -1,9 +1,11 @@
 """Faults a fresh-user review found (issue 12): the generic check of bool and Literal arguments of every op, errors
 of the random factories naming the function called, ``round(t, huge)``, ``divmod`` on tensors, and the 2023.12
-Array API namespace."""
+Array API namespace. Boundary arguments by kind over every op's samples: huge ints to every int argument, 0-d
+inputs to every op with a dim argument: a result or a devtensor error, never another exception."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from typing import Any
 
@@ -12,11 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from op_samples import OPS
+from op_samples import OPS, Sample, Strided, builtin_ops
 from tensor_state import assert_unchanged, snapshot
 
 import devtensor as dt
 from devtensor import array_api as xp
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError
 from devtensor.structured import get_op, rules
 
 # --- the generic check of bool and Literal arguments ------------------------------------------------------------
@@ -259,3 +262,149 @@ def test_numpy_divmod_and_numpy_operands_give_tensors() -> None:
         assert all(isinstance(g, dt.Tensor) for g in got)
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g.numpy(), w)
+
+
+# --- boundary arguments by kind, over every op's samples ------------------------------------------------------------
+
+_BUILTIN = builtin_ops()
+#: Ints no C long holds (NumPy refuses them with a raw OverflowError) and the int64 edges.
+HUGE_INTS = (2**63, -(2**63) - 1, 2**100, -(2**63), 2**63 - 1)
+
+
+def _with_int(sample: Sample, where: tuple[str, Any, int | None], value: int) -> Sample:
+    kind, key, item = where
+    args, kwargs = list(sample.args), dict(sample.kwargs)
+    holder: Any = args if kind == "arg" else kwargs
+    if item is None:
+        holder[key] = value
+    else:
+        seq = list(holder[key])
+        seq[item] = value
+        holder[key] = type(holder[key])(seq)
+    return Sample(tuple(args), kwargs)
+
+
+def _int_places(sample: Sample) -> list[tuple[str, Any, int | None]]:
+    """Every int argument of ``sample`` (positional, keyword, or an item of a tuple or list of them)."""
+    places: list[tuple[str, Any, int | None]] = []
+    for kind, items in (("arg", list(enumerate(sample.args))), ("kwarg", list(sample.kwargs.items()))):
+        for key, value in items:
+            if type(value) is int:
+                places.append((kind, key, None))
+            elif type(value) in (tuple, list):
+                places += [(kind, key, i) for i, v in enumerate(value) if type(v) is int]
+    return places
+
+
+INT_OPS = sorted(n for n in OPS if any(_int_places(s) for s in OPS[n].samples))
+
+
+def test_ops_with_int_arguments_exist() -> None:
+    assert {"tril", "triu", "roll", "linalg_diagonal", "linalg_trace", "repeat_interleave", "topk"} <= set(INT_OPS)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name", INT_OPS)
+def test_a_huge_int_argument_gives_a_result_or_a_devtensor_error(name: str) -> None:
+    fn = _BUILTIN[name].functional
+    for sample in OPS[name].samples:
+        for where in _int_places(sample):
+            for value in HUGE_INTS:
+                args, kwargs = _with_int(sample, where, value).make("cpu")
+                with contextlib.suppress(dt.DevtensorError):
+                    fn(*args, **kwargs)
+
+
+@pytest.mark.parametrize("k", [*HUGE_INTS, 3, -3, 4, -4, 0])
+def test_diagonal_offsets_beyond_the_matrix_are_as_the_nearest_that_is(k: int) -> None:
+    # NumPy refuses an offset beyond a C long (and tril/triu negate it): the same triangles and diagonals.
+    a = np.arange(12.0).reshape(3, 4)
+    near = max(-3, min(4, k))
+    t = dt.tensor(a)
+    np.testing.assert_array_equal(dt.tril(t, k).numpy(), np.tril(a, near))
+    np.testing.assert_array_equal(dt.triu(t, diagonal=k).numpy(), np.triu(a, near))
+    np.testing.assert_array_equal(xp.tril(t, k=k).numpy(), np.tril(a, near))
+    np.testing.assert_array_equal(dt.linalg.diagonal(t, offset=k).numpy(), np.diagonal(a, near))
+    assert dt.linalg.trace(t, offset=k).item() == np.trace(a, near)
+    t.tril_(k)
+    np.testing.assert_array_equal(t.numpy(), np.tril(a, near))
+    assert dt.roll(dt.tensor(a), k, 1).numpy().tolist() == np.roll(a, k % 4, 1).tolist()
+
+
+def test_huge_sizes_outside_ops_are_devtensor_errors() -> None:
+    for fn in (dt.fft.fftfreq, dt.fft.rfftfreq):
+        with pytest.raises(ArgumentValueError, match=rf"fft_{fn.__name__}: a tensor of shape .* can address"):
+            fn(2**64)
+    assert dt.repeat_interleave(dt.ones(0), 2**100).shape == (0,)
+
+
+_DIM_NAMES = ("dim", "dims", "dim0", "dim1", "dim2", "source", "destination", "start_dim", "end_dim")
+_DIMS = (0, -1, 1, (0,), (), [0, 0], (0, 1), True, 1.0, "a", 2**70)
+
+
+def _params(name: str) -> list[str]:
+    schema = getattr(_BUILTIN[name], "schema", None)
+    if schema is not None:
+        return [p.name for p in schema.params]
+    return list(inspect.signature(_BUILTIN[name].functional).parameters)
+
+
+DIM_OPS = sorted(n for n in OPS if any(p in _DIM_NAMES for p in _params(n)))
+
+
+def _zero_d(a: Any) -> Any:
+    """A 0-d array of the operand's dtype (its first value when it has one)."""
+    if isinstance(a, np.ndarray):
+        return np.asarray(a.reshape(-1)[:1].reshape(()) if a.size else np.zeros((), a.dtype))
+    if isinstance(a, Strided):
+        return _zero_d(a.array)
+    if isinstance(a, list):
+        return [_zero_d(x) for x in a]
+    return a
+
+
+def test_ops_with_dim_arguments_exist() -> None:
+    assert {"sum", "linalg_vector_norm", "linalg_norm", "tensordot", "cumsum", "transpose"} <= set(DIM_OPS)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name", DIM_OPS)
+def test_zero_d_inputs_to_an_op_with_a_dim_give_a_result_or_a_devtensor_error(name: str) -> None:
+    fn = _BUILTIN[name].functional
+    names = _params(name)
+    for sample in OPS[name].samples:
+        args0 = [_zero_d(a) for a in sample.args]
+        kwargs0 = {k: _zero_d(v) for k, v in sample.kwargs.items()}
+        for param in (p for p in names if p in _DIM_NAMES):
+            index = names.index(param)
+            for dim in _DIMS:
+                args, kwargs = list(args0), dict(kwargs0)
+                if index < len(args):
+                    args[index] = dim
+                else:
+                    kwargs[param] = dim
+                made_args, made_kwargs = Sample(tuple(args), kwargs).make("cpu")
+                with contextlib.suppress(dt.DevtensorError):
+                    fn(*made_args, **made_kwargs)
+
+
+def test_norms_of_a_zero_d_tensor_over_dim() -> None:
+    # PyTorch's rule: dim 0 and -1 name a 0-d tensor's one value (as its sum does).
+    z = dt.tensor(-3.0)
+    for call in (
+        lambda: dt.linalg.vector_norm(z, dim=0),
+        lambda: dt.linalg.vector_norm(z, dim=(-1,), keepdim=True),
+        lambda: dt.linalg.vector_norm(z, 0.5, dim=0),
+        lambda: dt.linalg.vector_norm(z, float("inf"), dim=-1),
+        lambda: dt.linalg.norm(z, dim=0),
+        lambda: xp.linalg.vector_norm(z, axis=0),
+    ):
+        got = call()
+        assert got.shape == () and got.item() == pytest.approx(3.0)
+    with pytest.raises(IndexOutOfRangeError, match="linalg_vector_norm"):
+        dt.linalg.vector_norm(z, dim=1)
+    for bad in (True, 1.0, "a"):
+        with pytest.raises(ArgumentTypeError, match=rf"linalg_norm: argument 'dim' .*{bad!r}"):
+            dt.linalg.norm(dt.ones(3, 3), dim=bad)
+    with pytest.raises(IndexOutOfRangeError, match="tensordot: argument 'dims'"):
+        dt.tensordot(z, z, dims=[0, 0])

@@ -55,6 +55,15 @@ def test_data_type_functions() -> None:
     assert xp.can_cast(xp.int8, xp.int16) and not xp.can_cast(xp.int16, xp.int8)
     assert xp.result_type(xp.int8, xp.uint8) == np.int16
     assert xp.result_type(dt.tensor([1], dtype="int8"), 1) == np.int8
+    # Python scalars alone have no result type in the standard: a ValueError, as array-api-strict's
+    with pytest.raises(ArgumentValueError, match=r"result_type.*array or dtype"):
+        xp.result_type(-2, 1, 10.0)
+    with pytest.raises(ArgumentValueError, match="result_type"):
+        xp.result_type()
+    assert xp.result_type(xp.float16, 1.0) == np.float16 and xp.float16 == np.dtype("float16")
+    assert "float16" not in xp.__array_namespace_info__().dtypes()  # (not a standard dtype, as NumPy's)
+    np.testing.assert_array_equal(xp.full((2,), np.asarray(1.5, np.float16)).numpy(), np.full(2, 1.5, np.float16))
+    assert xp.full_like(xp.zeros(2), dt.tensor(3)).tolist() == [3.0, 3.0]
     t = dt.tensor([1.5, 2.5])
     assert xp.astype(t, xp.int32).tolist() == [1, 2]
     assert xp.astype(t, xp.float64, copy=False) is t
@@ -251,11 +260,28 @@ def test_sets_repeat_and_eye_run_through_ops(device: str, fake_cupy: object) -> 
         (lambda x: xp.roll(x, 1, axis=7), IndexError, r"^roll: .*argument 'axis' is 7"),
         (lambda x: xp.linalg.vector_norm(x, axis=5), IndexError, r"^linalg.vector_norm: .*argument 'axis' is 5"),
         (lambda x: xp.fft.fft(x, axis=5), IndexError, r"^fft.fft: .*argument 'axis' is 5"),
+        # built-in errors of the functions' own argument handling, and ops of other names
+        (lambda x: xp.reshape(x, None), TypeError, r"^reshape: argument 'shape' of type NoneType"),
+        (lambda x: xp.permute_dims(x, axes=5), TypeError, r"^permute_dims: argument 'axes' of type int \(5\)"),
+        (lambda x: xp.take(None, xp.asarray([0])), TypeError, r"^take: argument 'x' must be an array"),
+        (lambda x: xp.cumulative_sum(None), TypeError, r"^cumulative_sum: argument 'x' must be an array"),
+        (lambda x: xp.cumulative_prod("a"), TypeError, r"^cumulative_prod: argument 'x' must be an array"),
+        (
+            lambda x: xp.cumulative_sum(xp.asarray(1.0), axis=-1, include_initial=True),
+            ValueError,
+            r"^cumulative_sum: a 0-d tensor has no axis",
+        ),
+        (lambda x: xp.clip(None), TypeError, r"^clip: argument 'x' must be a Tensor, got NoneType"),
+        (lambda x: xp.floor_divide(x, xp.ones(4)), ValueError, r"^floor_divide: shapes \[2, 3\] and \[4\]"),
+        (lambda x: xp.multiply(x, "a"), TypeError, r"^multiply: argument 'x2' must be a Tensor or a Python number"),
+        (lambda x: xp.eye(x), TypeError, r"^eye: "),
+        (lambda x: xp.tile(x, 2), TypeError, r"^tile: argument 'repetitions' of type int"),
     ],
 )
 def test_errors_name_the_standards_function_and_arguments(call: Any, error: type, message: str) -> None:
     """The namespace runs devtensor's ops under PyTorch's names (max runs amax with 'dim'); its errors name the
     function and the arguments the caller wrote."""
-    with pytest.raises(error, match=message):
+    with pytest.raises(error, match=message) as info:
         call(xp.ones((2, 3)))
+    assert isinstance(info.value, dt.DevtensorError)
     assert xp.sum.__name__ == "sum" and "axis" in (xp.sum.__doc__ or "")  # (the wrapper keeps name and docstring)

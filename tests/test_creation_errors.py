@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import devtensor as dt
+import devtensor.array_api as xp
 from devtensor import backends
 from devtensor.errors import (
     ArgumentTypeError,
@@ -176,11 +177,21 @@ def test_arange_of_huge_or_infinite_ranges_is_a_value_error(device: str) -> None
         (lambda d: dt.arange(5, dtype=dt.bool, device=d), ("arange", "0 to 4", "bool", "0 to 1")),
         (lambda d: dt.linspace(0, 300, 4, dtype=dt.uint8, device=d), ("linspace", "0 to 300", "uint8", "0 to 255")),
         (lambda d: dt.linspace(0, -3, 4, dtype=dt.uint8, device=d), ("linspace", "-3 to 0", "uint8")),
-        (lambda d: dt.linspace(-0.5, 1, 3, dtype=dt.uint8, device=d), ("linspace", "-1 to 1", "uint8")),
+        (lambda d: dt.linspace(-1.5, 1, 3, dtype=dt.uint8, device=d), ("linspace", "-1 to 1", "uint8")),
         (lambda d: dt.linspace(0, 2, 3, dtype=dt.bool, device=d), ("linspace", "bool", "0 to 1")),
         (lambda d: dt.full((2,), 300, dtype=dt.uint8, device=d), ("full", "300", "uint8")),
         (lambda d: dt.full((2,), -1.5, dtype=dt.uint8, device=d), ("full", "uint8")),
         (lambda d: dt.full_like(dt.zeros(2, device=d), 2**40, dtype=dt.int32), ("full_like", "int32")),
+        # bool's range is 0 to 1: NumPy and PyTorch make any nonzero value True
+        (lambda d: dt.full((2,), 2, dtype=dt.bool, device=d), ("full", "2", "bool", "0 to 1")),
+        (lambda d: dt.full((2,), -1, dtype=dt.bool, device=d), ("full", "-1", "bool", "0 to 1")),
+        (lambda d: dt.full((2,), -0.5, dtype=dt.bool, device=d), ("full", "bool", "0 to 1")),
+        (lambda d: dt.full((2,), math.inf, dtype=dt.bool, device=d), ("full", "inf", "bool", "0 to 1")),
+        (lambda d: dt.full((2,), 2**70, dtype=dt.bool, device=d), ("full", "bool", "0 to 1")),
+        (lambda d: dt.full_like(dt.zeros(2, dtype=dt.bool, device=d), 2), ("full_like", "bool", "0 to 1")),
+        (lambda d: dt.full_like(dt.zeros(2, device=d), -1, dtype=dt.bool), ("full_like", "bool", "0 to 1")),
+        (lambda d: xp.full((2,), 2, dtype=xp.bool, device=d), ("full", "bool", "0 to 1")),
+        (lambda d: xp.full_like(xp.zeros(2, dtype=xp.bool, device=d), -1), ("full_like", "bool", "0 to 1")),
     ],
 )
 def test_no_silent_wraparound_into_integer_dtypes(
@@ -188,6 +199,26 @@ def test_no_silent_wraparound_into_integer_dtypes(
 ) -> None:
     with pytest.raises(ScalarOverflowError, match=words(*keys)):
         call(device)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: dt.full((2,), math.nan, dtype=dt.bool),
+        lambda: dt.full_like(dt.zeros(2, dtype=dt.bool), math.nan),
+        lambda: xp.full((2,), math.nan, dtype=xp.bool),
+    ],
+)
+def test_nan_into_bool_is_refused_as_into_integer_dtypes(call: Callable[[], object]) -> None:
+    # NaN is a bad value (ValueError), as for integer dtypes and linspace's bool bound.
+    with pytest.raises(ArgumentValueError, match=words("fill_value", "NaN", "bool")):
+        call()
+
+
+def test_bool_fills_within_the_range() -> None:
+    for value, expected in [(0, False), (1, True), (True, True), (0.0, False), (1.0, True), (0.5, True)]:
+        assert dt.full((2,), value, dtype=dt.bool).numpy().tolist() == [expected] * 2  # (NumPy's value in range)
+    assert dt.full((1,), np.bool_(False)).numpy().tolist() == [False]
 
 
 def test_values_at_the_edges_of_the_range_are_fine() -> None:

@@ -61,6 +61,24 @@ def test_bad_ordinals() -> None:
         Device(np.int64(0), 1)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("spec", [" cpu", "cpu ", "cuda: 0", "cuda :1", "me ta", "\tcpu", "cpu\n"])
+def test_device_strings_with_spaces_are_refused_everywhere(spec: str) -> None:
+    # A typo, not a device: PyTorch refuses them too. Every entry point says so, naming itself and the argument.
+    with pytest.raises(ArgumentValueError, match=r"^Device: malformed device string .*spaces"):
+        Device(spec)
+    calls: list[tuple[str, Callable[[], object]]] = [
+        ("zeros: argument 'device'", lambda: dt.zeros(2, device=spec)),
+        ("tensor: argument 'device'", lambda: dt.tensor([1.0], device=spec)),
+        ("to: argument 'device'", lambda: dt.zeros(2).to(spec)),
+        ("to_device: argument 'device'", lambda: dt.zeros(2).to_device(spec)),
+        ("Generator: argument 'device'", lambda: dt.Generator(device=spec)),
+        ("override: argument 'key'", lambda: dt.library.override("neg", spec, lambda self, *, out: None)),
+    ]
+    for head, call in calls:
+        with pytest.raises(ArgumentValueError, match=rf"^{head}: malformed device string"):
+            call()
+
+
 @pytest.mark.usefixtures("young_heap")
 def test_interning_is_weak_but_identity_is_unique_while_alive() -> None:
     gc.collect()

@@ -7,6 +7,7 @@ type code in its ``DLDataType`` rewritten (the byte offsets below are the DLPack
 from __future__ import annotations
 
 import ctypes
+import re
 from types import ModuleType
 from typing import Any
 
@@ -194,5 +195,18 @@ class CannotExport:
 def test_a_producer_that_cannot_export_raises_its_buffer_error() -> None:
     with pytest.raises(BufferError, match="cannot export this"):
         dt.from_dlpack(CannotExport())
-    with pytest.raises(BufferError):
+    with pytest.raises(BufferError, match="meta tensor") as info:
         dt.from_dlpack(dt.empty(2, device="meta"))
+    assert isinstance(info.value, dt.DevtensorError)
+
+
+@pytest.mark.parametrize(
+    "array",
+    [np.array(["a", "b"]), np.array([1, "x"], dtype=object), np.array(["2020-01-01"], dtype="datetime64[D]")],
+    ids=lambda a: str(a.dtype),
+)
+def test_arrays_numpy_cannot_export_are_devtensor_buffer_errors(array: Any) -> None:
+    dtype = re.escape(str(array.dtype))
+    with pytest.raises(BufferError, match=rf"^from_dlpack: argument 'x', a ndarray of dtype {dtype}") as info:
+        dt.from_dlpack(array)
+    assert isinstance(info.value, dt.DevtensorError)

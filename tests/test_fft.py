@@ -303,6 +303,40 @@ def test_frequency_arguments() -> None:
             call()
 
 
+# --- empty inputs ------------------------------------------------------------------------------------------------
+
+
+def empty_input_cases(device: str) -> list[tuple[Callable[..., dt.Tensor], tuple[Any, ...], dict[str, Any]]]:
+    """Transforms of inputs empty along a transformed dim, zero-padded to a non-empty result: all zeros."""
+    z = dt.tensor(np.zeros(0, np.complex128), device=device)
+    z2 = dt.tensor(np.zeros((3, 0), np.complex64), device=device)
+    return [
+        (dt.fft.irfft, (z,), {"n": 1}),
+        (dt.fft.irfft, (z2,), {"n": 4}),
+        (dt.fft.hfft, (z,), {"n": 3}),
+        (dt.fft.fft, (z,), {"n": 3}),
+        (dt.fft.rfft, (z2.real,), {"n": 5}),
+        (dt.fft.ihfft, (z2.real,), {"n": 2}),
+        (dt.fft.irfftn, (z2,), {"s": (3, 4)}),
+        (dt.fft.irfftn, (z2,), {"s": (2, 5), "dim": (0, 1)}),
+        (dt.fft.fftn, (z2,), {"s": (3, 2)}),
+        (dt.fft.rfftn, (z2.real,), {"s": (2, 3)}),
+    ]
+
+
+@pytest.mark.parametrize("case", range(10))
+def test_inputs_empty_along_a_transformed_dim_give_zeros(case: int) -> None:
+    # NumPy's c2r transforms return memory nobody wrote for these: every element must be written (zeros).
+    fn, args, kwargs = empty_input_cases("cpu")[case]
+    for _ in range(2):
+        got = fn(*args, **kwargs)
+        assert got.numel() > 0
+        np.testing.assert_array_equal(got.numpy(), np.zeros(got.shape, got.dtype), strict=True)
+        out = dt.full(got.shape, 7, dtype=got.dtype)
+        fn(*args, **kwargs, out=out)
+        np.testing.assert_array_equal(out.numpy(), got.numpy(), strict=True)
+
+
 # --- CUDA (the stand-in) -----------------------------------------------------------------------------------------
 
 
@@ -318,6 +352,10 @@ def test_transforms_on_the_cuda_stand_in(fake_cupy: Any) -> None:
     ):
         assert got.device == x.device
         np.testing.assert_allclose(got.cpu().numpy(), want)
+    for fn, args, kwargs in empty_input_cases("cuda:1"):
+        got = fn(*args, **kwargs)
+        assert got.device == x.device
+        np.testing.assert_array_equal(got.cpu().numpy(), np.zeros(got.shape, got.dtype), strict=True)
 
 
 # --- the Array API extension -------------------------------------------------------------------------------------

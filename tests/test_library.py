@@ -9,6 +9,7 @@ import itertools
 import sys
 import threading
 import time
+import typing
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Literal
@@ -372,7 +373,7 @@ def test_string_defaults_never_reach_generated_source() -> None:
         return self.shape, self.dtype
 
     op = library.custom_op(schema=f'{name}(Tensor self, str mode="{payload}") -> Tensor')(meta)
-    source: str = op.functional.__source__  # type: ignore[attr-defined]
+    source: str = inspect.unwrap(op.functional).__source__  # type: ignore[attr-defined]
     assert "import os" not in source and "pwned" not in source
     assert op.schema.params[1].default == payload
     assert op.functional(dt.empty(2, device="meta")).shape == (2,)
@@ -551,6 +552,41 @@ def test_override_signature_is_validated() -> None:
         library.override("no_such_op_anywhere", "cpu", wrong)
 
 
+def test_stale_impls_are_collected_not_registered_while_generating() -> None:
+    """Inside collecting_stale_impls (the generator's import of a user package), an impl that does not match its op,
+    through any registration form, is skipped and its message collected; outside, the same registration raises."""
+    from devtensor.structured import KernelRegistrar
+    from devtensor.structured.stale import collecting_stale_impls
+
+    op = define_mul2()
+    x = dt.tensor([1.0, 2.0])
+
+    def stale(self: CPUTensor, scale: float, *, out: ConstOut[CPUTensor]) -> None:
+        raise AssertionError("never registered")
+
+    def stale_xp(xp: ModuleType, self: CPUTensor, scale: float, *, out: ConstOut[CPUTensor]) -> None:
+        raise AssertionError("never registered")
+
+    with collecting_stale_impls() as messages:
+        assert op.impl("cpu")(stale) is stale
+        op.register_kernel("cpu", stale)
+        assert KernelRegistrar(op.name).cpu(stale) is stale
+        assert KernelRegistrar(op.name).xp(stale_xp) is stale_xp
+        assert KernelRegistrar(unique("gone")).cpu(stale) is stale
+        # (the library functions return their impl unregistered instead of a handle here)
+        assert typing.cast(object, library.register_kernel(op, "cpu", stale)) is stale
+        assert typing.cast(object, library.override(op, "cpu", stale)) is stale
+    assert len(messages) == 7, messages
+    assert all("has parameters (self, scale, *out), expected (self, *out)" in m for m in messages[:3]), messages
+    assert "has parameters (xp, self, scale, *out), expected (xp, self, *out)" in messages[3]
+    assert "no op of this name is defined" in messages[4]
+    np.testing.assert_array_equal(cpu_array(op.functional(x)), [2.0, 4.0])  # the original impl still serves
+    with pytest.raises(TypeError, match="parameters"):
+        KernelRegistrar(op.name).cpu(stale)
+    with pytest.raises(ValueError, match="no op of this name"):
+        KernelRegistrar(unique("gone")).cpu(stale)
+
+
 def test_register_kernel_handle_restores_previous() -> None:
     op = define_mul2()
     x = dt.tensor([1.0])
@@ -561,6 +597,63 @@ def test_register_kernel_handle_restores_previous() -> None:
     with library.register_kernel(op, "cpu", times5):
         assert op.functional(x).tolist() == [5.0]
     assert op.functional(x).tolist() == [2.0]
+
+
+# --- unknown op names at every registry entry point ----------------------------------------------------------
+
+
+def _cpu_impl(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+    pass
+
+
+#: Each registry entry point taking an op or its name, with the name its errors give.
+ENTRY_POINTS: list[tuple[str, Callable[[Any], object]]] = [
+    ("get_op", library.get_op),
+    ("override", lambda op: library.override(op, "cpu", _cpu_impl)),
+    ("register_kernel", lambda op: library.register_kernel(op, "cpu", _cpu_impl)),
+    ("remove_op", library.remove_op),
+    ("check", lambda op: library.check(op, [])),
+    ("get_op", structured.get_op),
+]
+
+
+@pytest.mark.parametrize(("entry", "call"), ENTRY_POINTS)
+def test_an_unknown_op_name_is_a_devtensor_key_error_suggesting_near_names(
+    entry: str, call: Callable[[Any], object]
+) -> None:
+    from devtensor.errors import DevtensorError, UnknownOpError
+
+    with pytest.raises(UnknownOpError) as info:
+        call("tranpose")
+    assert isinstance(info.value, KeyError) and isinstance(info.value, DevtensorError)
+    assert str(info.value).startswith(f"{entry}: no op named 'tranpose'; did you mean 'transpose'")
+    with pytest.raises(UnknownOpError, match=rf"^{entry}: no op named 'no_such_op_xyz'$"):
+        call("no_such_op_xyz")  # (nothing near it: no suggestion)
+    if entry != "get_op" or call is library.get_op:
+        with pytest.raises(ArgumentTypeError, match=rf"^{entry}: expected an op"):
+            call(3.5)
+
+
+def test_an_unknown_key_names_the_entry_point_and_argument() -> None:
+    for entry, call in (
+        ("override", lambda k: library.override("neg", k, _cpu_impl)),
+        ("register_kernel", lambda k: library.register_kernel("neg", k, _cpu_impl)),
+    ):
+        with pytest.raises(ValueError, match=rf"^{entry}: argument 'key': unknown device type 'tpu'"):
+            call("tpu")
+        with pytest.raises(ValueError, match=rf"^{entry}: argument 'key': malformed device string ' cpu'"):
+            call(" cpu")
+    assert not library.get_op("neg").table.overrides
+
+
+def test_removing_a_replaced_op_by_reference_names_remove_op() -> None:
+    from devtensor.errors import UnknownOpError
+
+    first = define_mul2()
+    library.custom_op(first.name, replace=True, out_may_be_input=True)(first.meta)
+    with pytest.raises(UnknownOpError, match=r"^remove_op: .*replaced"):
+        library.remove_op(first)
+    library.remove_op(first.name)
 
 
 # --- view ops: get_op, override and register_kernel reach them as every op ---------------------------------------

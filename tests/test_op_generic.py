@@ -12,7 +12,10 @@
   raises NoDataError: a meta tensor has no values to size its result by);
 * CUDA stand-in: the op on CUDA tensors (through the ``fake_cupy`` fixture) gives the CPU result, in each variant;
 * version counters: the functional variant leaves its inputs as they were; out bumps the out's version once;
-  inplace bumps self's once.
+  inplace bumps self's once;
+* written memory (a property test): with operands made empty along a dim and cast to any dtype, every element
+  of a result is written: the functional result does not depend on what the allocator's memory held, and the
+  out variant (an out holding other bytes) gives it bit for bit.
 
 An op that cannot take part in a check says so, with the reason, in its registry entry (``skip``); a check that
 applies to no sample of an op that does not skip it fails, so nothing is left out silently.
@@ -20,16 +23,22 @@ applies to no sample of an op that does not skip it fails, so nothing is left ou
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import warnings
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
-from op_samples import CHECKS, DTYPES, OPS, TAGS, OpSamples, Sample, builtin_ops, required_tags
+from helpers import SUPPORTED_DTYPES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from op_samples import CHECKS, DTYPES, OPS, TAGS, OpSamples, Sample, Strided, builtin_ops, required_tags
 from tensor_state import assert_unchanged, snapshot
 
 import devtensor as dt
+from devtensor import backends
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -395,3 +404,104 @@ def test_version_counters(name: str) -> None:
             start = self.version
             fn_(*args, **kwargs)
             assert self.version == start + 1, label(name, sample, f"inplace version {start} -> {self.version}")
+
+
+# --- every element written ------------------------------------------------------------------------------------------
+
+
+def emptied(sample: Sample) -> list[Sample]:
+    """The sample with its operands made empty along one dim: for each dim ``d`` of the first operand, every
+    operand of the same rank and size along ``d`` loses all of ``d`` (so the shapes stay compatible)."""
+    arrays = sample.arrays()
+    if not arrays:
+        return []
+    first = arrays[0]
+    variants = []
+    for d in range(first.ndim):
+
+        def shrink(a: Any, d: int = d) -> Any:
+            if isinstance(a, np.ndarray):
+                ok = a.ndim == first.ndim and a.shape[d] == first.shape[d]
+                return np.take(a, np.zeros(0, np.intp), axis=d) if ok else a
+            if isinstance(a, Strided):
+                made = shrink(a.array)
+                return made if made.size == 0 else Strided(made)  # (an empty view is contiguous)
+            if isinstance(a, list):
+                return [shrink(x) for x in a]
+            return a
+
+        args = tuple(shrink(a) for a in sample.args)
+        variants.append(Sample(args, {k: shrink(v) for k, v in sample.kwargs.items()}, sample.broadcast))
+    return variants
+
+
+def cast(sample: Sample, dtype: np.dtype[Any]) -> Sample:
+    """The sample with every operand cast to ``dtype`` (as NumPy's astype)."""
+
+    def c(a: Any) -> Any:
+        if isinstance(a, np.ndarray):
+            return a.astype(dtype)
+        if isinstance(a, Strided):
+            return Strided(a.array.astype(dtype))
+        if isinstance(a, list):
+            return [c(x) for x in a]
+        return a
+
+    return Sample(tuple(c(a) for a in sample.args), {k: c(v) for k, v in sample.kwargs.items()}, sample.broadcast)
+
+
+@contextlib.contextmanager
+def allocations_holding(byte: int) -> Iterator[None]:
+    """The CPU allocator's new arrays hold ``byte`` in every byte (NumPy's empty holds whatever was there)."""
+
+    def alloc(shape: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
+        array = np.empty(shape, dtype)
+        array.reshape(-1).view(np.uint8)[:] = byte
+        return array
+
+    saved = backends.Backend.__dict__["alloc"]
+    backends.Backend.alloc = staticmethod(alloc)
+    try:
+        yield
+    finally:
+        backends.Backend.alloc = saved
+
+
+def exact(result: Any) -> list[tuple[tuple[int, ...], np.dtype[Any], bytes]]:
+    """Each output's shape, dtype and bytes."""
+    return [(o.shape, o.dtype, np.ascontiguousarray(o.numpy()).tobytes()) for o in outputs(result)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=max(10, settings.default.max_examples // 4))  # (per op: 180 ops share the time)
+@given(data=st.data())
+def test_every_element_of_a_result_is_written(name: str, data: st.DataObject) -> None:
+    entry = OPS[name]
+    fn = functional(name)
+    sample = data.draw(st.sampled_from(entry.samples), label="sample")
+    variants = emptied(sample) or [sample]
+    chosen = data.draw(st.sampled_from(variants), label="emptied")
+    dtype = data.draw(st.sampled_from([None, *SUPPORTED_DTYPES]), label="dtype")
+    if dtype is not None:
+        chosen = cast(chosen, dtype)
+    results = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for byte in (0xA5, 0x5A):
+            args, kwargs = chosen.make("cpu")
+            with allocations_holding(byte):
+                try:
+                    result = fn(*args, **kwargs)
+                except (dt.DevtensorError, ArithmeticError):  # an argument this op refuses (a dtype, a size)
+                    return
+            results.append(exact(result))
+        context = label(name, chosen)
+        assert results[0] == results[1], f"{context}: the result depends on the allocator's memory"
+        if "out" in entry.skip:
+            return
+        out = new_out(result)
+        for o in outputs(out):
+            o.numpy().reshape(-1).view(np.uint8)[:] = 0x3C
+        args, kwargs = chosen.make("cpu")
+        fn(*args, **kwargs, out=out)
+        assert exact(out) == results[0], f"{context}: out= differs from the functional result"

@@ -202,6 +202,28 @@ def test_format_of_other_tensors() -> None:
         format(dt.empty((), device="meta"), ".2f")
 
 
+@pytest.mark.parametrize(("value", "spec"), [(1.5, "q"), (7, ".2s"), (True, "z"), (1 + 2j, "d")])
+def test_a_format_spec_the_item_refuses_is_a_devtensor_error(value: Any, spec: str) -> None:
+    with pytest.raises(ValueError, match=rf"^__format__: format string '{spec}' does not apply") as info:
+        format(dt.tensor(value), spec)
+    assert isinstance(info.value, dt.DevtensorError)
+    with pytest.raises(TypeError, match=r"^__format__: unsupported format string") as other:
+        format(dt.tensor([value]), spec)
+    assert isinstance(other.value, dt.DevtensorError)
+
+
+def test_len_and_iteration_of_a_zero_d_tensor_are_devtensor_type_errors() -> None:
+    for t in (dt.tensor(1.0), dt.empty((), device="meta")):
+        with pytest.raises(TypeError, match=r"^len\(\): a 0-d tensor") as info:
+            len(t)
+        assert isinstance(info.value, dt.DevtensorError)
+        with pytest.raises(TypeError, match=r"^iter\(\): iteration over a 0-d tensor") as info:
+            iter(t)
+        assert isinstance(info.value, dt.DevtensorError)
+        with pytest.raises(TypeError, match="0-d"):
+            list(t)
+
+
 # --- weak references, memoryview -------------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import devtensor as dt
+import devtensor.array_api as xp
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -72,11 +73,36 @@ def test_diff_matches_numpy(a: Any, n: int, data: st.DataObject) -> None:
     same(dt.diff(dt.tensor(a), n, dim), np.diff(a, n=n, axis=dim))
 
 
+@pytest.mark.parametrize("n", [6, 10**9, 2**63 - 1, 2**70])
+def test_diff_of_an_order_beyond_the_size_answers_from_the_shape(n: int) -> None:
+    # NumPy's diff loops n times (a huge n never returns): the result is empty along dim whatever n is.
+    a = np.arange(10.0).reshape(2, 5)
+    t = dt.tensor(a)
+    same(dt.diff(t, n), np.diff(a, n=5))
+    same(t.diff(n, 0), np.diff(a, n=2, axis=0))
+    out = dt.full((2, 3), 7.0)
+    dt.diff(t, n, out=out)
+    assert out.shape == (2, 0)
+    same(np.diff(t, n=n), np.diff(a, n=5))  # (NumPy's function on a tensor: devtensor's op)
+    same(xp.diff(t, n=n), np.diff(a, n=5))
+    same(xp.diff(dt.tensor(np.zeros((2, 0))), n=n), np.zeros((2, 0)))
+    assert dt.diff(dt.empty((3, 4), device="meta"), n).shape == (3, 0)
+
+
 def test_diff_errors() -> None:
     with pytest.raises(ValueError, match="diff"):
         dt.diff(dt.tensor(np.float64(1.0)))
     with pytest.raises(ValueError, match="non-negative"):
         dt.diff(dt.tensor(np.ones(3)), -1)
+    # prepend/append: PyTorch's shape rules (the number of dims, the sizes off dim).
+    with pytest.raises(dt.ShapeError, match="'prepend' must have the number of dims"):
+        dt.diff(dt.tensor(np.ones(3)), prepend=dt.tensor(0.0))
+    with pytest.raises(dt.ShapeError, match=r"'append' of shape .* except along dim 0"):
+        dt.diff(dt.tensor(np.ones((2, 3))), dim=0, append=dt.tensor(np.zeros((1, 2))))
+    same(
+        dt.diff(dt.tensor(np.arange(3)), prepend=dt.tensor([0.5]), append=dt.tensor([9.0])),
+        np.diff(np.arange(3), prepend=[0.5], append=[9.0]),
+    )
 
 
 # --- tril, triu, roll, count_nonzero ----------------------------------------------------------------------------
@@ -221,8 +247,10 @@ def test_index_out_of_range_is_an_index_error_and_writes_nothing(call: Any) -> N
 
 def test_index_errors_follow_pytorch() -> None:
     t = dt.tensor(np.arange(6.0).reshape(2, 3))
-    with pytest.raises(TypeError, match="gather: expected dtype int64"):
-        dt.gather(t, 0, dt.tensor(np.array([[0]], np.int32)))
+    with pytest.raises(IndexError, match=r"roll: dimension 0 .* 0-d"):
+        dt.roll(dt.tensor(1.0), 1, 0)
+    with pytest.raises(TypeError, match="gather: expected dtype int32 or int64"):
+        dt.gather(t, 0, dt.tensor(np.array([[0]], np.uint8)))
     with pytest.raises(ValueError, match="gather"):
         dt.gather(t, 0, dt.tensor(np.array([0, 1])))
     with pytest.raises(IndexError, match="gather"):

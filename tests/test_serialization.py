@@ -527,6 +527,107 @@ def test_manifests_that_are_not_devtensor_json(tmp_path: pathlib.Path) -> None:
     refused_archive(npz_bytes(**{MANIFEST_NAME: np.frombuffer(deep.encode(), np.uint8)}), tmp_path)
 
 
+# --- crafted members: headers checked before any data is read -------------------------------------------------
+
+
+def crafted(manifest_root: object, members: dict[str, bytes], deflate: bool = False) -> bytes:
+    """A zip holding the manifest for ``manifest_root`` and ``members`` (name -> raw member bytes, written as
+    given: a header may lie about the data after it)."""
+    import zipfile
+
+    manifest = manifest_array({"format": "devtensor", "version": FORMAT_VERSION, "root": manifest_root})
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED) as z:
+        z.writestr(MANIFEST_NAME + ".npy", npy_bytes(manifest))
+        for name, raw in members.items():
+            z.writestr(name + ".npy", raw)
+    return buf.getvalue()
+
+
+def npy_bytes(array: np.ndarray[Any, Any]) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()
+
+
+def npy_header(dtype: str, shape: tuple[int, ...]) -> bytes:
+    """A ``.npy`` header (version 1.0) claiming ``dtype`` and ``shape``, with no data after it."""
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": dtype, "fortran_order": False, "shape": shape})
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("deflate", [False, True])
+def test_a_header_disagreeing_with_the_manifest_is_refused_before_its_data(
+    deflate: bool, tmp_path: pathlib.Path
+) -> None:
+    # The member's header says 1.5e9 uint8 (a few KB of deflated zeros follow); the manifest says float64 [2].
+    lying = npy_header("|u1", (1_572_864_000,)) + bytes(4096)
+    data = crafted(tensor_node(dtype="float64", shape=[2]), {"tensor0": lying}, deflate)
+    assert len(data) < 10_000
+    refused_archive(data, tmp_path, "'tensor0' is uint8 of shape (1572864000,), but the manifest says float64")
+
+
+@pytest.mark.parametrize("deflate", [False, True])
+@pytest.mark.parametrize("count", [1_572_864_000, 2**40])  # (2**40 float64: 8 TiB)
+def test_a_header_claiming_more_data_than_the_member_holds_is_refused(
+    count: int, deflate: bool, tmp_path: pathlib.Path
+) -> None:
+    # The manifest agrees with the lying header: the sizes the zip directory declares refuse it, nothing allocated.
+    data = crafted(
+        tensor_node(dtype="float64", shape=[count]), {"tensor0": npy_header("<f8", (count,)) + bytes(64)}, deflate
+    )
+    refused_archive(data, tmp_path, "more than the member holds")
+    refused_archive(data, tmp_path, "'tensor0'")
+
+
+def test_members_that_are_not_npy_arrays_are_refused(tmp_path: pathlib.Path) -> None:
+    for raw in (b"hello, world", b"", b"\x93NUMPY", npy_header("<f4", (2,)) + b"\x00" * 3):
+        refused_archive(crafted(tensor_node(), {"tensor0": raw}), tmp_path, "'tensor0'")
+    refused_archive(crafted(tensor_node(), {"tensor0": b"PK not npy"}), tmp_path, "no .npy magic")
+    long = npy_bytes(np.ones(2, np.float32)) + b"extra"
+    refused_archive(crafted(tensor_node(), {"tensor0": long}), tmp_path, "beyond")
+    # A meta load reads no data but still checks every header against the manifest.
+    path = tmp_path / "meta.bin"
+    path.write_bytes(crafted(tensor_node(), {"tensor0": b"hello, world"}))
+    with pytest.raises(ArgumentValueError, match=r"no \.npy magic"):
+        dt.load(path, device="meta")
+
+
+def test_the_manifest_has_a_size_cap(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import zipfile
+
+    from devtensor import serialization
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:  # a header claiming a 1 TiB manifest, a few bytes following
+        z.writestr(MANIFEST_NAME + ".npy", npy_header("|u1", (2**40,)) + b"{}")
+    refused_archive(buf.getvalue(), tmp_path, "more than the")
+    monkeypatch.setattr(serialization, "MAX_MANIFEST_BYTES", 200)
+    many = {f"k{i}": i for i in range(50)}
+    with pytest.raises(ArgumentValueError, match=r"save: .*manifest of \d+ bytes, more than the 200"):
+        dt.save(many, tmp_path / "many.bin")
+    assert not (tmp_path / "many.bin").exists()
+    monkeypatch.setattr(serialization, "MAX_MANIFEST_BYTES", 10**6)
+    dt.save(many, tmp_path / "many.bin")
+    monkeypatch.setattr(serialization, "MAX_MANIFEST_BYTES", 200)
+    refused_archive((tmp_path / "many.bin").read_bytes(), tmp_path, "allowed")
+
+
+def test_deflated_archives_load(tmp_path: pathlib.Path) -> None:
+    # Well-formed members compressed as NumPy's savez_compressed does (zeros compress about 1000 to 1).
+    zeros = np.zeros(3_000_000, np.uint8)
+    data = crafted(tensor_node(dtype="uint8", shape=[zeros.size]), {"tensor0": npy_bytes(zeros)}, deflate=True)
+    assert len(data) < 10_000
+    path = tmp_path / "zeros.bin"
+    path.write_bytes(data)
+    np.testing.assert_array_equal(dt.load(path).numpy(), zeros)
+    fortran = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    data = crafted(tensor_node(dtype="float64", shape=[2, 3]), {"tensor0": npy_bytes(fortran)}, deflate=True)
+    path.write_bytes(data)
+    np.testing.assert_array_equal(dt.load(path).numpy(), fortran)
+
+
 def test_exported_at_top_level() -> None:
     assert dt.save is dt.serialization.save
     assert dt.load is dt.serialization.load

@@ -1,7 +1,9 @@
 """Thread safety of op (re)definition: threads call a custom op (functional through ``get_op``, Tensor method,
 ``devtensor.cpu`` binding and its inplace variant) while others replace or remove it. A call that starts after a
 replacement returned uses the new definition; lookups never find a half-registered op; concurrent replacements
-and removals do not collide. Assertions are about order (barriers, events, published versions), never timing.
+and removals do not collide. Views of meta tensors, plan tracing and dispatch modes from several threads: a
+handler cache never hands a sentinel to another thread, and a mode sees only its own thread's calls.
+Assertions are about order (barriers, events, published versions), never timing.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 from helpers import unique
 
@@ -324,3 +327,112 @@ def test_a_new_op_takes_over_the_binding_name_of_an_inplace_variant() -> None:
     taker.impl("cpu")(kernel)
     assert getattr(dt.cpu, name + "_").op is taker
     assert value(getattr(dt.cpu, name + "_")(dt.zeros(1))) == 2
+
+
+@pytest.fixture
+def frequent_switches() -> Any:
+    """Threads switched as often as the interpreter allows, so that races show within few calls."""
+    import sys
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(before)
+
+
+def run_together(work: Callable[[int], None], n: int = 6) -> list[BaseException]:
+    """Run ``work(i)`` in ``n`` threads started together; the exceptions they raised."""
+    errors: list[BaseException] = []
+    start = threading.Barrier(n)
+
+    def body(i: int) -> None:
+        start.wait()
+        try:
+            work(i)
+        except BaseException as e:  # (collected: the test asserts there are none)
+            errors.append(e)
+
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_a_view_ops_handler_cache_never_holds_the_meta_only_sentinel() -> None:
+    # A view front calls whatever the cache holds: "meta only" (no kernel for the Meta key) stays out of it.
+    from devtensor.dispatcher import META_ONLY, DispatchKey
+
+    m = dt.empty((3, 4), device="meta")
+    for name in ("transpose", "reshape", "split"):
+        table = dt.library.get_op(name).table
+        assert table.resolve(DispatchKey.Meta, "meta") is META_ONLY
+        assert META_ONLY not in table.handlers.values()
+    assert m.transpose(0, 1).shape == (4, 3)
+    assert m.reshape(12).shape == (12,)
+    assert META_ONLY not in dt.library.get_op("transpose").table.handlers.values()
+
+
+@pytest.mark.usefixtures("frequent_switches")
+def test_views_of_meta_tensors_from_several_threads() -> None:
+    def work(i: int) -> None:
+        m = dt.empty((3, 4 + i), device="meta")
+        for _ in range(3000):
+            assert m.transpose(0, 1).shape == (4 + i, 3)
+            assert m.unsqueeze(0).squeeze(0).shape == (3, 4 + i)
+
+    assert run_together(work, 8) == []
+
+
+@pytest.mark.usefixtures("frequent_switches")
+def test_plans_traced_from_several_threads() -> None:
+    # Tracing runs on meta tensors through the dispatch modes: each thread's trace sees its own calls only.
+    def step(w: Tensor, x: Tensor) -> Tensor:
+        return (x @ w.transpose(0, 1)).relu().sum(dim=0)
+
+    def work(i: int) -> None:
+        rng = np.random.default_rng(i)
+        w, x = (dt.tensor(rng.standard_normal(s)) for s in ((3, 4 + i), (5, 4 + i)))
+        expected = step(w, x).numpy()
+        for _ in range(15):
+            p = dt.plan(step, w, x)
+            np.testing.assert_array_equal(p(w, x).numpy(), expected)
+            np.testing.assert_array_equal(dt.planned(step)(w, x).numpy(), expected)
+
+    assert run_together(work) == []
+
+
+@pytest.mark.usefixtures("frequent_switches")
+def test_a_dispatch_mode_sees_only_its_own_threads_calls() -> None:
+    # PyTorch's modes are per thread: a mode entered in one thread does not see another thread's calls.
+    seen: dict[int, list[str]] = {}
+
+    class Recorder(dt.modes.DispatchMode):
+        def __init__(self, i: int) -> None:
+            self.i = i
+
+        def __dispatch__(self, op: Any, variant: str, func: Any, args: Any, kwargs: Any) -> Any:
+            seen[self.i].append(f"{op.name}:{threading.get_ident() == idents[self.i]}")
+            return func(*args, **kwargs)
+
+    idents: dict[int, int] = {}
+
+    def work(i: int) -> None:
+        idents[i] = threading.get_ident()
+        seen[i] = []
+        x = dt.ones(3)
+        if i % 2:  # half the threads call ops with no mode entered
+            for _ in range(300):
+                x.neg().transpose(0, 0)
+            return
+        with Recorder(i):
+            for _ in range(300):
+                x.neg().transpose(0, 0)
+
+    assert run_together(work) == []
+    for i, calls in seen.items():
+        if i % 2:
+            assert calls == []
+        else:
+            assert calls == ["neg:True", "transpose:True"] * 300

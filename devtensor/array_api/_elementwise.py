@@ -7,6 +7,7 @@ dtypes promote as NumPy's (Python scalars weak, NEP 50); errors are the op's (se
 from __future__ import annotations
 
 import devtensor as _dt
+from devtensor.array_api._naming import name_errors
 from devtensor.dtypes import Scalar
 from devtensor.tensor import Tensor
 
@@ -422,3 +423,7 @@ def clip(
 def round(x: Tensor, /) -> Tensor:
     """The standard's ``round`` (half to even, ``x``'s shape and dtype): :func:`devtensor.round`."""
     return _dt.round(x)
+
+
+# Errors name the standard's function (floor_divide runs div, clip runs clamp or clone) and its arguments.
+name_errors(globals(), __all__)

@@ -112,6 +112,8 @@ def _cumulative(op: str, x: Tensor, axis: int | None, dtype: Any, include_initia
         if x.ndim == 0:
             raise ArgumentValueError(f"{op}: a 0-d tensor has no axis to accumulate along")
         axis = 0
+    if include_initial and x.ndim == 0:
+        raise ArgumentValueError(f"{op}: a 0-d tensor has no axis to prepend the initial value along (axis={axis!r})")
     a = normalize_dim(op, axis, x.ndim)
     fn = getattr(_dt, "cumsum" if op == "cumulative_sum" else "cumprod")
     result: Tensor = fn(x, a, dtype=dtype)
@@ -153,7 +155,9 @@ def diff(
     parts = [t for t in (prepend, x, append) if t is not None]
     result = _dt.cat(parts, a) if len(parts) > 1 else x
     lead = (slice(None),) * a
-    for _ in range(n):
+    # Bounded by the size: once the axis is empty, more differences change nothing (n may be huge).
+    size = result.shape[a]
+    for _ in range(n if n <= size else size or 1):  # (this module's min and max are the Array API's)
         result = _dt.sub(result[(*lead, slice(1, None))], result[(*lead, slice(None, -1))])
     return result
 

@@ -380,6 +380,11 @@ def _transform(xp: ModuleType, name: str, n_dim: bool, a: Any, plan: FFTPlan, o:
     if not axes:  # fftn/ifftn over no dims: the input itself (real parts into a complex out: a safe cast)
         xp.copyto(o, a, casting="same_kind")
         return
+    if any(a.shape[axis] == 0 for axis in axes):
+        # An input empty along a transformed dim is zero-padded to all zeros, whose transform is zeros; NumPy's
+        # c2r transforms (irfft, hfft, irfftn) return unwritten memory for it, so write the zeros here.
+        o[...] = 0
+        return
     fn = getattr(xp.fft, name)
     if n_dim:
         result = fn(a, s=lengths, axes=axes, norm=mode)

@@ -20,9 +20,10 @@ from devtensor.backends import Backend, backend_for
 from devtensor.device import Device, is_device_type, register_device_type
 from devtensor.dispatcher import DispatchKey, backend_fallback, key_named
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError
-from devtensor.library.custom_ops import OpLike, get_op
+from devtensor.library.custom_ops import OpLike, find_op
 from devtensor.library.handles import KeyLike, RegistrationHandle, as_key, register_stacked
 from devtensor.structured import StructuredOp, check_identifier, flat_tensors
+from devtensor.structured.stale import skipping_stale
 from devtensor.tensor import Tensor
 from devtensor.typed.const_out import ConstOut, make_const_out
 from devtensor.views import ViewOp, all_view_ops
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 
+@skipping_stale
 def register_kernel(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> RegistrationHandle:
     """Register ``fn`` as the kernel (impl) of ``op`` for ``key`` (a DispatchKey or a device type such as
     ``"cpu"`` or an out-of-tree ``"numpy2"``), replacing any; returns the handle that undoes it (see
@@ -55,7 +57,7 @@ def register_kernel(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> Regist
         TypeError: ``fn``'s parameters do not match the op's schema (a view op's: ``fn`` is not callable).
         ValueError: an unknown device type.  KeyError: no such op.
     """
-    found: StructuredOp | ViewOp = get_op(op)
+    found: StructuredOp | ViewOp = find_op(op, "register_kernel")
     resolved = as_key(key, "register_kernel")
     kernel: Callable[..., None] = fn
     if isinstance(found, StructuredOp):

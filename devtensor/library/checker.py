@@ -15,7 +15,7 @@ from devtensor.errors import ArgumentValueError
 from devtensor.library.check_report import CheckReport, Sample
 from devtensor.library.check_runs import SampleRunner
 from devtensor.library.check_views import ViewSampleRunner, same_views
-from devtensor.library.custom_ops import OpLike, get_op
+from devtensor.library.custom_ops import OpLike, find_op
 from devtensor.library.handles import KeyLike
 from devtensor.structured import PlannedSpec, StructuredOp, TensorSpec, flat_tensors
 from devtensor.views import ViewOp
@@ -115,7 +115,7 @@ def check(
     Raises:
         KeyError / TypeError: ``op`` is not an op.  ValueError: a malformed sample or an unknown key.
     """
-    found: StructuredOp | ViewOp = get_op(op)
+    found: StructuredOp | ViewOp = find_op(op, "check")
     if isinstance(found, ViewOp):
         report = _check_view_op(found, samples, keys)
         if raise_on_error:

@@ -15,7 +15,7 @@ from typing import Any
 
 from devtensor import structured
 from devtensor.dispatcher import registry_lock
-from devtensor.errors import ArgumentTypeError, ArgumentValueError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, UnknownOpError, short_repr
 from devtensor.library.schema_parser import parse_schema, validated_schema
 from devtensor.structured import (
     TENSOR,
@@ -29,7 +29,7 @@ from devtensor.structured import (
     check_op_name,
     schema_from_meta,
 )
-from devtensor.structured.registry import register_op
+from devtensor.structured.registry import register_op, unknown_op
 from devtensor.tensor import Tensor
 from devtensor.views import ViewOp, all_view_ops
 
@@ -50,13 +50,22 @@ def get_op(op: OpLike) -> StructuredOp | ViewOp:
     and overrides per key), ``register_kernel``, ``impl`` and ``check_handler``.
 
     Raises:
-        KeyError: no op of that name.
-        TypeError: ``op`` is none of the above.
+        UnknownOpError (a KeyError): no op of that name; the message suggests the nearest names.
+        ArgumentTypeError (TypeError): ``op`` is none of the above.
     """
+    return find_op(op, "get_op")
+
+
+def find_op(op: OpLike, caller: str) -> StructuredOp | ViewOp:
+    """:func:`get_op` for the registry entry point ``caller`` (``override``, ``register_kernel``, ...): its
+    errors name ``caller``."""
     if isinstance(op, (StructuredOp, ViewOp)):
         return op
     if isinstance(op, str):
-        found_op: StructuredOp | ViewOp = structured.get_op(op)
+        try:
+            found_op: StructuredOp | ViewOp = structured.get_op(op)
+        except UnknownOpError:
+            raise unknown_op(caller, op) from None
         return found_op
     found = getattr(op, "op", None)
     if isinstance(found, (StructuredOp, ViewOp)):
@@ -66,7 +75,7 @@ def get_op(op: OpLike) -> StructuredOp | ViewOp:
         # registration interface the callers use: table, impl, register_kernel, check_handler)
         same: StructuredOp | ViewOp = structured.get_op(found.name)
         return same
-    raise ArgumentTypeError(f"expected an op, one of its variants or an op name, got {op!r}")
+    raise ArgumentTypeError(f"{caller}: expected an op, one of its variants or an op name, got {short_repr(op)}")
 
 
 #: The ops defined through :func:`custom_op` (by name): these may be replaced and removed.
@@ -260,13 +269,13 @@ def remove_op(op: OpLike) -> StructuredOp:
     Thread-safe: one step under the registry lock (:data:`devtensor.dispatcher.registry_lock`).
 
     Raises:
-        KeyError: no such op; given an op or a variant, the op of its name is not that op any more (it was
-            replaced: remove the current one by name).
+        UnknownOpError (a KeyError): no such op (the message suggests near names); given an op or a variant,
+            the op of its name is not that op any more (it was replaced: remove the current one by name).
         ValueError: a built-in op of devtensor (they cannot be removed).
     """
     # Under the registry lock: the op found is the one removed (a concurrent replacement cannot slip between).
     with registry_lock:
-        found: StructuredOp | ViewOp = get_op(op)
+        found: StructuredOp | ViewOp = find_op(op, "remove_op")
         if isinstance(found, ViewOp):
             raise ArgumentValueError(
                 f"remove_op: {found.name!r} is a built-in view op of devtensor and cannot be removed"
@@ -274,7 +283,11 @@ def remove_op(op: OpLike) -> StructuredOp:
         if _is_builtin(found):
             raise ArgumentValueError(f"remove_op: {found.name!r} is a built-in op of devtensor and cannot be removed")
         # By name: the op registered now; by op or variant: that op only (a replaced one is not defined any more).
-        removed = structured.remove_op(found.name, None if isinstance(op, str) else found)
+        try:
+            removed = structured.remove_op(found.name, None if isinstance(op, str) else found)
+        except KeyError as error:  # (replaced: structured.remove_op's message says so; removed: its name only)
+            text = str(error.args[0]) if error.args else found.name
+            raise UnknownOpError(f"remove_op: {text if text != found.name else f'no op named {text!r}'}") from None
         if _custom_ops.get(found.name) is found:
             del _custom_ops[found.name]
     # structured.remove_op also drops the op's device bindings (devtensor.cpu.<name>).

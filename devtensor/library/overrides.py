@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from devtensor.dispatcher import registry_lock
-from devtensor.library.custom_ops import OpLike, get_op
+from devtensor.library.custom_ops import OpLike, find_op
 from devtensor.library.handles import KeyLike, RegistrationHandle, as_key
+from devtensor.structured.stale import skipping_stale
 
 __all__ = ["override"]
 
 
+@skipping_stale
 def override(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> RegistrationHandle:
     """Make the Python callable ``fn`` the handler of ``op`` for ``key``, above its kernel, its fallback and any
     earlier override (PyTorch's Python dispatcher: the newest registration wins); returns the handle that
@@ -34,7 +36,7 @@ def override(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> RegistrationH
         TypeError: ``fn``'s parameters do not match the op's schema (a view op's: ``fn`` is not callable).
         KeyError: no such op.
     """
-    found = get_op(op)
+    found = find_op(op, "override")
     resolved = as_key(key, "override")
     found.check_handler(fn)  # the op's own rule: the impl signature, or (a view op) a callable
     with registry_lock:

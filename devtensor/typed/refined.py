@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 from typing_extensions import TypeIs
 
-from devtensor.device import Device, DeviceLike
+from devtensor.device import Device, DeviceLike, as_device
 from devtensor.errors import ArgumentTypeError, DeviceMismatchError
 from devtensor.tensor import Tensor
 
@@ -127,7 +127,7 @@ def as_cuda(tensor: Tensor, device: DeviceLike | None = None) -> CUDATensor:
     if type(tensor) is CUDATensor:
         if device is None:
             return tensor
-        want = Device(device).resolved()
+        want = as_device(device, op="as_cuda")
         if tensor._device is want:
             return tensor
         raise _mismatch("as_cuda", str(want), tensor)
