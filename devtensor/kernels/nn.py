@@ -28,7 +28,7 @@ from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.class_indices import _UNSIGNED, check_classes
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
-from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
+from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, deferred_conditions, quiet, quiet_extobj
 from devtensor.lowering import Lowering, lowers
 from devtensor.meta import INLINE, int_arg, memoized, normalize_dim, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
@@ -178,12 +178,13 @@ def _softmax(
         _softmax_cpu(self._array, plan, o)
         return
     x: Any = self._array
-    if x.dtype != plan.compute:
-        x = x.astype(plan.compute)
-    with quiet(xp):
-        work = _softmax_steps(xp, x, plan, o)
-    if work is not o:  # (the narrowing into out in the caller's state: its overflow is reported after the write)
-        xp.copyto(o, work, casting="same_kind")
+    with deferred_conditions():  # (a cast for dtype= and the narrowing into out: reported after the write)
+        if x.dtype != plan.compute:
+            x = x.astype(plan.compute)
+        with quiet(xp):
+            work = _softmax_steps(xp, x, plan, o)
+        if work is not o:
+            xp.copyto(o, work, casting="same_kind")
 
 
 def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
@@ -202,7 +203,8 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
     if x.dtype is not compute:
         if o is None:
             o = np.empty(x.shape, x.dtype)
-        x = x.astype(compute)
+        with deferred_conditions():  # (dtype=: the cast's overflow is reported after the write, as every step's)
+            return _softmax_cpu(x.astype(compute), plan, o)
     try:
         if axis is not None and x.size and QUIET is not None and (o is None or o.dtype is compute):
             # The common case, _softmax_steps without its dispatch (the floating-point state set inline):

@@ -22,7 +22,7 @@ from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import python_scalar
 from devtensor.errors import ArgumentTypeError, ShapeError
 from devtensor.kernels.indexing_ops import _check_bounds, _index_dtype
-from devtensor.kernels.ufunc_family import D
+from devtensor.kernels.ufunc_family import D, deferred_conditions
 from devtensor.meta import check_scalar_fits, normalize_dim
 from devtensor.structured import PlannedSpec, structured_op
 from devtensor.tensor import Tensor, TensorMeta, TensorMetaOrScalar
@@ -121,11 +121,12 @@ def _index_add(
     result = a.copy() if a.ndim else a.reshape(1).copy()
     src = source._array if a.ndim else source._array.reshape(1)
     scale = python_scalar("index_add", "alpha", alpha)
-    if scale != 1:
-        src = (src * scale).astype(a.dtype, copy=False) if a.dtype.kind != "b" else src & bool(scale)
-    # (a bool sum saturates at True, as PyTorch's)
-    accumulate_at(xp, "logical_or" if a.dtype.kind == "b" else "add", result, where, src)
-    xp.copyto(out.array, result.reshape(out.array.shape))
+    with deferred_conditions():  # (several steps: the result is written, then a condition reported)
+        if scale != 1:
+            src = (src * scale).astype(a.dtype, copy=False) if a.dtype.kind != "b" else src & bool(scale)
+        # (a bool sum saturates at True, as PyTorch's)
+        accumulate_at(xp, "logical_or" if a.dtype.kind == "b" else "add", result, where, src)
+        xp.copyto(out.array, result.reshape(out.array.shape))
 
 
 @structured_op(out_may_be_input=True)
@@ -219,12 +220,15 @@ def _scatter_into(
             values = values[tuple(slice(0, n) for n in idx.shape)]
         else:
             values = python_scalar(op, "value", src)
-        if reduce is None:
-            result[where] = values
-        elif a.dtype.kind == "b":  # (a bool sum saturates at True, a bool product is an and, as PyTorch's)
-            accumulate_at(xp, "logical_or" if reduce == "add" else "logical_and", result, where, values)
-        else:
-            accumulate_at(xp, "add" if reduce == "add" else "multiply", result, where, values)
+        with deferred_conditions():  # (the accumulation and the write, then a condition reported)
+            if reduce is None:
+                result[where] = values
+            elif a.dtype.kind == "b":  # (a bool sum saturates at True, a bool product is an and, as PyTorch's)
+                accumulate_at(xp, "logical_or" if reduce == "add" else "logical_and", result, where, values)
+            else:
+                accumulate_at(xp, "add" if reduce == "add" else "multiply", result, where, values)
+            xp.copyto(out, result.reshape(out.shape))
+            return
     xp.copyto(out, result.reshape(out.shape))
 
 
