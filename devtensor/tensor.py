@@ -32,7 +32,7 @@ import numpy as np
 from devtensor import modes as _modes
 from devtensor._generated_methods import TensorOpMethods
 from devtensor.device import Device, DeviceLike
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, to_dtype
+from devtensor.dtypes import SCALAR_TYPES, DType, DTypeSpelling, Scalar, as_bool, plain_number, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -182,16 +182,16 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
     @overload
     def to(self, device: Literal["meta"], dtype: Any = None, *, copy: bool = False) -> MetaTensor: ...
     @overload
-    def to(self, dtype: DType | type[np.generic], /, *, copy: bool = False) -> Self: ...
+    def to(self, dtype: DTypeSpelling, /, *, copy: bool = False) -> Self: ...
     @overload
     def to(self, device: None = None, dtype: Any = None, *, copy: bool = False) -> Self: ...
     @overload
     def to(
-        self, device: DeviceLike | DType | type[np.generic] | None = None, dtype: Any = None, *, copy: bool = False
+        self, device: DeviceLike | DTypeSpelling | None = None, dtype: Any = None, *, copy: bool = False
     ) -> Tensor: ...
     def to(
         self,
-        device: DeviceLike | DType | type[np.generic] | None = None,
+        device: DeviceLike | DTypeSpelling | None = None,
         dtype: Any = None,
         *,
         copy: bool = False,
@@ -285,7 +285,7 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
 
     # --- indexing --------------------------------------------------------------------------------------
 
-    def __getitem__(self, index: Any) -> Tensor:
+    def __getitem__(self, index: Any) -> Self:
         """Indexing as NumPy: ints, slices, ``None`` and ``...`` give a view sharing storage and version
         counter (0-d for a full integer index); an integer or bool Tensor (same device) gives a copy.
 
@@ -318,12 +318,14 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             raise IndexOutOfRangeError(f"__getitem__: {why} (tensor of shape {self.shape}, index {index!r})") from None
         except ValueError as e:  # e.g. a zero slice step
             raise ArgumentValueError(f"__getitem__: {e} (index {index!r})") from None
+        # (ignore: the backend wraps an array of this tensor's device in this tensor's refined class, i.e. Self; no
+        # cast() call on this path)
         if is_view:
-            return self._backend.wrap_view(result, self)
+            return self._backend.wrap_view(result, self)  # type: ignore[return-value]
         if isinstance(result, np.generic):
             # NumPy gives a scalar for a 0-d integer array index; a tensor holds an array.
             result = np.array(result)
-        return self._backend.wrap(result, device)
+        return self._backend.wrap(result, device)  # type: ignore[return-value]
 
     def __setitem__(self, index: Any, value: Tensor | Scalar | np.ndarray[Any, Any] | np.generic) -> None:
         """Write ``value`` (a Python number, or a tensor on the same device broadcasting to the indexed
