@@ -147,7 +147,7 @@ def test_author_path_outside_the_repository(user_python: Path, tmp_path: Path) -
     (package / "__init__.py").write_text("")
     (package / "ops.py").write_text(_USER_OPS)
     (package / "cuda_part.py").write_text(_USER_CUDA)
-    (tmp_path / "mypy.ini").write_text("[mypy]\nstrict = True\nplugins = devtensor.mypy_plugin\n")
+    (tmp_path / "mypy.ini").write_text("[mypy]\nstrict = True\nplugins = devtensor_mypy\n")
     (tmp_path / "pyrightconfig.json").write_text('{"typeCheckingMode": "strict", "reportMissingModuleSource": false}')
     codegen = ("-m", "devtensor.codegen", "--package", "mypkg.ops", "--out", "mypkg/softplus_kernels.py")
 

@@ -1,5 +1,5 @@
 """Each marked line must fail with the marked mypy error code: what devtensor's mypy plugin
-(``plugins = devtensor.mypy_plugin``) adds to the kernel Protocols: registrations checked exactly against the
+(``plugins = devtensor_mypy``) adds to the kernel Protocols: registrations checked exactly against the
 op's schema in every form, and meta functions kept off tensor data."""
 
 from __future__ import annotations
