@@ -247,6 +247,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class AddXPKernelGeneric(Protocol[_XP]):
+        """The type of ``add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, alpha: Scalar, out: ConstOut[_XP]) -> None: ...
+
+
     class _AddKernels(KernelRegistrar):
         """Typed registration of ``add``'s impls: ``@add.cpu`` / ``@add.cuda`` / ``@add.xp``."""
 
@@ -256,7 +262,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: AddCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> AddCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: AddXPKernel) -> AddXPKernel: ...
+        @overload
+        def xp(self, fn: AddXPKernelGeneric[_XP]) -> AddXPKernelGeneric[_XP]: ...
+        def xp(self, fn: AddXPKernel | AddXPKernelGeneric[_XP]) -> AddXPKernel | AddXPKernelGeneric[_XP]: ...
 
 
     add: _AddKernels
@@ -284,6 +294,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class SubXPKernelGeneric(Protocol[_XP]):
+        """The type of ``sub``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, alpha: Scalar, out: ConstOut[_XP]) -> None: ...
+
+
     class _SubKernels(KernelRegistrar):
         """Typed registration of ``sub``'s impls: ``@sub.cpu`` / ``@sub.cuda`` / ``@sub.xp``."""
 
@@ -293,7 +309,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: SubCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> SubCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: SubXPKernel) -> SubXPKernel: ...
+        @overload
+        def xp(self, fn: SubXPKernelGeneric[_XP]) -> SubXPKernelGeneric[_XP]: ...
+        def xp(self, fn: SubXPKernel | SubXPKernelGeneric[_XP]) -> SubXPKernel | SubXPKernelGeneric[_XP]: ...
 
 
     sub: _SubKernels
@@ -321,6 +341,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class MulXPKernelGeneric(Protocol[_XP]):
+        """The type of ``mul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _MulKernels(KernelRegistrar):
         """Typed registration of ``mul``'s impls: ``@mul.cpu`` / ``@mul.cuda`` / ``@mul.xp``."""
 
@@ -330,7 +356,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: MulCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MulCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: MulXPKernel) -> MulXPKernel: ...
+        @overload
+        def xp(self, fn: MulXPKernelGeneric[_XP]) -> MulXPKernelGeneric[_XP]: ...
+        def xp(self, fn: MulXPKernel | MulXPKernelGeneric[_XP]) -> MulXPKernel | MulXPKernelGeneric[_XP]: ...
 
 
     mul: _MulKernels
@@ -358,6 +388,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class DivXPKernelGeneric(Protocol[_XP]):
+        """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[_XP]) -> None: ...
+
+
     class _DivKernels(KernelRegistrar):
         """Typed registration of ``div``'s impls: ``@div.cpu`` / ``@div.cuda`` / ``@div.xp``."""
 
@@ -367,7 +403,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: DivCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> DivCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: DivXPKernel) -> DivXPKernel: ...
+        @overload
+        def xp(self, fn: DivXPKernelGeneric[_XP]) -> DivXPKernelGeneric[_XP]: ...
+        def xp(self, fn: DivXPKernel | DivXPKernelGeneric[_XP]) -> DivXPKernel | DivXPKernelGeneric[_XP]: ...
 
 
     div: _DivKernels
@@ -395,6 +435,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class RemainderXPKernelGeneric(Protocol[_XP]):
+        """The type of ``remainder``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _RemainderKernels(KernelRegistrar):
         """Typed registration of ``remainder``'s impls: ``@remainder.cpu`` / ``@remainder.cuda`` / ``@remainder.xp``."""
 
@@ -404,7 +450,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: RemainderXPKernel) -> RemainderXPKernel: ...
+        @overload
+        def xp(self, fn: RemainderXPKernelGeneric[_XP]) -> RemainderXPKernelGeneric[_XP]: ...
+        def xp(self, fn: RemainderXPKernel | RemainderXPKernelGeneric[_XP]) -> RemainderXPKernel | RemainderXPKernelGeneric[_XP]: ...
 
 
     remainder: _RemainderKernels
@@ -432,6 +482,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class PowXPKernelGeneric(Protocol[_XP]):
+        """The type of ``pow``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _PowKernels(KernelRegistrar):
         """Typed registration of ``pow``'s impls: ``@pow.cpu`` / ``@pow.cuda`` / ``@pow.xp``."""
 
@@ -441,7 +497,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: PowCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> PowCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: PowXPKernel) -> PowXPKernel: ...
+        @overload
+        def xp(self, fn: PowXPKernelGeneric[_XP]) -> PowXPKernelGeneric[_XP]: ...
+        def xp(self, fn: PowXPKernel | PowXPKernelGeneric[_XP]) -> PowXPKernel | PowXPKernelGeneric[_XP]: ...
 
 
     pow: _PowKernels
@@ -766,6 +826,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class MaximumXPKernelGeneric(Protocol[_XP]):
+        """The type of ``maximum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _MaximumKernels(KernelRegistrar):
         """Typed registration of ``maximum``'s impls: ``@maximum.cpu`` / ``@maximum.cuda`` / ``@maximum.xp``."""
 
@@ -775,7 +841,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: MaximumXPKernel) -> MaximumXPKernel: ...
+        @overload
+        def xp(self, fn: MaximumXPKernelGeneric[_XP]) -> MaximumXPKernelGeneric[_XP]: ...
+        def xp(self, fn: MaximumXPKernel | MaximumXPKernelGeneric[_XP]) -> MaximumXPKernel | MaximumXPKernelGeneric[_XP]: ...
 
 
     maximum: _MaximumKernels
@@ -803,6 +873,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class MinimumXPKernelGeneric(Protocol[_XP]):
+        """The type of ``minimum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _MinimumKernels(KernelRegistrar):
         """Typed registration of ``minimum``'s impls: ``@minimum.cpu`` / ``@minimum.cuda`` / ``@minimum.xp``."""
 
@@ -812,7 +888,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: MinimumXPKernel) -> MinimumXPKernel: ...
+        @overload
+        def xp(self, fn: MinimumXPKernelGeneric[_XP]) -> MinimumXPKernelGeneric[_XP]: ...
+        def xp(self, fn: MinimumXPKernel | MinimumXPKernelGeneric[_XP]) -> MinimumXPKernel | MinimumXPKernelGeneric[_XP]: ...
 
 
     minimum: _MinimumKernels
@@ -840,6 +920,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class ClampXPKernelGeneric(Protocol[_XP]):
+        """The type of ``clamp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, min: _XP | Scalar | None, max: _XP | Scalar | None, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _ClampKernels(KernelRegistrar):
         """Typed registration of ``clamp``'s impls: ``@clamp.cpu`` / ``@clamp.cuda`` / ``@clamp.xp``."""
 
@@ -849,7 +935,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
         def cuda(self, fn: ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        @overload
         def xp(self, fn: ClampXPKernel) -> ClampXPKernel: ...
+        @overload
+        def xp(self, fn: ClampXPKernelGeneric[_XP]) -> ClampXPKernelGeneric[_XP]: ...
+        def xp(self, fn: ClampXPKernel | ClampXPKernelGeneric[_XP]) -> ClampXPKernel | ClampXPKernelGeneric[_XP]: ...
 
 
     clamp: _ClampKernels
@@ -877,6 +967,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, condition: CUDATensor, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class WhereXPKernelGeneric(Protocol[_XP]):
+        """The type of ``where``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, condition: _XP, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _WhereKernels(KernelRegistrar):
         """Typed registration of ``where``'s impls: ``@where.cpu`` / ``@where.cuda`` / ``@where.xp``."""
 
@@ -886,7 +982,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
         def cuda(self, fn: WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        @overload
         def xp(self, fn: WhereXPKernel) -> WhereXPKernel: ...
+        @overload
+        def xp(self, fn: WhereXPKernelGeneric[_XP]) -> WhereXPKernelGeneric[_XP]: ...
+        def xp(self, fn: WhereXPKernel | WhereXPKernelGeneric[_XP]) -> WhereXPKernel | WhereXPKernelGeneric[_XP]: ...
 
 
     where: _WhereKernels
@@ -914,6 +1014,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class EqXPKernelGeneric(Protocol[_XP]):
+        """The type of ``eq``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _EqKernels(KernelRegistrar):
         """Typed registration of ``eq``'s impls: ``@eq.cpu`` / ``@eq.cuda`` / ``@eq.xp``."""
 
@@ -923,7 +1029,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: EqCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> EqCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: EqXPKernel) -> EqXPKernel: ...
+        @overload
+        def xp(self, fn: EqXPKernelGeneric[_XP]) -> EqXPKernelGeneric[_XP]: ...
+        def xp(self, fn: EqXPKernel | EqXPKernelGeneric[_XP]) -> EqXPKernel | EqXPKernelGeneric[_XP]: ...
 
 
     eq: _EqKernels
@@ -951,6 +1061,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class NeXPKernelGeneric(Protocol[_XP]):
+        """The type of ``ne``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _NeKernels(KernelRegistrar):
         """Typed registration of ``ne``'s impls: ``@ne.cpu`` / ``@ne.cuda`` / ``@ne.xp``."""
 
@@ -960,7 +1076,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: NeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: NeXPKernel) -> NeXPKernel: ...
+        @overload
+        def xp(self, fn: NeXPKernelGeneric[_XP]) -> NeXPKernelGeneric[_XP]: ...
+        def xp(self, fn: NeXPKernel | NeXPKernelGeneric[_XP]) -> NeXPKernel | NeXPKernelGeneric[_XP]: ...
 
 
     ne: _NeKernels
@@ -988,6 +1108,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LtXPKernelGeneric(Protocol[_XP]):
+        """The type of ``lt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LtKernels(KernelRegistrar):
         """Typed registration of ``lt``'s impls: ``@lt.cpu`` / ``@lt.cuda`` / ``@lt.xp``."""
 
@@ -997,7 +1123,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LtXPKernel) -> LtXPKernel: ...
+        @overload
+        def xp(self, fn: LtXPKernelGeneric[_XP]) -> LtXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LtXPKernel | LtXPKernelGeneric[_XP]) -> LtXPKernel | LtXPKernelGeneric[_XP]: ...
 
 
     lt: _LtKernels
@@ -1025,6 +1155,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LeXPKernelGeneric(Protocol[_XP]):
+        """The type of ``le``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LeKernels(KernelRegistrar):
         """Typed registration of ``le``'s impls: ``@le.cpu`` / ``@le.cuda`` / ``@le.xp``."""
 
@@ -1034,7 +1170,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LeXPKernel) -> LeXPKernel: ...
+        @overload
+        def xp(self, fn: LeXPKernelGeneric[_XP]) -> LeXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LeXPKernel | LeXPKernelGeneric[_XP]) -> LeXPKernel | LeXPKernelGeneric[_XP]: ...
 
 
     le: _LeKernels
@@ -1062,6 +1202,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class GtXPKernelGeneric(Protocol[_XP]):
+        """The type of ``gt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _GtKernels(KernelRegistrar):
         """Typed registration of ``gt``'s impls: ``@gt.cpu`` / ``@gt.cuda`` / ``@gt.xp``."""
 
@@ -1071,7 +1217,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: GtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: GtXPKernel) -> GtXPKernel: ...
+        @overload
+        def xp(self, fn: GtXPKernelGeneric[_XP]) -> GtXPKernelGeneric[_XP]: ...
+        def xp(self, fn: GtXPKernel | GtXPKernelGeneric[_XP]) -> GtXPKernel | GtXPKernelGeneric[_XP]: ...
 
 
     gt: _GtKernels
@@ -1099,6 +1249,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class GeXPKernelGeneric(Protocol[_XP]):
+        """The type of ``ge``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _GeKernels(KernelRegistrar):
         """Typed registration of ``ge``'s impls: ``@ge.cpu`` / ``@ge.cuda`` / ``@ge.xp``."""
 
@@ -1108,7 +1264,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: GeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: GeXPKernel) -> GeXPKernel: ...
+        @overload
+        def xp(self, fn: GeXPKernelGeneric[_XP]) -> GeXPKernelGeneric[_XP]: ...
+        def xp(self, fn: GeXPKernel | GeXPKernelGeneric[_XP]) -> GeXPKernel | GeXPKernelGeneric[_XP]: ...
 
 
     ge: _GeKernels
@@ -1136,6 +1296,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LogicalAndXPKernelGeneric(Protocol[_XP]):
+        """The type of ``logical_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LogicalAndKernels(KernelRegistrar):
         """Typed registration of ``logical_and``'s impls: ``@logical_and.cpu`` / ``@logical_and.cuda`` / ``@logical_and.xp``."""
 
@@ -1145,7 +1311,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LogicalAndXPKernel) -> LogicalAndXPKernel: ...
+        @overload
+        def xp(self, fn: LogicalAndXPKernelGeneric[_XP]) -> LogicalAndXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LogicalAndXPKernel | LogicalAndXPKernelGeneric[_XP]) -> LogicalAndXPKernel | LogicalAndXPKernelGeneric[_XP]: ...
 
 
     logical_and: _LogicalAndKernels
@@ -1173,6 +1343,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LogicalOrXPKernelGeneric(Protocol[_XP]):
+        """The type of ``logical_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LogicalOrKernels(KernelRegistrar):
         """Typed registration of ``logical_or``'s impls: ``@logical_or.cpu`` / ``@logical_or.cuda`` / ``@logical_or.xp``."""
 
@@ -1182,7 +1358,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LogicalOrXPKernel) -> LogicalOrXPKernel: ...
+        @overload
+        def xp(self, fn: LogicalOrXPKernelGeneric[_XP]) -> LogicalOrXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LogicalOrXPKernel | LogicalOrXPKernelGeneric[_XP]) -> LogicalOrXPKernel | LogicalOrXPKernelGeneric[_XP]: ...
 
 
     logical_or: _LogicalOrKernels
@@ -1210,6 +1390,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LogicalXorXPKernelGeneric(Protocol[_XP]):
+        """The type of ``logical_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LogicalXorKernels(KernelRegistrar):
         """Typed registration of ``logical_xor``'s impls: ``@logical_xor.cpu`` / ``@logical_xor.cuda`` / ``@logical_xor.xp``."""
 
@@ -1219,7 +1405,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LogicalXorXPKernel) -> LogicalXorXPKernel: ...
+        @overload
+        def xp(self, fn: LogicalXorXPKernelGeneric[_XP]) -> LogicalXorXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LogicalXorXPKernel | LogicalXorXPKernelGeneric[_XP]) -> LogicalXorXPKernel | LogicalXorXPKernelGeneric[_XP]: ...
 
 
     logical_xor: _LogicalXorKernels
@@ -1280,6 +1470,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BitwiseAndXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bitwise_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _BitwiseAndKernels(KernelRegistrar):
         """Typed registration of ``bitwise_and``'s impls: ``@bitwise_and.cpu`` / ``@bitwise_and.cuda`` / ``@bitwise_and.xp``."""
 
@@ -1289,7 +1485,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: BitwiseAndXPKernel) -> BitwiseAndXPKernel: ...
+        @overload
+        def xp(self, fn: BitwiseAndXPKernelGeneric[_XP]) -> BitwiseAndXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BitwiseAndXPKernel | BitwiseAndXPKernelGeneric[_XP]) -> BitwiseAndXPKernel | BitwiseAndXPKernelGeneric[_XP]: ...
 
 
     bitwise_and: _BitwiseAndKernels
@@ -1317,6 +1517,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BitwiseOrXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bitwise_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _BitwiseOrKernels(KernelRegistrar):
         """Typed registration of ``bitwise_or``'s impls: ``@bitwise_or.cpu`` / ``@bitwise_or.cuda`` / ``@bitwise_or.xp``."""
 
@@ -1326,7 +1532,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: BitwiseOrXPKernel) -> BitwiseOrXPKernel: ...
+        @overload
+        def xp(self, fn: BitwiseOrXPKernelGeneric[_XP]) -> BitwiseOrXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BitwiseOrXPKernel | BitwiseOrXPKernelGeneric[_XP]) -> BitwiseOrXPKernel | BitwiseOrXPKernelGeneric[_XP]: ...
 
 
     bitwise_or: _BitwiseOrKernels
@@ -1354,6 +1564,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BitwiseXorXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bitwise_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _BitwiseXorKernels(KernelRegistrar):
         """Typed registration of ``bitwise_xor``'s impls: ``@bitwise_xor.cpu`` / ``@bitwise_xor.cuda`` / ``@bitwise_xor.xp``."""
 
@@ -1363,7 +1579,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: BitwiseXorXPKernel) -> BitwiseXorXPKernel: ...
+        @overload
+        def xp(self, fn: BitwiseXorXPKernelGeneric[_XP]) -> BitwiseXorXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BitwiseXorXPKernel | BitwiseXorXPKernelGeneric[_XP]) -> BitwiseXorXPKernel | BitwiseXorXPKernelGeneric[_XP]: ...
 
 
     bitwise_xor: _BitwiseXorKernels
@@ -1424,6 +1644,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BitwiseLeftShiftXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bitwise_left_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _BitwiseLeftShiftKernels(KernelRegistrar):
         """Typed registration of ``bitwise_left_shift``'s impls: ``@bitwise_left_shift.cpu`` / ``@bitwise_left_shift.cuda`` / ``@bitwise_left_shift.xp``."""
 
@@ -1433,7 +1659,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: BitwiseLeftShiftXPKernel) -> BitwiseLeftShiftXPKernel: ...
+        @overload
+        def xp(self, fn: BitwiseLeftShiftXPKernelGeneric[_XP]) -> BitwiseLeftShiftXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BitwiseLeftShiftXPKernel | BitwiseLeftShiftXPKernelGeneric[_XP]) -> BitwiseLeftShiftXPKernel | BitwiseLeftShiftXPKernelGeneric[_XP]: ...
 
 
     bitwise_left_shift: _BitwiseLeftShiftKernels
@@ -1461,6 +1691,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BitwiseRightShiftXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bitwise_right_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _BitwiseRightShiftKernels(KernelRegistrar):
         """Typed registration of ``bitwise_right_shift``'s impls: ``@bitwise_right_shift.cpu`` / ``@bitwise_right_shift.cuda`` / ``@bitwise_right_shift.xp``."""
 
@@ -1470,7 +1706,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: BitwiseRightShiftXPKernel) -> BitwiseRightShiftXPKernel: ...
+        @overload
+        def xp(self, fn: BitwiseRightShiftXPKernelGeneric[_XP]) -> BitwiseRightShiftXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BitwiseRightShiftXPKernel | BitwiseRightShiftXPKernelGeneric[_XP]) -> BitwiseRightShiftXPKernel | BitwiseRightShiftXPKernelGeneric[_XP]: ...
 
 
     bitwise_right_shift: _BitwiseRightShiftKernels
@@ -1762,6 +2002,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor, p: CUDATensor | Scalar, *, generator: Generator | None, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BernoulliXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bernoulli``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, p: _XP | Scalar, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
     class _BernoulliKernels(KernelRegistrar):
         """Typed registration of ``bernoulli``'s impls: ``@bernoulli.cpu`` / ``@bernoulli.cuda`` / ``@bernoulli.xp``."""
 
@@ -1771,7 +2017,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]) -> BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
         def cuda(self, fn: BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
+        @overload
         def xp(self, fn: BernoulliXPKernel) -> BernoulliXPKernel: ...
+        @overload
+        def xp(self, fn: BernoulliXPKernelGeneric[_XP]) -> BernoulliXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BernoulliXPKernel | BernoulliXPKernelGeneric[_XP]) -> BernoulliXPKernel | BernoulliXPKernelGeneric[_XP]: ...
 
 
     bernoulli: _BernoulliKernels
@@ -4208,6 +4458,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class Atan2XPKernelGeneric(Protocol[_XP]):
+        """The type of ``atan2``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _Atan2Kernels(KernelRegistrar):
         """Typed registration of ``atan2``'s impls: ``@atan2.cpu`` / ``@atan2.cuda`` / ``@atan2.xp``."""
 
@@ -4217,7 +4473,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]) -> Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: Atan2XPKernel) -> Atan2XPKernel: ...
+        @overload
+        def xp(self, fn: Atan2XPKernelGeneric[_XP]) -> Atan2XPKernelGeneric[_XP]: ...
+        def xp(self, fn: Atan2XPKernel | Atan2XPKernelGeneric[_XP]) -> Atan2XPKernel | Atan2XPKernelGeneric[_XP]: ...
 
 
     atan2: _Atan2Kernels
@@ -4245,6 +4505,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class HypotXPKernelGeneric(Protocol[_XP]):
+        """The type of ``hypot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _HypotKernels(KernelRegistrar):
         """Typed registration of ``hypot``'s impls: ``@hypot.cpu`` / ``@hypot.cuda`` / ``@hypot.xp``."""
 
@@ -4254,7 +4520,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: HypotXPKernel) -> HypotXPKernel: ...
+        @overload
+        def xp(self, fn: HypotXPKernelGeneric[_XP]) -> HypotXPKernelGeneric[_XP]: ...
+        def xp(self, fn: HypotXPKernel | HypotXPKernelGeneric[_XP]) -> HypotXPKernel | HypotXPKernelGeneric[_XP]: ...
 
 
     hypot: _HypotKernels
@@ -4282,6 +4552,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class CopysignXPKernelGeneric(Protocol[_XP]):
+        """The type of ``copysign``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _CopysignKernels(KernelRegistrar):
         """Typed registration of ``copysign``'s impls: ``@copysign.cpu`` / ``@copysign.cuda`` / ``@copysign.xp``."""
 
@@ -4291,7 +4567,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: CopysignXPKernel) -> CopysignXPKernel: ...
+        @overload
+        def xp(self, fn: CopysignXPKernelGeneric[_XP]) -> CopysignXPKernelGeneric[_XP]: ...
+        def xp(self, fn: CopysignXPKernel | CopysignXPKernelGeneric[_XP]) -> CopysignXPKernel | CopysignXPKernelGeneric[_XP]: ...
 
 
     copysign: _CopysignKernels
@@ -4319,6 +4599,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LogaddexpXPKernelGeneric(Protocol[_XP]):
+        """The type of ``logaddexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LogaddexpKernels(KernelRegistrar):
         """Typed registration of ``logaddexp``'s impls: ``@logaddexp.cpu`` / ``@logaddexp.cuda`` / ``@logaddexp.xp``."""
 
@@ -4328,7 +4614,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LogaddexpXPKernel) -> LogaddexpXPKernel: ...
+        @overload
+        def xp(self, fn: LogaddexpXPKernelGeneric[_XP]) -> LogaddexpXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LogaddexpXPKernel | LogaddexpXPKernelGeneric[_XP]) -> LogaddexpXPKernel | LogaddexpXPKernelGeneric[_XP]: ...
 
 
     logaddexp: _LogaddexpKernels
@@ -4356,6 +4646,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class FloatPowerXPKernelGeneric(Protocol[_XP]):
+        """The type of ``float_power``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _FloatPowerKernels(KernelRegistrar):
         """Typed registration of ``float_power``'s impls: ``@float_power.cpu`` / ``@float_power.cuda`` / ``@float_power.xp``."""
 
@@ -4365,7 +4661,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: FloatPowerXPKernel) -> FloatPowerXPKernel: ...
+        @overload
+        def xp(self, fn: FloatPowerXPKernelGeneric[_XP]) -> FloatPowerXPKernelGeneric[_XP]: ...
+        def xp(self, fn: FloatPowerXPKernel | FloatPowerXPKernelGeneric[_XP]) -> FloatPowerXPKernel | FloatPowerXPKernelGeneric[_XP]: ...
 
 
     float_power: _FloatPowerKernels
@@ -4393,6 +4693,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class FmodXPKernelGeneric(Protocol[_XP]):
+        """The type of ``fmod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _FmodKernels(KernelRegistrar):
         """Typed registration of ``fmod``'s impls: ``@fmod.cpu`` / ``@fmod.cuda`` / ``@fmod.xp``."""
 
@@ -4402,7 +4708,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: FmodXPKernel) -> FmodXPKernel: ...
+        @overload
+        def xp(self, fn: FmodXPKernelGeneric[_XP]) -> FmodXPKernelGeneric[_XP]: ...
+        def xp(self, fn: FmodXPKernel | FmodXPKernelGeneric[_XP]) -> FmodXPKernel | FmodXPKernelGeneric[_XP]: ...
 
 
     fmod: _FmodKernels
@@ -4430,6 +4740,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class NextafterXPKernelGeneric(Protocol[_XP]):
+        """The type of ``nextafter``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _NextafterKernels(KernelRegistrar):
         """Typed registration of ``nextafter``'s impls: ``@nextafter.cpu`` / ``@nextafter.cuda`` / ``@nextafter.xp``."""
 
@@ -4439,7 +4755,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: NextafterXPKernel) -> NextafterXPKernel: ...
+        @overload
+        def xp(self, fn: NextafterXPKernelGeneric[_XP]) -> NextafterXPKernelGeneric[_XP]: ...
+        def xp(self, fn: NextafterXPKernel | NextafterXPKernelGeneric[_XP]) -> NextafterXPKernel | NextafterXPKernelGeneric[_XP]: ...
 
 
     nextafter: _NextafterKernels
