@@ -48,6 +48,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from mypy import errorcodes as codes
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
 from mypy.nodes import (
@@ -87,6 +88,7 @@ from mypy.nodes import (
 )
 from mypy.options import Options
 from mypy.plugin import AttributeContext, FunctionContext, MethodContext, Plugin
+from mypy.subtypes import is_subtype
 from mypy.types import CallableType, Instance, Overloaded, TupleType, Type, get_proper_type
 
 __all__ = ["DevtensorPlugin", "plugin"]
@@ -200,6 +202,8 @@ class DevtensorPlugin(Plugin):
             op = _registrar_op_name(used, receiver.type)
             if _check_exact(ctx.api, ctx.context, op, used.name, expected, impl) and isinstance(ctx.api, TypeChecker):
                 _withdraw_call_errors(ctx.api, ctx.context.line)
+            elif used.name == "xp" and isinstance(ctx.api, TypeChecker):
+                _check_both_devices(ctx.api, ctx.context, op, receiver.type, impl)
         return ctx.default_return_type
 
     # --- op.impl(...) ----------------------------------------------------------------------------------------
@@ -477,6 +481,24 @@ def _meta_of(expr: Expression) -> str | None:
     return None
 
 
+def _check_both_devices(checker: TypeChecker, context: Context, op: str, registrar: TypeInfo, impl: Type) -> None:
+    """``@<op>.xp`` of an op with tensor-or-number parameters takes a second, generic form for pyright (see
+    ``codegen.kernels._xp_protocol``), which also lets through an impl of one device type only: hold the impl to the
+    first form, which wants both (an overload per device type)."""
+    node = registrar.get_method("xp")
+    typ = get_proper_type(node.type) if isinstance(node, OverloadedFuncDef) and node.type else None
+    if not isinstance(typ, Overloaded) or not typ.items[0].arg_types[1:]:
+        return
+    wanted = typ.items[0].arg_types[1]
+    if not is_subtype(impl, wanted):
+        checker.fail(
+            f"impl of '{op}' (xp) must take the tensors of either device type ({get_proper_type(wanted)}: one "
+            "overload per device type); it serves one only",
+            context,
+            code=codes.ARG_TYPE,
+        )
+
+
 def _withdraw_call_errors(checker: TypeChecker, line: int) -> None:
     """Drop mypy's own errors and notes on ``line`` (a registration's decorator line) of the module being checked:
     the plugin reported the registration's shape itself, naming the op, key and parameters; mypy's message for it
@@ -546,10 +568,14 @@ def _key_name(expr: Expression) -> str | None:
 
 
 def _method_type(info: TypeInfo, method: str) -> CallableType | None:
+    """A registrar's method type; of an overloaded one (``xp`` of an op with tensor-or-number parameters), its
+    first item, the form written for mypy."""
     node = info.get_method(method)
     if isinstance(node, Decorator):
         node = node.func
     typ = get_proper_type(node.type) if isinstance(node, (FuncDef, OverloadedFuncDef)) and node.type else None
+    if isinstance(typ, Overloaded):
+        typ = typ.items[0]
     return typ if isinstance(typ, CallableType) else None
 
 
