@@ -5,7 +5,7 @@ dtypes, creation functions, and every op in its functional (``add``), inplace (`
 (``add(..., out=)``) variants. See README.md for a tour.
 """
 
-from devtensor import cpu, cuda, kernel_signatures  # device bindings, typed kernel registration
+from devtensor import cpu, cuda, kernel_signatures, typed  # device bindings, typed kernel registration, types
 from devtensor import fft as fft  # discrete Fourier transforms (torch.fft's names)
 from devtensor import kernels as _kernels  # defines the built-in ops
 from devtensor import library as library  # custom ops, out-of-tree backends, overrides, check

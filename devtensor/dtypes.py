@@ -20,6 +20,9 @@ __all__ = [
     "SCALAR_TYPES",
     "DType",
     "DTypeLike",
+    "DTypeSpelling",
+    "NDArrayLike",
+    "NumberLike",
     "Scalar",
     "as_bool",
     "bool_",
@@ -50,6 +53,15 @@ DType: TypeAlias = np.dtype[Any]
 DTypeLike: TypeAlias = np.dtype[Any] | type[np.generic] | str
 #: A Python number: the only scalars ops accept. Python scalars are weak in promotion (NEP 50).
 Scalar: TypeAlias = bool | int | float | complex
+#: Every spelling of a dtype the ops' front ends accept (typed declarations of the variants, methods and
+#: ``Tensor.to``): DTypeLike and Python's ``bool``/``int``/``float``/``complex`` (see to_dtype). Meta functions and
+#: kernels keep DTypeLike.
+DTypeSpelling: TypeAlias = DTypeLike | type[bool] | type[int] | type[float] | type[complex]
+#: The numbers the front ends accept beside tensors: Python numbers and NumPy's number and bool scalars
+#: (``np.float32(2)``; a NumPy scalar is strong in promotion, as in NumPy). Not ``np.str_`` and the like.
+NumberLike: TypeAlias = Scalar | np.number[Any] | np.bool_
+#: NumPy arrays, which the front ends accept wherever they take a tensor (as CPU tensors over the same memory).
+NDArrayLike: TypeAlias = np.ndarray[Any, Any]
 #: The exact Python scalar types; the front checks ``type(x) in SCALAR_TYPES``.
 SCALAR_TYPES: Final = frozenset({bool, int, float, complex})
 

@@ -356,6 +356,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor, p: CUDATensor | Scalar, *, generator: Generator | None, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BernoulliXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bernoulli``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, p: _XP | Scalar, *, generator: Generator | None, out: ConstOut[_XP]) -> None: ...
+
+
     class _BernoulliKernels(KernelRegistrar):
         """Typed registration of ``bernoulli``'s impls: ``@bernoulli.cpu`` / ``@bernoulli.cuda`` / ``@bernoulli.xp``."""
 
@@ -365,7 +371,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]) -> BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
         def cuda(self, fn: BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
+        @overload
         def xp(self, fn: BernoulliXPKernel) -> BernoulliXPKernel: ...
+        @overload
+        def xp(self, fn: BernoulliXPKernelGeneric[_XP]) -> BernoulliXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BernoulliXPKernel | BernoulliXPKernelGeneric[_XP]) -> BernoulliXPKernel | BernoulliXPKernelGeneric[_XP]: ...
 
 
     bernoulli: _BernoulliKernels
@@ -492,6 +502,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class AddXPKernelGeneric(Protocol[_XP]):
+        """The type of ``add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, alpha: Scalar, out: ConstOut[_XP]) -> None: ...
+
+
     class _AddKernels(KernelRegistrar):
         """Typed registration of ``add``'s impls: ``@add.cpu`` / ``@add.cuda`` / ``@add.xp``."""
 
@@ -501,7 +517,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: AddCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> AddCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: AddXPKernel) -> AddXPKernel: ...
+        @overload
+        def xp(self, fn: AddXPKernelGeneric[_XP]) -> AddXPKernelGeneric[_XP]: ...
+        def xp(self, fn: AddXPKernel | AddXPKernelGeneric[_XP]) -> AddXPKernel | AddXPKernelGeneric[_XP]: ...
 
 
     add: _AddKernels
@@ -529,6 +549,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class SubXPKernelGeneric(Protocol[_XP]):
+        """The type of ``sub``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, alpha: Scalar, out: ConstOut[_XP]) -> None: ...
+
+
     class _SubKernels(KernelRegistrar):
         """Typed registration of ``sub``'s impls: ``@sub.cpu`` / ``@sub.cuda`` / ``@sub.xp``."""
 
@@ -538,7 +564,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: SubCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> SubCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: SubXPKernel) -> SubXPKernel: ...
+        @overload
+        def xp(self, fn: SubXPKernelGeneric[_XP]) -> SubXPKernelGeneric[_XP]: ...
+        def xp(self, fn: SubXPKernel | SubXPKernelGeneric[_XP]) -> SubXPKernel | SubXPKernelGeneric[_XP]: ...
 
 
     sub: _SubKernels
@@ -566,6 +596,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class MulXPKernelGeneric(Protocol[_XP]):
+        """The type of ``mul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _MulKernels(KernelRegistrar):
         """Typed registration of ``mul``'s impls: ``@mul.cpu`` / ``@mul.cuda`` / ``@mul.xp``."""
 
@@ -575,7 +611,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: MulCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MulCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: MulXPKernel) -> MulXPKernel: ...
+        @overload
+        def xp(self, fn: MulXPKernelGeneric[_XP]) -> MulXPKernelGeneric[_XP]: ...
+        def xp(self, fn: MulXPKernel | MulXPKernelGeneric[_XP]) -> MulXPKernel | MulXPKernelGeneric[_XP]: ...
 
 
     mul: _MulKernels
@@ -603,6 +643,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class DivXPKernelGeneric(Protocol[_XP]):
+        """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[_XP]) -> None: ...
+
+
     class _DivKernels(KernelRegistrar):
         """Typed registration of ``div``'s impls: ``@div.cpu`` / ``@div.cuda`` / ``@div.xp``."""
 
@@ -612,7 +658,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: DivCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> DivCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: DivXPKernel) -> DivXPKernel: ...
+        @overload
+        def xp(self, fn: DivXPKernelGeneric[_XP]) -> DivXPKernelGeneric[_XP]: ...
+        def xp(self, fn: DivXPKernel | DivXPKernelGeneric[_XP]) -> DivXPKernel | DivXPKernelGeneric[_XP]: ...
 
 
     div: _DivKernels
@@ -640,6 +690,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class RemainderXPKernelGeneric(Protocol[_XP]):
+        """The type of ``remainder``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _RemainderKernels(KernelRegistrar):
         """Typed registration of ``remainder``'s impls: ``@remainder.cpu`` / ``@remainder.cuda`` / ``@remainder.xp``."""
 
@@ -649,7 +705,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: RemainderXPKernel) -> RemainderXPKernel: ...
+        @overload
+        def xp(self, fn: RemainderXPKernelGeneric[_XP]) -> RemainderXPKernelGeneric[_XP]: ...
+        def xp(self, fn: RemainderXPKernel | RemainderXPKernelGeneric[_XP]) -> RemainderXPKernel | RemainderXPKernelGeneric[_XP]: ...
 
 
     remainder: _RemainderKernels
@@ -677,6 +737,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class PowXPKernelGeneric(Protocol[_XP]):
+        """The type of ``pow``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _PowKernels(KernelRegistrar):
         """Typed registration of ``pow``'s impls: ``@pow.cpu`` / ``@pow.cuda`` / ``@pow.xp``."""
 
@@ -686,7 +752,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: PowCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> PowCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: PowXPKernel) -> PowXPKernel: ...
+        @overload
+        def xp(self, fn: PowXPKernelGeneric[_XP]) -> PowXPKernelGeneric[_XP]: ...
+        def xp(self, fn: PowXPKernel | PowXPKernelGeneric[_XP]) -> PowXPKernel | PowXPKernelGeneric[_XP]: ...
 
 
     pow: _PowKernels
@@ -1011,6 +1081,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class MaximumXPKernelGeneric(Protocol[_XP]):
+        """The type of ``maximum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _MaximumKernels(KernelRegistrar):
         """Typed registration of ``maximum``'s impls: ``@maximum.cpu`` / ``@maximum.cuda`` / ``@maximum.xp``."""
 
@@ -1020,7 +1096,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: MaximumXPKernel) -> MaximumXPKernel: ...
+        @overload
+        def xp(self, fn: MaximumXPKernelGeneric[_XP]) -> MaximumXPKernelGeneric[_XP]: ...
+        def xp(self, fn: MaximumXPKernel | MaximumXPKernelGeneric[_XP]) -> MaximumXPKernel | MaximumXPKernelGeneric[_XP]: ...
 
 
     maximum: _MaximumKernels
@@ -1048,6 +1128,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class MinimumXPKernelGeneric(Protocol[_XP]):
+        """The type of ``minimum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _MinimumKernels(KernelRegistrar):
         """Typed registration of ``minimum``'s impls: ``@minimum.cpu`` / ``@minimum.cuda`` / ``@minimum.xp``."""
 
@@ -1057,7 +1143,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: MinimumXPKernel) -> MinimumXPKernel: ...
+        @overload
+        def xp(self, fn: MinimumXPKernelGeneric[_XP]) -> MinimumXPKernelGeneric[_XP]: ...
+        def xp(self, fn: MinimumXPKernel | MinimumXPKernelGeneric[_XP]) -> MinimumXPKernel | MinimumXPKernelGeneric[_XP]: ...
 
 
     minimum: _MinimumKernels
@@ -1085,6 +1175,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class ClampXPKernelGeneric(Protocol[_XP]):
+        """The type of ``clamp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, min: _XP | Scalar | None, max: _XP | Scalar | None, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _ClampKernels(KernelRegistrar):
         """Typed registration of ``clamp``'s impls: ``@clamp.cpu`` / ``@clamp.cuda`` / ``@clamp.xp``."""
 
@@ -1094,7 +1190,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
         def cuda(self, fn: ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        @overload
         def xp(self, fn: ClampXPKernel) -> ClampXPKernel: ...
+        @overload
+        def xp(self, fn: ClampXPKernelGeneric[_XP]) -> ClampXPKernelGeneric[_XP]: ...
+        def xp(self, fn: ClampXPKernel | ClampXPKernelGeneric[_XP]) -> ClampXPKernel | ClampXPKernelGeneric[_XP]: ...
 
 
     clamp: _ClampKernels
@@ -1122,6 +1222,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, condition: CUDATensor, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class WhereXPKernelGeneric(Protocol[_XP]):
+        """The type of ``where``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, condition: _XP, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _WhereKernels(KernelRegistrar):
         """Typed registration of ``where``'s impls: ``@where.cpu`` / ``@where.cuda`` / ``@where.xp``."""
 
@@ -1131,7 +1237,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
         def cuda(self, fn: WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        @overload
         def xp(self, fn: WhereXPKernel) -> WhereXPKernel: ...
+        @overload
+        def xp(self, fn: WhereXPKernelGeneric[_XP]) -> WhereXPKernelGeneric[_XP]: ...
+        def xp(self, fn: WhereXPKernel | WhereXPKernelGeneric[_XP]) -> WhereXPKernel | WhereXPKernelGeneric[_XP]: ...
 
 
     where: _WhereKernels
@@ -1159,6 +1269,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class EqXPKernelGeneric(Protocol[_XP]):
+        """The type of ``eq``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _EqKernels(KernelRegistrar):
         """Typed registration of ``eq``'s impls: ``@eq.cpu`` / ``@eq.cuda`` / ``@eq.xp``."""
 
@@ -1168,7 +1284,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: EqCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> EqCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: EqXPKernel) -> EqXPKernel: ...
+        @overload
+        def xp(self, fn: EqXPKernelGeneric[_XP]) -> EqXPKernelGeneric[_XP]: ...
+        def xp(self, fn: EqXPKernel | EqXPKernelGeneric[_XP]) -> EqXPKernel | EqXPKernelGeneric[_XP]: ...
 
 
     eq: _EqKernels
@@ -1196,6 +1316,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class NeXPKernelGeneric(Protocol[_XP]):
+        """The type of ``ne``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _NeKernels(KernelRegistrar):
         """Typed registration of ``ne``'s impls: ``@ne.cpu`` / ``@ne.cuda`` / ``@ne.xp``."""
 
@@ -1205,7 +1331,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: NeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: NeXPKernel) -> NeXPKernel: ...
+        @overload
+        def xp(self, fn: NeXPKernelGeneric[_XP]) -> NeXPKernelGeneric[_XP]: ...
+        def xp(self, fn: NeXPKernel | NeXPKernelGeneric[_XP]) -> NeXPKernel | NeXPKernelGeneric[_XP]: ...
 
 
     ne: _NeKernels
@@ -1233,6 +1363,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LtXPKernelGeneric(Protocol[_XP]):
+        """The type of ``lt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LtKernels(KernelRegistrar):
         """Typed registration of ``lt``'s impls: ``@lt.cpu`` / ``@lt.cuda`` / ``@lt.xp``."""
 
@@ -1242,7 +1378,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LtXPKernel) -> LtXPKernel: ...
+        @overload
+        def xp(self, fn: LtXPKernelGeneric[_XP]) -> LtXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LtXPKernel | LtXPKernelGeneric[_XP]) -> LtXPKernel | LtXPKernelGeneric[_XP]: ...
 
 
     lt: _LtKernels
@@ -1270,6 +1410,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LeXPKernelGeneric(Protocol[_XP]):
+        """The type of ``le``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LeKernels(KernelRegistrar):
         """Typed registration of ``le``'s impls: ``@le.cpu`` / ``@le.cuda`` / ``@le.xp``."""
 
@@ -1279,7 +1425,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LeXPKernel) -> LeXPKernel: ...
+        @overload
+        def xp(self, fn: LeXPKernelGeneric[_XP]) -> LeXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LeXPKernel | LeXPKernelGeneric[_XP]) -> LeXPKernel | LeXPKernelGeneric[_XP]: ...
 
 
     le: _LeKernels
@@ -1307,6 +1457,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class GtXPKernelGeneric(Protocol[_XP]):
+        """The type of ``gt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _GtKernels(KernelRegistrar):
         """Typed registration of ``gt``'s impls: ``@gt.cpu`` / ``@gt.cuda`` / ``@gt.xp``."""
 
@@ -1316,7 +1472,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: GtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: GtXPKernel) -> GtXPKernel: ...
+        @overload
+        def xp(self, fn: GtXPKernelGeneric[_XP]) -> GtXPKernelGeneric[_XP]: ...
+        def xp(self, fn: GtXPKernel | GtXPKernelGeneric[_XP]) -> GtXPKernel | GtXPKernelGeneric[_XP]: ...
 
 
     gt: _GtKernels
@@ -1344,6 +1504,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class GeXPKernelGeneric(Protocol[_XP]):
+        """The type of ``ge``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _GeKernels(KernelRegistrar):
         """Typed registration of ``ge``'s impls: ``@ge.cpu`` / ``@ge.cuda`` / ``@ge.xp``."""
 
@@ -1353,7 +1519,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: GeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: GeXPKernel) -> GeXPKernel: ...
+        @overload
+        def xp(self, fn: GeXPKernelGeneric[_XP]) -> GeXPKernelGeneric[_XP]: ...
+        def xp(self, fn: GeXPKernel | GeXPKernelGeneric[_XP]) -> GeXPKernel | GeXPKernelGeneric[_XP]: ...
 
 
     ge: _GeKernels
@@ -1381,6 +1551,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LogicalAndXPKernelGeneric(Protocol[_XP]):
+        """The type of ``logical_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LogicalAndKernels(KernelRegistrar):
         """Typed registration of ``logical_and``'s impls: ``@logical_and.cpu`` / ``@logical_and.cuda`` / ``@logical_and.xp``."""
 
@@ -1390,7 +1566,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LogicalAndXPKernel) -> LogicalAndXPKernel: ...
+        @overload
+        def xp(self, fn: LogicalAndXPKernelGeneric[_XP]) -> LogicalAndXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LogicalAndXPKernel | LogicalAndXPKernelGeneric[_XP]) -> LogicalAndXPKernel | LogicalAndXPKernelGeneric[_XP]: ...
 
 
     logical_and: _LogicalAndKernels
@@ -1418,6 +1598,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LogicalOrXPKernelGeneric(Protocol[_XP]):
+        """The type of ``logical_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LogicalOrKernels(KernelRegistrar):
         """Typed registration of ``logical_or``'s impls: ``@logical_or.cpu`` / ``@logical_or.cuda`` / ``@logical_or.xp``."""
 
@@ -1427,7 +1613,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LogicalOrXPKernel) -> LogicalOrXPKernel: ...
+        @overload
+        def xp(self, fn: LogicalOrXPKernelGeneric[_XP]) -> LogicalOrXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LogicalOrXPKernel | LogicalOrXPKernelGeneric[_XP]) -> LogicalOrXPKernel | LogicalOrXPKernelGeneric[_XP]: ...
 
 
     logical_or: _LogicalOrKernels
@@ -1455,6 +1645,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LogicalXorXPKernelGeneric(Protocol[_XP]):
+        """The type of ``logical_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LogicalXorKernels(KernelRegistrar):
         """Typed registration of ``logical_xor``'s impls: ``@logical_xor.cpu`` / ``@logical_xor.cuda`` / ``@logical_xor.xp``."""
 
@@ -1464,7 +1660,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LogicalXorXPKernel) -> LogicalXorXPKernel: ...
+        @overload
+        def xp(self, fn: LogicalXorXPKernelGeneric[_XP]) -> LogicalXorXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LogicalXorXPKernel | LogicalXorXPKernelGeneric[_XP]) -> LogicalXorXPKernel | LogicalXorXPKernelGeneric[_XP]: ...
 
 
     logical_xor: _LogicalXorKernels
@@ -1525,6 +1725,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BitwiseAndXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bitwise_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _BitwiseAndKernels(KernelRegistrar):
         """Typed registration of ``bitwise_and``'s impls: ``@bitwise_and.cpu`` / ``@bitwise_and.cuda`` / ``@bitwise_and.xp``."""
 
@@ -1534,7 +1740,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: BitwiseAndXPKernel) -> BitwiseAndXPKernel: ...
+        @overload
+        def xp(self, fn: BitwiseAndXPKernelGeneric[_XP]) -> BitwiseAndXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BitwiseAndXPKernel | BitwiseAndXPKernelGeneric[_XP]) -> BitwiseAndXPKernel | BitwiseAndXPKernelGeneric[_XP]: ...
 
 
     bitwise_and: _BitwiseAndKernels
@@ -1562,6 +1772,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BitwiseOrXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bitwise_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _BitwiseOrKernels(KernelRegistrar):
         """Typed registration of ``bitwise_or``'s impls: ``@bitwise_or.cpu`` / ``@bitwise_or.cuda`` / ``@bitwise_or.xp``."""
 
@@ -1571,7 +1787,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: BitwiseOrXPKernel) -> BitwiseOrXPKernel: ...
+        @overload
+        def xp(self, fn: BitwiseOrXPKernelGeneric[_XP]) -> BitwiseOrXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BitwiseOrXPKernel | BitwiseOrXPKernelGeneric[_XP]) -> BitwiseOrXPKernel | BitwiseOrXPKernelGeneric[_XP]: ...
 
 
     bitwise_or: _BitwiseOrKernels
@@ -1599,6 +1819,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BitwiseXorXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bitwise_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _BitwiseXorKernels(KernelRegistrar):
         """Typed registration of ``bitwise_xor``'s impls: ``@bitwise_xor.cpu`` / ``@bitwise_xor.cuda`` / ``@bitwise_xor.xp``."""
 
@@ -1608,7 +1834,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: BitwiseXorXPKernel) -> BitwiseXorXPKernel: ...
+        @overload
+        def xp(self, fn: BitwiseXorXPKernelGeneric[_XP]) -> BitwiseXorXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BitwiseXorXPKernel | BitwiseXorXPKernelGeneric[_XP]) -> BitwiseXorXPKernel | BitwiseXorXPKernelGeneric[_XP]: ...
 
 
     bitwise_xor: _BitwiseXorKernels
@@ -1669,6 +1899,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BitwiseLeftShiftXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bitwise_left_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _BitwiseLeftShiftKernels(KernelRegistrar):
         """Typed registration of ``bitwise_left_shift``'s impls: ``@bitwise_left_shift.cpu`` / ``@bitwise_left_shift.cuda`` / ``@bitwise_left_shift.xp``."""
 
@@ -1678,7 +1914,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: BitwiseLeftShiftXPKernel) -> BitwiseLeftShiftXPKernel: ...
+        @overload
+        def xp(self, fn: BitwiseLeftShiftXPKernelGeneric[_XP]) -> BitwiseLeftShiftXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BitwiseLeftShiftXPKernel | BitwiseLeftShiftXPKernelGeneric[_XP]) -> BitwiseLeftShiftXPKernel | BitwiseLeftShiftXPKernelGeneric[_XP]: ...
 
 
     bitwise_left_shift: _BitwiseLeftShiftKernels
@@ -1706,6 +1946,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class BitwiseRightShiftXPKernelGeneric(Protocol[_XP]):
+        """The type of ``bitwise_right_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _BitwiseRightShiftKernels(KernelRegistrar):
         """Typed registration of ``bitwise_right_shift``'s impls: ``@bitwise_right_shift.cpu`` / ``@bitwise_right_shift.cuda`` / ``@bitwise_right_shift.xp``."""
 
@@ -1715,7 +1961,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: BitwiseRightShiftXPKernel) -> BitwiseRightShiftXPKernel: ...
+        @overload
+        def xp(self, fn: BitwiseRightShiftXPKernelGeneric[_XP]) -> BitwiseRightShiftXPKernelGeneric[_XP]: ...
+        def xp(self, fn: BitwiseRightShiftXPKernel | BitwiseRightShiftXPKernelGeneric[_XP]) -> BitwiseRightShiftXPKernel | BitwiseRightShiftXPKernelGeneric[_XP]: ...
 
 
     bitwise_right_shift: _BitwiseRightShiftKernels
@@ -2502,6 +2752,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor, value: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class FillXPKernelGeneric(Protocol[_XP]):
+        """The type of ``fill``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, value: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _FillKernels(KernelRegistrar):
         """Typed registration of ``fill``'s impls: ``@fill.cpu`` / ``@fill.cuda`` / ``@fill.xp``."""
 
@@ -2511,7 +2767,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: FillCPUKernel[_CPU0, _CPUS0, _CPU1]) -> FillCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
         def cuda(self, fn: FillCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> FillCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
+        @overload
         def xp(self, fn: FillXPKernel) -> FillXPKernel: ...
+        @overload
+        def xp(self, fn: FillXPKernelGeneric[_XP]) -> FillXPKernelGeneric[_XP]: ...
+        def xp(self, fn: FillXPKernel | FillXPKernelGeneric[_XP]) -> FillXPKernel | FillXPKernelGeneric[_XP]: ...
 
 
     fill: _FillKernels
@@ -3199,6 +3459,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, A: CUDATensor, *, atol: CUDATensor | Scalar | None, rtol: CUDATensor | Scalar | None, hermitian: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LinalgPinvXPKernelGeneric(Protocol[_XP]):
+        """The type of ``linalg_pinv``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, *, atol: _XP | Scalar | None, rtol: _XP | Scalar | None, hermitian: bool, out: ConstOut[_XP]) -> None: ...
+
+
     class _LinalgPinvKernels(KernelRegistrar):
         """Typed registration of ``linalg_pinv``'s impls: ``@linalg_pinv.cpu`` / ``@linalg_pinv.cuda`` / ``@linalg_pinv.xp``."""
 
@@ -3208,7 +3474,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LinalgPinvCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> LinalgPinvCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
         def cuda(self, fn: LinalgPinvCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> LinalgPinvCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        @overload
         def xp(self, fn: LinalgPinvXPKernel) -> LinalgPinvXPKernel: ...
+        @overload
+        def xp(self, fn: LinalgPinvXPKernelGeneric[_XP]) -> LinalgPinvXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LinalgPinvXPKernel | LinalgPinvXPKernelGeneric[_XP]) -> LinalgPinvXPKernel | LinalgPinvXPKernelGeneric[_XP]: ...
 
 
     linalg_pinv: _LinalgPinvKernels
@@ -3236,6 +3506,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, A: CUDATensor, *, atol: CUDATensor | Scalar | None, rtol: CUDATensor | Scalar | None, hermitian: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LinalgMatrixRankXPKernelGeneric(Protocol[_XP]):
+        """The type of ``linalg_matrix_rank``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, A: _XP, *, atol: _XP | Scalar | None, rtol: _XP | Scalar | None, hermitian: bool, out: ConstOut[_XP]) -> None: ...
+
+
     class _LinalgMatrixRankKernels(KernelRegistrar):
         """Typed registration of ``linalg_matrix_rank``'s impls: ``@linalg_matrix_rank.cpu`` / ``@linalg_matrix_rank.cuda`` / ``@linalg_matrix_rank.xp``."""
 
@@ -3245,7 +3521,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LinalgMatrixRankCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> LinalgMatrixRankCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
         def cuda(self, fn: LinalgMatrixRankCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> LinalgMatrixRankCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        @overload
         def xp(self, fn: LinalgMatrixRankXPKernel) -> LinalgMatrixRankXPKernel: ...
+        @overload
+        def xp(self, fn: LinalgMatrixRankXPKernelGeneric[_XP]) -> LinalgMatrixRankXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LinalgMatrixRankXPKernel | LinalgMatrixRankXPKernelGeneric[_XP]) -> LinalgMatrixRankXPKernel | LinalgMatrixRankXPKernelGeneric[_XP]: ...
 
 
     linalg_matrix_rank: _LinalgMatrixRankKernels
@@ -4428,6 +4708,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class Atan2XPKernelGeneric(Protocol[_XP]):
+        """The type of ``atan2``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _Atan2Kernels(KernelRegistrar):
         """Typed registration of ``atan2``'s impls: ``@atan2.cpu`` / ``@atan2.cuda`` / ``@atan2.xp``."""
 
@@ -4437,7 +4723,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]) -> Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: Atan2XPKernel) -> Atan2XPKernel: ...
+        @overload
+        def xp(self, fn: Atan2XPKernelGeneric[_XP]) -> Atan2XPKernelGeneric[_XP]: ...
+        def xp(self, fn: Atan2XPKernel | Atan2XPKernelGeneric[_XP]) -> Atan2XPKernel | Atan2XPKernelGeneric[_XP]: ...
 
 
     atan2: _Atan2Kernels
@@ -4465,6 +4755,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class HypotXPKernelGeneric(Protocol[_XP]):
+        """The type of ``hypot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _HypotKernels(KernelRegistrar):
         """Typed registration of ``hypot``'s impls: ``@hypot.cpu`` / ``@hypot.cuda`` / ``@hypot.xp``."""
 
@@ -4474,7 +4770,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: HypotXPKernel) -> HypotXPKernel: ...
+        @overload
+        def xp(self, fn: HypotXPKernelGeneric[_XP]) -> HypotXPKernelGeneric[_XP]: ...
+        def xp(self, fn: HypotXPKernel | HypotXPKernelGeneric[_XP]) -> HypotXPKernel | HypotXPKernelGeneric[_XP]: ...
 
 
     hypot: _HypotKernels
@@ -4502,6 +4802,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class CopysignXPKernelGeneric(Protocol[_XP]):
+        """The type of ``copysign``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _CopysignKernels(KernelRegistrar):
         """Typed registration of ``copysign``'s impls: ``@copysign.cpu`` / ``@copysign.cuda`` / ``@copysign.xp``."""
 
@@ -4511,7 +4817,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: CopysignXPKernel) -> CopysignXPKernel: ...
+        @overload
+        def xp(self, fn: CopysignXPKernelGeneric[_XP]) -> CopysignXPKernelGeneric[_XP]: ...
+        def xp(self, fn: CopysignXPKernel | CopysignXPKernelGeneric[_XP]) -> CopysignXPKernel | CopysignXPKernelGeneric[_XP]: ...
 
 
     copysign: _CopysignKernels
@@ -4539,6 +4849,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class LogaddexpXPKernelGeneric(Protocol[_XP]):
+        """The type of ``logaddexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _LogaddexpKernels(KernelRegistrar):
         """Typed registration of ``logaddexp``'s impls: ``@logaddexp.cpu`` / ``@logaddexp.cuda`` / ``@logaddexp.xp``."""
 
@@ -4548,7 +4864,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: LogaddexpXPKernel) -> LogaddexpXPKernel: ...
+        @overload
+        def xp(self, fn: LogaddexpXPKernelGeneric[_XP]) -> LogaddexpXPKernelGeneric[_XP]: ...
+        def xp(self, fn: LogaddexpXPKernel | LogaddexpXPKernelGeneric[_XP]) -> LogaddexpXPKernel | LogaddexpXPKernelGeneric[_XP]: ...
 
 
     logaddexp: _LogaddexpKernels
@@ -4576,6 +4896,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class FloatPowerXPKernelGeneric(Protocol[_XP]):
+        """The type of ``float_power``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _FloatPowerKernels(KernelRegistrar):
         """Typed registration of ``float_power``'s impls: ``@float_power.cpu`` / ``@float_power.cuda`` / ``@float_power.xp``."""
 
@@ -4585,7 +4911,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: FloatPowerXPKernel) -> FloatPowerXPKernel: ...
+        @overload
+        def xp(self, fn: FloatPowerXPKernelGeneric[_XP]) -> FloatPowerXPKernelGeneric[_XP]: ...
+        def xp(self, fn: FloatPowerXPKernel | FloatPowerXPKernelGeneric[_XP]) -> FloatPowerXPKernel | FloatPowerXPKernelGeneric[_XP]: ...
 
 
     float_power: _FloatPowerKernels
@@ -4613,6 +4943,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class FmodXPKernelGeneric(Protocol[_XP]):
+        """The type of ``fmod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _FmodKernels(KernelRegistrar):
         """Typed registration of ``fmod``'s impls: ``@fmod.cpu`` / ``@fmod.cuda`` / ``@fmod.xp``."""
 
@@ -4622,7 +4958,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: FmodXPKernel) -> FmodXPKernel: ...
+        @overload
+        def xp(self, fn: FmodXPKernelGeneric[_XP]) -> FmodXPKernelGeneric[_XP]: ...
+        def xp(self, fn: FmodXPKernel | FmodXPKernelGeneric[_XP]) -> FmodXPKernel | FmodXPKernelGeneric[_XP]: ...
 
 
     fmod: _FmodKernels
@@ -4650,6 +4990,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class NextafterXPKernelGeneric(Protocol[_XP]):
+        """The type of ``nextafter``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP | Scalar, other: _XP | Scalar, *, out: ConstOut[_XP]) -> None: ...
+
+
     class _NextafterKernels(KernelRegistrar):
         """Typed registration of ``nextafter``'s impls: ``@nextafter.cpu`` / ``@nextafter.cuda`` / ``@nextafter.xp``."""
 
@@ -4659,7 +5005,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        @overload
         def xp(self, fn: NextafterXPKernel) -> NextafterXPKernel: ...
+        @overload
+        def xp(self, fn: NextafterXPKernelGeneric[_XP]) -> NextafterXPKernelGeneric[_XP]: ...
+        def xp(self, fn: NextafterXPKernel | NextafterXPKernelGeneric[_XP]) -> NextafterXPKernel | NextafterXPKernelGeneric[_XP]: ...
 
 
     nextafter: _NextafterKernels
@@ -5446,6 +5796,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: CUDATensor, dim: int, index: CUDATensor, src: CUDATensor | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class ScatterXPKernelGeneric(Protocol[_XP]):
+        """The type of ``scatter``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, src: _XP | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[_XP]) -> None: ...
+
+
     class _ScatterKernels(KernelRegistrar):
         """Typed registration of ``scatter``'s impls: ``@scatter.cpu`` / ``@scatter.cuda`` / ``@scatter.xp``."""
 
@@ -5455,7 +5811,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: ScatterCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]) -> ScatterCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]: ...
         def cuda(self, fn: ScatterCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]) -> ScatterCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]: ...
+        @overload
         def xp(self, fn: ScatterXPKernel) -> ScatterXPKernel: ...
+        @overload
+        def xp(self, fn: ScatterXPKernelGeneric[_XP]) -> ScatterXPKernelGeneric[_XP]: ...
+        def xp(self, fn: ScatterXPKernel | ScatterXPKernelGeneric[_XP]) -> ScatterXPKernel | ScatterXPKernelGeneric[_XP]: ...
 
 
     scatter: _ScatterKernels
@@ -5780,6 +6140,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, sorted_sequence: CUDATensor, input: CUDATensor | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: CUDATensor | None, plan: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
+    class SearchsortedXPKernelGeneric(Protocol[_XP]):
+        """The type of ``searchsorted``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, sorted_sequence: _XP, input: _XP | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: _XP | None, plan: bool, out: ConstOut[_XP]) -> None: ...
+
+
     class _SearchsortedKernels(KernelRegistrar):
         """Typed registration of ``searchsorted``'s impls: ``@searchsorted.cpu`` / ``@searchsorted.cuda`` / ``@searchsorted.xp``."""
 
@@ -5789,7 +6155,11 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: SearchsortedCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> SearchsortedCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
         def cuda(self, fn: SearchsortedCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> SearchsortedCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        @overload
         def xp(self, fn: SearchsortedXPKernel) -> SearchsortedXPKernel: ...
+        @overload
+        def xp(self, fn: SearchsortedXPKernelGeneric[_XP]) -> SearchsortedXPKernelGeneric[_XP]: ...
+        def xp(self, fn: SearchsortedXPKernel | SearchsortedXPKernelGeneric[_XP]) -> SearchsortedXPKernel | SearchsortedXPKernelGeneric[_XP]: ...
 
 
     searchsorted: _SearchsortedKernels

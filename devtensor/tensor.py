@@ -33,7 +33,7 @@ from devtensor import modes as _modes
 from devtensor._generated_methods import TensorOpMethods
 from devtensor.arguments import list_index
 from devtensor.device import Device, DeviceLike, as_device
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, to_dtype
+from devtensor.dtypes import SCALAR_TYPES, DType, DTypeSpelling, Scalar, as_bool, plain_number, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -185,7 +185,7 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         self, device: Literal["meta"], dtype: Any = None, non_blocking: bool = False, copy: bool = False
     ) -> MetaTensor: ...
     @overload
-    def to(self, dtype: DType | type[np.generic], /, non_blocking: bool = False, copy: bool = False) -> Self: ...
+    def to(self, dtype: DTypeSpelling, /, non_blocking: bool = False, copy: bool = False) -> Self: ...
     @overload
     def to(self, other: Tensor, /, non_blocking: bool = False, copy: bool = False) -> Tensor: ...
     @overload
@@ -193,7 +193,7 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
     @overload
     def to(
         self,
-        device: DeviceLike | DType | type[np.generic] | None = None,
+        device: DeviceLike | DTypeSpelling | None = None,
         dtype: Any = None,
         non_blocking: bool = False,
         copy: bool = False,
@@ -354,7 +354,7 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
 
     # --- indexing --------------------------------------------------------------------------------------
 
-    def __getitem__(self, index: Any) -> Tensor:
+    def __getitem__(self, index: Any) -> Self:
         """Indexing as NumPy: ints, slices, ``None`` and ``...`` give a view sharing storage and version
         counter (0-d for a full integer index); an integer or bool Tensor (same device), NumPy array or list of
         ints or bools (as NumPy and PyTorch take them) gives a copy.
@@ -390,12 +390,14 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             raise ArgumentValueError(f"__getitem__: {e} (index {index!r})") from None
         except TypeError as e:  # a slice bound that is no int (t[1.5:]): NumPy's message names no op
             raise ArgumentTypeError(f"__getitem__: {e} (index {index!r})") from None
+        # (ignore: the backend wraps an array of this tensor's device in this tensor's refined class, i.e. Self; no
+        # cast() call on this path)
         if is_view:
-            return self._backend.wrap_view(result, self)
+            return self._backend.wrap_view(result, self)  # type: ignore[return-value]
         if isinstance(result, np.generic):
             # NumPy gives a scalar for a 0-d integer array index; a tensor holds an array.
             result = np.array(result)
-        return self._backend.wrap(result, device)
+        return self._backend.wrap(result, device)  # type: ignore[return-value]
 
     def __setitem__(self, index: Any, value: Tensor | Scalar | np.ndarray[Any, Any] | np.generic) -> None:
         """Write ``value`` (a Python number, or a tensor on the same device broadcasting to the indexed

@@ -83,7 +83,7 @@ def test_numpy_bools_are_bools() -> None:
     T, F = np.True_, np.False_
     assert dt.sum(t, 0, keepdim=T).shape == (1,)  # type: ignore[arg-type]
     assert dt.cpu.sum(t, 0, keepdim=T).shape == (1,)  # type: ignore[arg-type]
-    assert t.sum(0, keepdims=T).shape == (1,)  # type: ignore[arg-type]
+    assert t.sum(0, keepdims=T).shape == (1,)  # type: ignore[call-overload]
     assert dt.sort(t, descending=T)[0].tolist() == [3.0, 2.0, 1.0, 1.0]  # type: ignore[arg-type]
     assert t.max(0, keepdim=T)[0].shape == (1,)  # type: ignore[call-overload]
     assert dt.topk(t, 1, largest=F)[0].tolist() == [1.0]  # type: ignore[arg-type]

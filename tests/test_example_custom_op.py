@@ -100,3 +100,28 @@ def test_mypy_checks_user_impls_against_the_generated_signatures(
     assert any(":6: error:" in e and "[type-var]" in e for e in errors), stdout
     assert any(":8: error:" in e and "[kernel-signature]" in e for e in errors), stdout
     assert not any(":4: error:" in e or ":5: error:" in e for e in errors), stdout
+
+
+def test_readme_reduction_example_runs_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    """README's second worked example (a reduction-like custom op), run as written: values against NumPy,
+    library.check clean, the out-of-range dim an IndexError naming the op, argument and range."""
+    from devtensor import library
+
+    text = (ROOT / "README.md").read_text()
+    start = text.index("# mypkg/reductions.py")
+    source = text[start : text.index("```", start)]
+    if "ptp" in {op.name for op in dt.structured.all_ops()}:
+        library.remove_op("ptp")
+    try:
+        namespace: dict[str, object] = {"__name__": "__main__"}
+        exec(compile(source, "README.md:mypkg/reductions.py", "exec"), namespace)
+        printed = capsys.readouterr().out
+        assert "tensor([4., 9.], dtype=float64)" in printed
+        assert "ptp: dimension out of range: argument 'dim' is 2, expected to be in range of [-2, 1]" in printed
+        op = namespace["ptp_op"]
+        assert isinstance(op, dt.structured.StructuredOp) and op.inplace is None
+        x_np = np.random.default_rng(0).normal(size=(3, 4, 5))
+        for dim in (0, 1, -1):
+            np.testing.assert_array_equal(op.functional(dt.from_numpy(x_np), dim).numpy(), np.ptp(x_np, axis=dim))
+    finally:
+        library.remove_op("ptp")

@@ -180,7 +180,7 @@ def _impl_without_out(self: CPUTensor) -> None:
     [
         (lambda: library.parse_schema("f(Tensor self) -> Tensor(a)"), "parse_schema"),
         (lambda: library.custom_op(unique("dictop"))(_meta_with_dict), "dictop"),
-        (lambda: library.override("add", "cpu", _impl_without_out), "add"),  # type: ignore[arg-type]
+        (lambda: library.override("add", "cpu", _impl_without_out), "add"),  # type: ignore[kernel-signature]
     ],
     ids=["parse_schema", "custom_op-annotation", "override-signature"],
 )

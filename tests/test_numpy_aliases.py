@@ -155,16 +155,16 @@ def test_bad_alias_values_get_the_ops_own_errors() -> None:
     with pytest.raises(IndexError, match="sum"):
         t.sum(axis=3)
     with pytest.raises(TypeError, match="sum"):
-        t.sum(axis="0")  # type: ignore[arg-type]
+        t.sum(axis="0")  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="unexpected keyword argument 'axes'"):
-        t.sum(axes=0)  # type: ignore[call-arg]
+        t.sum(axes=0)  # type: ignore[call-overload]
 
 
 def test_required_dims_and_ops_without_dim_get_no_alias() -> None:
     t = dt.from_numpy(A.copy())
     # (cumsum's dim has no default: an alias cannot stand in for it without a sentinel default on the hot path)
     with pytest.raises(TypeError, match="axis"):
-        t.cumsum(axis=0)  # type: ignore[call-arg]
+        t.cumsum(axis=0)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="axis"):
         dt.add(t, t, axis=0)  # type: ignore[call-arg]
 
@@ -286,7 +286,7 @@ def test_errors_name_the_alias_passed() -> None:
     with pytest.raises(ArgumentTypeError, match=r"^std: argument 'ddof' must be an int or a float, got bool"):
         t.std(ddof=True)
     with pytest.raises(ArgumentTypeError, match=r"^sum: argument 'keepdims' must be a bool"):
-        t.sum(axis=0, keepdims=1)  # type: ignore[arg-type]
+        t.sum(axis=0, keepdims=1)  # type: ignore[call-overload]
     with pytest.raises(IndexOutOfRangeError, match=r"^sort: .*argument 'axis' is 4"):
         dt.sort(t, axis=4)
     with pytest.raises(IndexOutOfRangeError, match=r"^max: .*argument 'axis' is 7"):

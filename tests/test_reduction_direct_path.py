@@ -94,7 +94,7 @@ def test_an_override_a_mode_and_repeated_calls_keep_their_results() -> None:
     for _ in range(3):  # (the meta's cache: dim and keepdim by exact type)
         assert t.sum(1, True).shape == (2, 1) and t.sum(1).shape == (2,) and t.sum((0, 1)).shape == ()
     with pytest.raises(dt.errors.ArgumentTypeError, match="keepdim"):
-        t.sum(1, 1)  # type: ignore[arg-type]
+        t.sum(1, 1)  # type: ignore[call-overload]
     with pytest.raises(dt.errors.ArgumentTypeError, match="dim"):
         t.sum((True, 0))
 

@@ -4,6 +4,7 @@ project's mypy.ini, so ``--strict``) checks them all; each file is one test."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -63,6 +64,44 @@ def test_typing_file(path: Path, mypy_errors: dict[str, dict[int, list[tuple[str
         for code, message in found:
             if expected.get(line) != code:
                 problems.append(f"line {line}: unexpected [{code}] {message}")
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def pyright_errors() -> dict[str, dict[int, list[str]]]:
+    """path name -> line -> [message] for every error pyright strict (basedpyright, else pyright; the project's
+    ``[tool.pyright]`` settings) reports on the typing files; the tests using it are skipped without pyright."""
+    exe = shutil.which("basedpyright") or shutil.which("pyright")
+    if exe is None:
+        pytest.skip("pyright is not installed (pip install basedpyright: its Node.js comes in the wheel)")
+    done = subprocess.run(
+        [exe, "--outputjson", *map(str, FILES)], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    found: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for diag in json.loads(done.stdout)["generalDiagnostics"]:
+        if diag["severity"] == "error":
+            found[Path(diag["file"]).name][diag["range"]["start"]["line"] + 1].append(diag["message"])
+    return found
+
+
+def _pyright_expected(path: Path) -> set[int]:
+    """The marked lines pyright must reject too (not marked ``!pyright``)."""
+    return {
+        n
+        for n, text in enumerate(path.read_text().splitlines(), start=1)
+        if _EXPECT.search(text) and ("!pyright" not in text)
+    }
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_typing_file_under_pyright(path: Path, pyright_errors: dict[str, dict[int, list[str]]]) -> None:
+    """The same files under pyright strict, no plugin: pass_ files clean, each marked line of a fail_ file an error
+    unless marked ``!pyright`` (a check only the mypy plugin makes), no other line an error."""
+    errors = pyright_errors.get(path.name, {})
+    marked = set(_expected(path))
+    wanted = _pyright_expected(path)
+    problems = [f"line {n}: pyright accepts it" for n in sorted(wanted - set(errors))]
+    problems += [f"line {n}: unexpected: {errors[n]}" for n in sorted(set(errors) - marked)]
     assert not problems, f"{path.name}:\n" + "\n".join(problems)
 
 
@@ -147,7 +186,7 @@ def test_author_path_outside_the_repository(user_python: Path, tmp_path: Path) -
     (package / "__init__.py").write_text("")
     (package / "ops.py").write_text(_USER_OPS)
     (package / "cuda_part.py").write_text(_USER_CUDA)
-    (tmp_path / "mypy.ini").write_text("[mypy]\nstrict = True\nplugins = devtensor.mypy_plugin\n")
+    (tmp_path / "mypy.ini").write_text("[mypy]\nstrict = True\nplugins = devtensor_mypy\n")
     (tmp_path / "pyrightconfig.json").write_text('{"typeCheckingMode": "strict", "reportMissingModuleSource": false}')
     codegen = ("-m", "devtensor.codegen", "--package", "mypkg.ops", "--out", "mypkg/softplus_kernels.py")
 

@@ -213,7 +213,8 @@ def searchsorted(x1: Tensor, x2: Tensor, /, *, side: str = "left", sorter: Tenso
 
 def where(condition: Tensor, x1: Any, x2: Any, /) -> Tensor:
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast): :func:`devtensor.where`."""
-    return _dt.where(condition, x1, x2)
+    result: Tensor = _dt.where(condition, x1, x2)
+    return result
 
 
 # --- sorting and sets ----------------------------------------------------------------------------------------

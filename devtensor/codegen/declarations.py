@@ -87,9 +87,48 @@ def _alias_parts(params: Sequence[Param], star: bool) -> list[str]:
     return (["*"] if parts and not star else []) + parts
 
 
+_MIXIN = "TensorOpMethods"
+_CANNOT_MATCH = "  # type: ignore[overload-cannot-match]"
+
+#: The TypeVar of the front declarations: the tensors of one call, and its result (``_R``; ``Tensor`` when none is
+#: inferred, e.g. for NumPy arrays and numbers only).
+REFINED = "_R"
+
+
+def refines(op: StructuredOp) -> bool:
+    """Whether ``op``'s result is declared of its tensors' shared type (``CPUTensor + 1`` is a ``CPUTensor``): every
+    op with a tensor parameter, its result on its tensors' device, except one that takes a ``device``."""
+    params = op.schema.params
+    has_tensor = any(p.category in ("Tensor", "TensorList", "TensorOrScalar") for p in params)
+    return has_tensor and not any(p.name == "device" for p in params)
+
+
+def front_annotation(p: Param, tensor: str) -> str:
+    """The annotation of ``p`` in a front declaration (what users call): its tensors typed ``tensor`` (a class or the
+    TypeVar ``_R``), NumPy arrays accepted where a tensor is and NumPy scalars where a number is; a ``dtype``
+    takes every spelling (``float`` included: :data:`devtensor.dtypes.DTypeSpelling`)."""
+    none = " | None" if p.optional else ""
+    if p.category == "Tensor":
+        return f"{tensor} | NDArrayLike{none}"
+    if p.category == "TensorList":
+        return f"Sequence[{tensor} | NDArrayLike]{none}"
+    if p.category == "TensorOrScalar":
+        return f"{tensor} | NumberLike | NDArrayLike{none}"
+    annotation = re.sub(r"\bDTypeLike\b", "DTypeSpelling", p.annotation)
+    return re.sub(r"^Scalar\b", "NumberLike", annotation)
+
+
 def _params_text(
-    schema: OpSchema, *, skip_first: bool, self_annotation: str | None, with_out: bool, aliases: bool = False
+    schema: OpSchema,
+    *,
+    skip_first: bool,
+    self_annotation: str | None,
+    with_out: bool,
+    aliases: bool = False,
+    tensor: str | None = None,
 ) -> str:
+    """The parameter list of a front declaration; ``tensor`` (a class or TypeVar name) types its tensors and
+    ``out`` (then through :func:`front_annotation`), else they keep the schema's annotations."""
     parts: list[str] = []
     star = False
     for i, p in enumerate(schema.params):
@@ -97,9 +136,12 @@ def _params_text(
             parts.append("*")
             star = True
         if i == 0 and skip_first:
-            parts.append("self")
+            parts.append(f"self: {tensor}" if tensor == REFINED else "self")
             continue
-        annotation = self_annotation if (i == 0 and self_annotation) else p.annotation
+        if i == 0 and self_annotation:
+            annotation = self_annotation
+        else:
+            annotation = front_annotation(p, tensor or "Tensor")
         text = f"{p.name}: {annotation}"
         if p.has_default:
             text += f" = {default_text(schema.name, p)}"
@@ -107,7 +149,7 @@ def _params_text(
     if with_out:
         if not star:
             parts.append("*")
-        parts.append("out: Tensor | None = None")
+        parts.append(f"out: {tensor or 'Tensor'} | None = None")
         star = True
     if aliases:
         parts += _alias_parts(schema.params, star)
@@ -189,8 +231,11 @@ def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
     for op in ops:
         if op.public_functional:
             names.append(op.name)
-            params = _params_text(op.schema, skip_first=False, self_annotation=None, with_out=True, aliases=True)
-            decls.append(f"    def {op.name}({params}) -> Tensor: ...")
+            tensor = REFINED if refines(op) else None
+            params = _params_text(
+                op.schema, skip_first=False, self_annotation=None, with_out=True, aliases=True, tensor=tensor
+            )
+            decls.append(f"    def {op.name}({params}) -> {tensor or 'Tensor'}: ...")
             binds.append(f"    {op.name} = _variant({op.name!r}, 'functional')")
         if op.inplace is not None:
             names.append(op.name + "_")
@@ -206,13 +251,17 @@ def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
         if _uses_literal(decls)
         else "from typing import TYPE_CHECKING, TypeVar, overload",
         "",
-        "from devtensor.dtypes import DTypeLike, Scalar",
+        "from typing_extensions import TypeVar as _TypeVarDefault",
+        "",
+        "from devtensor.dtypes import DTypeLike, DTypeSpelling, NDArrayLike, NumberLike, Scalar",
         "from devtensor.generator import Generator",
         "from devtensor.structured import variant as _variant",
         "from devtensor.tensor import Tensor, TensorOrScalar",
         "from devtensor.views import view_variant as _view_variant",
         "",
         '_T = TypeVar("_T", bound=Tensor)',
+        "# The tensors of one call and its result: one refined type in, the same out (Tensor when none is inferred).",
+        f'{REFINED} = _TypeVarDefault("{REFINED}", bound=Tensor, default=Tensor)',
         "",
         "__all__ = [",
         *(f'    "{n}",' for n in sorted(names)),
@@ -244,30 +293,67 @@ def methods_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> 
         if not op.method:
             continue
         if op.public_functional:
-            params = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=True, aliases=True)
-            decls.append(f"        def {op.name}({params}) -> Tensor: ...")
+            plain = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=True, aliases=True)
+            if refines(op):
+                # Overloads: a method is bound to its receiver's type, so one TypeVar over all the tensors would
+                # reject CPUTensor.add(Tensor); the second overload takes any tensors and gives a Tensor.
+                refined = _params_text(
+                    op.schema, skip_first=True, self_annotation=None, with_out=True, aliases=True, tensor=REFINED
+                )
+                # (_R is bound to this mixin, so mypy deems the first overload broader than the second, and wants
+                # an implementation over the mixin: calls resolve as intended, see tests/typing/pass_spellings.py.)
+                mixin = _params_text(
+                    op.schema, skip_first=True, self_annotation=None, with_out=True, aliases=True, tensor=_MIXIN
+                )
+                decls += [
+                    "        @overload",
+                    f"        def {op.name}({refined}) -> {REFINED}: ...",
+                    "        @overload",
+                    f"        def {op.name}({plain}) -> Tensor: ...  # type: ignore[overload-cannot-match]",
+                    f"        def {op.name}({mixin}) -> {_MIXIN}: ...",
+                ]
+            else:
+                decls.append(f"        def {op.name}({plain}) -> Tensor: ...")
         if op.inplace is not None:
             params = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=False, aliases=True)
             decls.append(f"        def {op.name}_({params}) -> Self: ...")
     for name, (kind, op_name, _) in OPERATORS.items():
         if op_name not in by_name:
             continue
+        # The operand's type refines the result: CPUTensor + 1 is a CPUTensor (CPUTensor + Tensor a Tensor).
+        operand = f"{REFINED} | NumberLike | NDArrayLike"
         if kind == "binary":
-            decls.append(f"        def {name}(self, other: TensorOrScalar) -> Tensor: ...")
+            decls += [
+                "        @overload",
+                f"        def {name}(self: {REFINED}, other: {operand}) -> {REFINED}: ...",
+                "        @overload",
+                f"        def {name}(self, other: Tensor | NumberLike | NDArrayLike) -> Tensor: ...{_CANNOT_MATCH}",
+                f"        def {name}(self, other: {_MIXIN} | NumberLike | NDArrayLike) -> {_MIXIN}: ...",
+            ]
         elif kind == "reflected":
-            decls.append(f"        def {name}(self, other: Scalar) -> Tensor: ...")
+            decls.append(f"        def {name}(self: {REFINED}, other: NumberLike) -> {REFINED}: ...")
         elif kind == "inplace":
-            decls.append(f"        def {name}(self, other: TensorOrScalar) -> Self: ...")
+            # (TensorOpMethods: Tensor's base, for __add__'s operand _R is bound to it; mypy checks the two agree)
+            # (misc: mypy holds __iadd__ to the overloaded __add__'s items; x += y keeps x's type, as intended)
+            operands = f"{_MIXIN} | NumberLike | NDArrayLike"
+            decls.append(f"        def {name}(self, other: {operands}) -> Self: ...  # type: ignore[misc]")
         elif kind == "unary":
-            decls.append(f"        def {name}(self) -> Tensor: ...")
+            decls.append(f"        def {name}(self: {REFINED}) -> {REFINED}: ...")
         elif kind == "tensor":
-            decls.append(f"        def {name}(self, other: Tensor) -> Tensor: ...")
+            decls += [
+                "        @overload",
+                f"        def {name}(self: {REFINED}, other: {REFINED} | NDArrayLike) -> {REFINED}: ...",
+                "        @overload",
+                f"        def {name}(self, other: Tensor | NDArrayLike) -> Tensor: ...{_CANNOT_MATCH}",
+                f"        def {name}(self, other: {_MIXIN} | NDArrayLike) -> {_MIXIN}: ...",
+            ]
         elif kind == "rtensor":
-            decls.append(f"        def {name}(self, other: object) -> Tensor: ...")
+            decls.append(f"        def {name}(self: {REFINED}, other: object) -> {REFINED}: ...")
         elif kind == "itensor":
-            decls.append(f"        def {name}(self, other: Tensor) -> Self: ...")
+            decls.append(f"        def {name}(self, other: {_MIXIN} | NDArrayLike) -> Self: ...  # type: ignore[misc]")
         else:
-            decls.append(f"        def {name}(self, other: object) -> Tensor: ...  # type: ignore[override]")
+            override = "  # type: ignore[override]"
+            decls.append(f"        def {name}(self: {REFINED}, other: object) -> {REFINED}: ...{override}")
     lines = [
         _HEADER,
         "from __future__ import annotations",
@@ -280,9 +366,15 @@ def methods_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> 
         if _uses_literal(decls)
         else "    from typing import Self, overload",
         "",
-        "    from devtensor.dtypes import DTypeLike, Scalar",
+        "    from typing_extensions import TypeVar",
+        "",
+        "    from devtensor.dtypes import DTypeLike, DTypeSpelling, NDArrayLike, NumberLike, Scalar",
         "    from devtensor.generator import Generator",
         "    from devtensor.tensor import Tensor, TensorOrScalar",
+        "",
+        "    # The tensors of one call and its result (Tensor when none is inferred). Bound to this mixin, which",
+        "    # Tensor derives from: a self-type must be a supertype of the class that declares it.",
+        f'    {REFINED} = TypeVar("{REFINED}", bound="TensorOpMethods", default=Tensor)',
         "",
         "",
         "class TensorOpMethods:",

@@ -133,6 +133,16 @@ def _xp_protocol(op: StructuredOp, name: str) -> tuple[list[str], str]:
             "    @overload",
             f"    def __call__(_k, {', '.join(_xp_kernel_params(op, KEYS[device][0]))}) -> None: ...",
         ]
+    # pyright does not match a generic impl against the overloads (it infers no TypeVar per overload); it does
+    # infer _XP through the union, so the registrar also takes this form (see kernels_module).
+    lines += [
+        "",
+        "",
+        f"class {name}Generic(Protocol[_XP]):",
+        doc,
+        "",
+        f"    def __call__(_k, {', '.join(_xp_kernel_params(op))}) -> None: ...",
+    ]
     return lines, name
 
 
@@ -191,7 +201,17 @@ def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
         for device, (cls_name, typevars) in protocols.items():
             typed = f"{cls_name}[{', '.join(typevars)}]" if typevars else cls_name
             body.append(f"    def {device}(self, fn: {typed}) -> {typed}: ...")
-        body.append(f"    def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
+        if xp_typed.endswith("]"):
+            body.append(f"    def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
+        else:  # the overloads Protocol for mypy, the generic one for pyright (see _xp_protocol)
+            generic = f"{xp_typed}Generic[_XP]"
+            body += [
+                "    @overload",
+                f"    def xp(self, fn: {xp_typed}) -> {xp_typed}: ...",
+                "    @overload",
+                f"    def xp(self, fn: {generic}) -> {generic}: ...",
+                f"    def xp(self, fn: {xp_typed} | {generic}) -> {xp_typed} | {generic}: ...",
+            ]
         body += ["", "", f"{op.name}: {registrar}"]
     # Bounded by a union with a class no value has: mypy then infers each TypeVar as the impl's own annotation
     # (with a plain class bound it would settle on the bound, and accept a generic Tensor parameter).

@@ -24,4 +24,4 @@ def generic_array(t: Tensor) -> None:
 def variants(c: CPUTensor, t: Tensor) -> None:
     dt.add(c, t, alhpa=2)  # E: call-arg
     dt.add(c, t, out=np.empty(3))  # E: arg-type
-    c.sum(dimm=0)  # E: call-arg
+    c.sum(dimm=0)  # E: call-overload

@@ -16,7 +16,7 @@ from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 def cuda_params(self: CUDATensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@ks.mm.cpu  # E: type-var
+@ks.mm.cpu  # E: type-var !pyright
 def generic_params(self: Tensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
@@ -69,41 +69,41 @@ def meta_reads_data() -> None:
 
 # A plain Tensor where the schema takes a tensor-or-number, or an optional tensor(-or-number), is not the key's
 # refined type: each such parameter has its own TypeVar, as tensor parameters do.
-@ks.add.cpu  # E: type-var
+@ks.add.cpu  # E: type-var !pyright
 def add_plain_tensor(
     self: Tensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]
 ) -> None: ...
 
 
-@ks.sub.cuda  # E: type-var
+@ks.sub.cuda  # E: type-var !pyright
 def sub_plain_other(
     self: CUDATensor | Scalar, other: Tensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]
 ) -> None: ...
 
 
-@ks.mul.cpu  # E: type-var
+@ks.mul.cpu  # E: type-var !pyright
 def mul_plain(self: Tensor | Scalar, other: Tensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@ks.clamp.cpu  # E: type-var
+@ks.clamp.cpu  # E: type-var !pyright
 def clamp_plain_bound(
     self: CPUTensor, min: Tensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]
 ) -> None: ...
 
 
-@ks.where.cpu  # E: type-var
+@ks.where.cpu  # E: type-var !pyright
 def where_plain(
     condition: CPUTensor, self: Tensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]
 ) -> None: ...
 
 
-@ks.add.cpu  # E: type-var
+@ks.add.cpu  # E: type-var !pyright
 def add_plain_out(
     self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[Tensor]
 ) -> None: ...
 
 
-@ks.mm.cuda  # E: type-var
+@ks.mm.cuda  # E: type-var !pyright
 def mm_plain_out(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[Tensor]) -> None: ...
 
 

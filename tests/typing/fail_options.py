@@ -10,7 +10,7 @@ from devtensor.typed import CPUTensor
 
 def rounding(x: Tensor, y: Tensor, c: CPUTensor, mode: str) -> None:
     dt.div(x, y, rounding_mode="round")  # E: arg-type
-    x.div(y, rounding_mode="ceil")  # E: arg-type
+    x.div(y, rounding_mode="ceil")  # E: call-overload
     x.div_(y, rounding_mode="Floor")  # E: arg-type
     dt.div_(x, y, rounding_mode="")  # E: arg-type
     dt.cpu.div(c, 2, rounding_mode="round")  # E: arg-type
@@ -21,7 +21,7 @@ def rounding(x: Tensor, y: Tensor, c: CPUTensor, mode: str) -> None:
 
 
 def numpy_keyword_names(x: Tensor) -> None:
-    x.sum(axis="0")  # E: arg-type
+    x.sum(axis="0")  # E: call-overload
     dt.var(x, ddof="1")  # E: arg-type
-    x.mean(keepdims=1.5)  # E: arg-type
-    x.cumsum(axis=0)  # E: call-arg
+    x.mean(keepdims=1.5)  # E: call-overload
+    x.cumsum(axis=0)  # E: call-overload

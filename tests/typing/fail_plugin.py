@@ -1,5 +1,5 @@
 """Each marked line must fail with the marked mypy error code: what devtensor's mypy plugin
-(``plugins = devtensor.mypy_plugin``) adds to the kernel Protocols: registrations checked exactly against the
+(``plugins = devtensor_mypy``) adds to the kernel Protocols: registrations checked exactly against the
 op's schema in every form, and meta functions kept off tensor data."""
 
 from __future__ import annotations
@@ -19,40 +19,40 @@ from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 # --- typed registrars: what a Protocol lets through but the run-time check refuses -------------------------------
 
 
-@ks.mm.cpu  # E: kernel-signature
+@ks.mm.cpu  # E: kernel-signature !pyright
 def out_positional(self: CPUTensor, mat2: CPUTensor, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@ks.mm.cpu  # E: kernel-signature
+@ks.mm.cpu  # E: kernel-signature !pyright
 def extra_defaulted(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor], fast: bool = True) -> None: ...
 
 
-@ks.add.cuda  # E: kernel-signature
+@ks.add.cuda  # E: kernel-signature !pyright
 def alpha_positional(
     self: CUDATensor | Scalar, other: CUDATensor | Scalar, alpha: Scalar = 1, *, out: ConstOut[CUDATensor]
 ) -> None: ...
 
 
-@ks.exp.cpu  # E: kernel-signature
+@ks.exp.cpu  # E: kernel-signature !pyright
 def variadic(*args: Any, **kwargs: Any) -> None: ...
 
 
-@ks.mm.xp  # E: kernel-signature
+@ks.mm.xp  # E: kernel-signature !pyright
 def xp_extra(xp: Any, self: CPUTensor, mat2: CPUTensor, k: int = 0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
 # --- op.impl(...): typed like the registrars, and checked exactly -------------------------------------------------
 
 
-@mm.impl("cpu")  # E: type-var
+@mm.impl("cpu")  # E: type-var !pyright
 def impl_wrong_out(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-@mm.impl(DispatchKey.CUDA)  # E: type-var
+@mm.impl(DispatchKey.CUDA)  # E: type-var !pyright
 def impl_plain(self: Tensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-@mm.impl("cpu")  # E: kernel-signature
+@mm.impl("cpu")  # E: kernel-signature !pyright
 def impl_extra(self: CPUTensor, mat2: CPUTensor, k: int = 0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
@@ -60,7 +60,7 @@ def impl_extra(self: CPUTensor, mat2: CPUTensor, k: int = 0, *, out: ConstOut[CP
 def impl_out_positional(self: CUDATensor, mat2: CUDATensor, out: ConstOut[CUDATensor]) -> None: ...
 
 
-@mm.impl("cpu")  # E: kernel-signature
+@mm.impl("cpu")  # E: kernel-signature !pyright
 def impl_missing(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
@@ -76,10 +76,10 @@ def out_pos(self: CPUTensor, mat2: CPUTensor, out: ConstOut[CPUTensor]) -> None:
 def cpu_impl(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-library.override("mm", "cpu", plain_self)  # E: type-var
-library.override(mm, "cpu", out_pos)  # E: kernel-signature
-library.register_kernel("mm", "cuda", cpu_impl)  # E: type-var
-library.register_kernel("mm", DispatchKey.CPU, out_pos)  # E: kernel-signature
+library.override("mm", "cpu", plain_self)  # E: type-var !pyright
+library.override(mm, "cpu", out_pos)  # E: kernel-signature !pyright
+library.register_kernel("mm", "cuda", cpu_impl)  # E: type-var !pyright
+library.register_kernel("mm", DispatchKey.CPU, out_pos)  # E: kernel-signature !pyright
 library.register_kernel("mm", "cpu", cpu_impl)
 library.override("mm", "cpu", cpu_impl)
 
@@ -89,21 +89,21 @@ library.override("mm", "cpu", cpu_impl)
 
 @structured_op()
 def reads_data(self: Tensor, other: Tensor) -> TensorSpec:
-    self.numpy()  # E: meta-data-read
-    self.item()  # E: meta-data-read
-    other[0]  # E: meta-data-read
+    self.numpy()  # E: meta-data-read !pyright
+    self.item()  # E: meta-data-read !pyright
+    other[0]  # E: meta-data-read !pyright
     self + 1  # E: meta-data-read
-    self.sum()  # E: meta-data-read
-    for row in other:  # E: meta-data-read
+    self.sum()  # E: meta-data-read !pyright
+    for row in other:  # E: meta-data-read !pyright
         print(row)
-    print(self.to("cpu"))  # E: meta-data-read
+    print(self.to("cpu"))  # E: meta-data-read !pyright
     print(self.shape, self.dtype, self.size(0), self.numel(), len(other))
     return self.shape, self.dtype
 
 
 @library.custom_op("reads_data_custom")
 def custom_reads(self: Tensor) -> TensorSpec:
-    self.tolist()  # E: meta-data-read
+    self.tolist()  # E: meta-data-read !pyright
     return self.shape, self.dtype
 
 
@@ -129,16 +129,16 @@ def scale_cpu(self: CPUTensor, factor: float, *, bias: float, out: ConstOut[CPUT
 def scale_xp(xp: Any, self: Any, factor: float, *, bias: float, out: Any) -> None: ...
 
 
-@scale.impl("cpu")  # E: kernel-signature
+@scale.impl("cpu")  # E: kernel-signature !pyright
 def scale_bias_positional(self: CPUTensor, factor: float, bias: float, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@scale.impl("cuda")  # E: kernel-signature
+@scale.impl("cuda")  # E: kernel-signature !pyright
 def scale_missing_bias(self: CUDATensor, factor: float, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
 library.register_kernel(scale, "cpu", scale_cpu)
-library.override(scale, "cpu", out_pos)  # E: kernel-signature
+library.override(scale, "cpu", out_pos)  # E: kernel-signature !pyright
 
 
 # An op whose meta hands a plan to its impls (-> PlannedSpec[X]): the impl takes a keyword-only plan before out.

@@ -11,7 +11,7 @@ from devtensor.tensor import Tensor
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 
-@ks.mm.xp  # E: type-var
+@ks.mm.xp  # E: type-var !pyright
 def plain_tensor(xp: ModuleType, self: Tensor, mat2: Tensor, *, out: ConstOut[Tensor]) -> None: ...
 
 
@@ -37,7 +37,7 @@ def add_mixed(
 ) -> None: ...
 
 
-@ks.add.xp  # E: arg-type
+@ks.add.xp  # E: arg-type !pyright
 def add_cpu_only(
     xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]
 ) -> None: ...

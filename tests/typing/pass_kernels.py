@@ -62,7 +62,7 @@ def sub_cpu_any_number(
 ) -> None: ...
 
 
-# Registration forms the plugin checks (devtensor.mypy_plugin), written correctly.
+# Registration forms the plugin checks (devtensor_mypy), written correctly.
 D = TypeVar("D", CPUTensor, CUDATensor)
 
 

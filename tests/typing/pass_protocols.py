@@ -15,7 +15,7 @@ from devtensor.typed import CPUTensor
 
 def matmul_operators(a: Tensor, b: CPUTensor) -> None:
     assert_type(a @ a, Tensor)
-    assert_type(b @ b, Tensor)
+    assert_type(b @ b, CPUTensor)
     b @= b
     assert_type(b, CPUTensor)
 
