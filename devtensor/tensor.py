@@ -66,6 +66,15 @@ __all__ = [
 _ndarray = np.ndarray
 
 
+def no_data(call: str, error: NoDataError) -> NoDataError:
+    """``error`` (a backend's "no data", or an inner call's) as raised by ``call`` (``"numpy()"``, ``"bool()"``):
+    the message names the call the user made."""
+    text = str(error)
+    for inner in ("item(): ", "numpy(): ", "tolist(): "):
+        text = text.removeprefix(inner)
+    return NoDataError(f"{call}: {text}")
+
+
 class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
     """An n-dimensional array on a device, with a version counter shared by its views.
 
@@ -160,12 +169,18 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             TypeError: the tensor is on a CUDA device (call ``.cpu()`` first).
             NoDataError: the tensor is a meta tensor.
         """
-        return self._backend.to_numpy_shared(self._array, self._device)
+        try:
+            return self._backend.to_numpy_shared(self._array, self._device)
+        except NoDataError as error:
+            raise no_data("numpy()", error) from None
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         """NumPy's array protocol: CPU tensors convert (sharing memory unless ``copy`` or ``dtype`` asks);
         CUDA tensors raise a TypeError that says to call ``.cpu()`` first, as CuPy does; meta raise NoDataError."""
-        arr = self._backend.to_numpy_shared(self._array, self._device)
+        try:
+            arr = self._backend.to_numpy_shared(self._array, self._device)
+        except NoDataError as error:
+            raise no_data("__array__ (numpy.asarray)", error) from None
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             if copy is False:
                 raise ArgumentValueError("Tensor.__array__: a dtype change needs a copy, but copy=False was given")
@@ -258,11 +273,18 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             )
         if type(array) is _ndarray and self._backend.has_data:
             return array.item()  # type: ignore[no-any-return]  # (host memory: no conversion to make)
-        return self._backend.to_numpy(array).item()  # type: ignore[no-any-return]
+        try:
+            return self._backend.to_numpy(array).item()  # type: ignore[no-any-return]
+        except NoDataError as error:
+            raise no_data("item()", error) from None
 
     def tolist(self) -> Any:
-        """The data as (nested) Python lists of Python numbers; a 0-d tensor gives a number."""
-        return self._backend.to_numpy(self._array).tolist()
+        """The data as (nested) Python lists of Python numbers; a 0-d tensor gives a number. Raises NoDataError
+        for a meta tensor."""
+        try:
+            return self._backend.to_numpy(self._array).tolist()
+        except NoDataError as error:
+            raise no_data("tolist()", error) from None
 
     def __dlpack__(
         self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: bool | None = None

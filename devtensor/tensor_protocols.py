@@ -23,6 +23,7 @@ from devtensor.errors import (
     ArgumentValueError,
     DevtensorError,
     IndexOutOfRangeError,
+    NoDataError,
     ShapeError,
     as_called,
     short_repr,
@@ -75,6 +76,17 @@ class SizeInt(int):
 TRANSPOSE_2D: list[Any] = [None, None]
 _MODES: Final = modes.ACTIVE
 _new_object: Final = object.__new__
+
+
+def _item(t: Tensor, call: str) -> Any:
+    """``t.item()`` for the conversion ``call`` (``"bool()"``, ``"float()"``): a meta tensor's NoDataError names
+    ``call``."""
+    try:
+        return t.item()
+    except NoDataError as error:
+        from devtensor.tensor import no_data  # (the tensor module imports this one)
+
+        raise no_data(call, error) from None
 
 
 class TensorProtocols:
@@ -171,28 +183,31 @@ class TensorProtocols:
         t = cast("Tensor", self)
         if t.numel() != 1:
             raise ArgumentValueError(
-                f"The truth value of a Tensor with {t.numel()} elements is ambiguous; use .any() or .all()"
+                f"bool(): the truth value of a Tensor with {t.numel()} elements is ambiguous; use .any() or .all()"
             )
-        return bool(t.item())
+        return bool(_item(t, "bool()"))
 
     def __float__(self) -> float:
         t: Tensor = self  # type: ignore[assignment]  # (as in T)
         array = t._array
         if array.size == 1 and type(array) is _ndarray and t._backend.has_data:
             return float(array.item())  # (item's common case inline: the scalar exit of every training step)
-        return float(t.item())
+        return float(_item(t, "float()"))
 
     def __int__(self) -> int:
-        return int(cast("Tensor", self).item())
+        return int(_item(cast("Tensor", self), "int()"))
 
     def __complex__(self) -> complex:
-        return complex(cast("Tensor", self).item())
+        return complex(_item(cast("Tensor", self), "complex()"))
 
     def __index__(self) -> int:
         t = cast("Tensor", self)
         if t.numel() != 1 or t.dtype.kind not in "iub":
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(t.item())
+            raise ArgumentTypeError(
+                f"__index__: only integer tensors of a single element can be converted to an index (got a "
+                f"{t.dtype} tensor of shape {list(t.shape)})"
+            )
+        return int(_item(t, "__index__"))
 
     def __contains__(self, element: object) -> bool:
         """``element in t``: whether any element of ``t`` equals ``element`` (a Python or NumPy number, or a
