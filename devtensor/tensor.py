@@ -10,7 +10,6 @@ tensors), so a refined tensor seen as a ``Tensor`` keeps its invariant and upcas
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import (
     TYPE_CHECKING,
@@ -47,7 +46,7 @@ from devtensor.errors import (
 )
 from devtensor.storage import Storage
 from devtensor.tensor_methods_multi import TensorMultiMethods
-from devtensor.tensor_protocols import SizeInt, TensorProtocols
+from devtensor.tensor_protocols import SizeInt, TensorProtocols, no_data
 
 if TYPE_CHECKING:
     from devtensor.backends import Backend
@@ -64,15 +63,6 @@ __all__ = [
 ]
 
 _ndarray = np.ndarray
-
-
-def no_data(call: str, error: NoDataError) -> NoDataError:
-    """``error`` (a backend's "no data", or an inner call's) as raised by ``call`` (``"numpy()"``, ``"bool()"``):
-    the message names the call the user made."""
-    text = str(error)
-    for inner in ("item(): ", "numpy(): ", "tolist(): "):
-        text = text.removeprefix(inner)
-    return NoDataError(f"{call}: {text}")
 
 
 class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
@@ -449,21 +439,6 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         self._storage.version += 1
 
     # --- Python protocol --------------------------------------------------------------------------------
-
-    def __len__(self) -> int:
-        """The length of the first dimension. Raises ArgumentTypeError (a TypeError, as PyTorch's) for a 0-d
-        tensor."""
-        shape: tuple[int, ...] = self._array.shape
-        if not shape:
-            raise ArgumentTypeError("len(): a 0-d tensor has no length (use .item() or .numel())")
-        return shape[0]
-
-    def __iter__(self) -> Iterator[Tensor]:
-        """Views of ``self[0]``, ``self[1]``, … (sharing the version counter). Raises ArgumentTypeError (a
-        TypeError) for a 0-d tensor when ``iter()`` is called, as PyTorch does, not at the first ``next()``."""
-        if not self._array.shape:
-            raise ArgumentTypeError("iter(): iteration over a 0-d tensor (use .item())")
-        return (self[i] for i in range(self._array.shape[0]))
 
     # Tensors compare elementwise (``==`` is the ``eq`` op), so hashing is by identity, as in PyTorch.
     __hash__ = object.__hash__

@@ -11,6 +11,7 @@ buffer protocol cannot be implemented in Python on 3.11 (use ``t.numpy()`` or ``
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final, Self, cast, overload
 
 import numpy as np
@@ -32,7 +33,7 @@ from devtensor.errors import (
 if TYPE_CHECKING:
     from devtensor.tensor import Tensor
 
-__all__ = ["SizeInt", "TensorProtocols"]
+__all__ = ["SizeInt", "TensorProtocols", "no_data"]
 
 _ndarray = np.ndarray
 
@@ -78,14 +79,21 @@ _MODES: Final = modes.ACTIVE
 _new_object: Final = object.__new__
 
 
+def no_data(call: str, error: NoDataError) -> NoDataError:
+    """``error`` (a backend's "no data", or an inner call's) as raised by ``call`` (``"numpy()"``, ``"bool()"``):
+    the message names the call the user made."""
+    text = str(error)
+    for inner in ("item(): ", "numpy(): ", "tolist(): "):
+        text = text.removeprefix(inner)
+    return NoDataError(f"{call}: {text}")
+
+
 def _item(t: Tensor, call: str) -> Any:
     """``t.item()`` for the conversion ``call`` (``"bool()"``, ``"float()"``): a meta tensor's NoDataError names
     ``call``."""
     try:
         return t.item()
     except NoDataError as error:
-        from devtensor.tensor import no_data  # (the tensor module imports this one)
-
         raise no_data(call, error) from None
 
 
@@ -177,6 +185,23 @@ class TensorProtocols:
         from devtensor.kernels.complex_parts import imag as imag_op
 
         return imag_op.functional(t)
+
+    def __len__(self) -> int:
+        """The length of the first dimension. Raises ArgumentTypeError (a TypeError, as PyTorch's) for a 0-d
+        tensor."""
+        t: Tensor = self  # type: ignore[assignment]  # (as in __float__: no cast() call)
+        shape: tuple[int, ...] = t._array.shape
+        if not shape:
+            raise ArgumentTypeError("len(): a 0-d tensor has no length (use .item() or .numel())")
+        return shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        """Views of ``self[0]``, ``self[1]``, … (sharing the version counter). Raises ArgumentTypeError (a
+        TypeError) for a 0-d tensor when ``iter()`` is called, as PyTorch does, not at the first ``next()``."""
+        t: Tensor = self  # type: ignore[assignment]
+        if not t._array.shape:
+            raise ArgumentTypeError("iter(): iteration over a 0-d tensor (use .item())")
+        return (t[i] for i in range(t._array.shape[0]))
 
     def __bool__(self) -> bool:
         """The truth of the single element. Raises ValueError when there is not exactly one element."""
