@@ -15,9 +15,12 @@ Measures, interleaved (each round times every library once, in turn; the best ro
 * a custom op (``library.custom_op``) against the built-in ``mul`` doing the same work;
 * import time (fresh interpreters, best of a few).
 
-It writes ``benchmarks/results.md`` (times in µs, ratios, machine and versions) and log-log plots of per-call
-time against size, one per op, one line per library, into ``benchmarks/plots/`` (matplotlib: the ``bench``
-extra, ``pip install -e '.[bench]'``; without it the plots are skipped).
+It writes a markdown report (times in µs, ratios, the run: date, commit, machine, load and versions) to
+``--output`` (default: ``results.md`` in a new temporary folder, never the tracked ``benchmarks/results.md``) and
+log-log plots of per-call time against size, one per op, one line per library, into ``plots/`` beside it
+(matplotlib: the ``bench`` extra, ``pip install -e '.[bench]'``; without it the plots are skipped), and prints
+where it wrote them. ``--output benchmarks/results.md`` replaces the checked-in report and plots (the README's
+tables quote that run).
 
 Run: ``python benchmarks/report.py`` (quick: a few minutes on a small machine) or ``--full`` (more sizes and
 rounds). torch runs with one thread, so all three libraries use one core.
@@ -26,10 +29,13 @@ rounds). torch runs with one thread, so all three libraries use one core.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import platform
 import re
+import subprocess
 import sys
+import tempfile
 import time
 import timeit
 from collections.abc import Callable
@@ -52,6 +58,8 @@ sys.path.insert(0, str(HERE.parent / "examples"))
 NDArray = np.ndarray[Any, np.dtype[Any]]
 Call = Callable[[], object]
 LIBS = ("devtensor", "numpy", "torch")
+#: The Python fronts behind devtensor's published fronts (what ``DEVTENSOR_PURE_PYTHON=1`` runs), timed beside them.
+PYTHON_FRONTS = "python fronts"
 
 
 def _torch() -> Any:
@@ -129,6 +137,28 @@ def cases(n: int, torch: Any) -> dict[str, dict[str, Call]]:
         "reshape": {"devtensor": lambda: tm.reshape(k * k), "numpy": lambda: m.reshape(k * k)},
         "transpose": {"devtensor": lambda: tm.transpose(0, 1), "numpy": lambda: m.transpose(1, 0)},
     }
+    # The same calls through the Python fronts (inspect.unwrap: the front behind a compiled one).
+    py = {name: inspect.unwrap(fn) for name, fn in (("add", dt.add), ("add_", dt.Tensor.add_), ("mul", dt.mul))}
+    py |= {name: inspect.unwrap(getattr(dt, name)) for name in ("exp", "sum", "amax", "softmax", "matmul", "cat")}
+    py |= {"cross_entropy": inspect.unwrap(dt.cross_entropy), "reshape": inspect.unwrap(dt.reshape)}
+    py |= {"transpose": inspect.unwrap(dt.transpose)}
+    python_calls: dict[str, Call] = {
+        "add": lambda: py["add"](ta, tb),
+        "add out=": lambda: py["add"](ta, tb, out=tc),
+        "add_": lambda: py["add_"](tc, tb),
+        "mul(a, 2.5)": lambda: py["mul"](ta, 2.5),
+        "exp": lambda: py["exp"](ta),
+        "sum(dim=0)": lambda: py["sum"](tm, 0),
+        "amax(dim=1)": lambda: py["amax"](tm, 1),
+        "softmax(dim=1)": lambda: py["softmax"](tm, 1),
+        "cross_entropy": lambda: py["cross_entropy"](tl, tt),
+        "matmul": lambda: py["matmul"](tm, tm),
+        "cat": lambda: py["cat"]([ta, tb]),
+        "reshape": lambda: py["reshape"](tm, (k * k,)),
+        "transpose": lambda: py["transpose"](tm, 0, 1),
+    }
+    for name, call in python_calls.items():
+        out[name][PYTHON_FRONTS] = call
     if torch is not None:
         xa, xb, xc, xm = (torch.from_numpy(v) for v in (a, b, c, m))
         xl, xt = torch.from_numpy(logits), torch.from_numpy(target)
@@ -226,6 +256,27 @@ def functional_step(rounds: int) -> dict[str, float] | None:
         dt_w[:] = [w1, b1, w2, b2]
 
     return interleaved({"devtensor": devtensor_epoch, "numpy": numpy_epoch}, rounds, budget=0.05)
+
+
+def functional_step_pure_python(rounds: int) -> str | None:
+    """:func:`functional_step` measured in a fresh process with ``DEVTENSOR_PURE_PYTHON=1`` (the Python fronts
+    serve every call): its devtensor and NumPy ms per epoch and their ratio, as text; None when it cannot run."""
+    code = (
+        "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import report; "
+        f"r = report.functional_step({rounds}); "
+        "print('' if r is None else f\"devtensor {r['devtensor'] * 1e3:.2f} ms, NumPy {r['numpy'] * 1e3:.2f} ms "
+        "({r['devtensor'] / r['numpy']:.2f}x)\")"
+    )
+    env = {**os.environ, "DEVTENSOR_PURE_PYTHON": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(HERE), str(HERE.parent / "examples")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    text = done.stdout.strip()
+    return text or None if done.returncode == 0 else None
 
 
 def _torch_step(torch: Any, cfg: Any, data: Any, weights: dict[str, NDArray]) -> Callable[[int], None]:
@@ -368,8 +419,31 @@ def write_plots(results: dict[int, dict[str, dict[str, float]]], folder: Path) -
     return names
 
 
-def report(args: argparse.Namespace) -> str:
-    """Run every measurement; the markdown text."""
+def run_description(full: bool) -> str:
+    """Which run this is: the command, date and time (UTC), the source tree's commit (``-dirty`` with
+    uncommitted changes; "unknown" outside a git checkout), the machine and its load average when it started."""
+    try:
+        commit = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=12"],
+            cwd=HERE,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    load = "unknown" if not hasattr(os, "getloadavg") else " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (
+        f"Written by `python benchmarks/report.py{' --full' if full else ''}` at "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on commit {commit}. "
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, load average {load} (1, 5, 15 min) at the start"
+    )
+
+
+def report(args: argparse.Namespace, plots_folder: Path) -> str:
+    """Run every measurement (the plots into ``plots_folder``); the markdown text."""
+    started = run_description(args.full)
     torch: Any = None if args.no_torch else _torch()
     sizes = [1, 100, 10_000, 1_000_000] if not args.full else [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
     rounds = 9 if args.full else 5
@@ -380,11 +454,7 @@ def report(args: argparse.Namespace) -> str:
     has_torch = torch is not None
     versions = f"NumPy {np.__version__}" + (f", torch {torch.__version__} (1 thread)" if has_torch else ", no torch")
     lines = ["# Benchmark results", ""]
-    lines.append(
-        f"Written by `python benchmarks/report.py{' --full' if args.full else ''}` on {time.strftime('%Y-%m-%d')}. "
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"{versions}."
-    )
+    lines.append(f"{started}, Python {platform.python_version()}, {versions}.")
     lines += [
         "",
         "Times are the best of interleaved rounds in one process, in µs per call (float32). The NumPy column is",
@@ -392,11 +462,16 @@ def report(args: argparse.Namespace) -> str:
         "",
         "## Per call, 100 elements (10x10 for the 2-d ops, 32x10 logits for cross_entropy)",
         "",
-        "| call | devtensor µs | NumPy µs | vs NumPy |" + (" torch µs | vs torch |" if has_torch else ""),
-        "|---|---:|---:|---:|" + ("---:|---:|" if has_torch else ""),
+        "The Python-fronts columns time the same calls through the Python front behind each compiled one (what",
+        "`DEVTENSOR_PURE_PYTHON=1`, or a machine without a C compiler, runs).",
+        "",
+        "| call | devtensor µs | NumPy µs | vs NumPy | Python fronts µs | vs NumPy |"
+        + (" torch µs | vs torch |" if has_torch else ""),
+        "|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if has_torch else ""),
     ]
     for op, t in per_size[100].items():
         row = f"| `{op}` | {_us(t['devtensor'])} | {_us(t['numpy'])} | {_ratio(t['devtensor'], t['numpy'])} |"
+        row += f" {_us(t[PYTHON_FRONTS])} | {_ratio(t[PYTHON_FRONTS], t['numpy'])} |"
         if has_torch:
             row += f" {_us(t['torch'])} | {_ratio(t['devtensor'], t['torch'])} |"
         lines.append(row)
@@ -406,7 +481,7 @@ def report(args: argparse.Namespace) -> str:
     for op in per_size[sizes[0]]:
         cells = [_ratio(per_size[n][op]["devtensor"], per_size[n][op]["numpy"]) for n in sizes]
         lines.append(f"| `{op}` | " + " | ".join(cells) + " |")
-    plots = write_plots(per_size, HERE / "plots")
+    plots = write_plots(per_size, plots_folder)
     if plots:
         lines += ["", "Plots (µs per call against elements, log-log): " + ", ".join(f"`plots/{p}`" for p in plots)]
     job = None if args.skip_job else main_job(torch, 3 if not args.full else 5)
@@ -428,6 +503,9 @@ def report(args: argparse.Namespace) -> str:
             f"devtensor {ms['devtensor']:.2f} ms, NumPy {ms['numpy']:.2f} ms "
             f"({_ratio(functional['devtensor'], functional['numpy'])})."
         )
+        pure = functional_step_pure_python(3 if not args.full else 5)
+        if pure is not None:
+            lines.append(f"With the Python fronts only (`DEVTENSOR_PURE_PYTHON=1`, another process): {pure}.")
     chains = meta_chains(torch, rounds)
     lines += ["", "## A chain of 1,000 `x * 1.0001` (10x10)", "", "| tensors | µs per op |", "|---|---:|"]
     for name, seconds in chains.items():
@@ -443,17 +521,36 @@ def report(args: argparse.Namespace) -> str:
     return "\n".join(lines) + "\n"
 
 
+def output_paths(output: Path | None) -> tuple[Path, Path]:
+    """The report's file and its plots' folder (``plots/`` beside it): ``output`` as given, or ``results.md`` in a
+    new temporary folder when it is None. Creates the report's folder (the plots' folder is made by
+    :func:`write_plots`, when there are plots)."""
+    if output is None:
+        output = Path(tempfile.mkdtemp(prefix="devtensor-bench-")) / "results.md"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    return output, output.parent / "plots"
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Measure, write ``benchmarks/results.md`` (or ``--output``) and the plots, print the markdown."""
+    """Measure, write the report to ``--output`` (default: a new temporary folder) and the plots beside it, print
+    the markdown and where both went."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--full", action="store_true", help="more sizes and rounds (slower)")
     parser.add_argument("--no-torch", action="store_true", help="leave torch out even when it is installed")
     parser.add_argument("--skip-job", action="store_true", help="leave the main job out")
-    parser.add_argument("--output", type=Path, default=HERE / "results.md")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="the markdown file to write, plots into plots/ beside it (default: results.md in a new temporary "
+        "folder; benchmarks/results.md replaces the checked-in report)",
+    )
     args = parser.parse_args(argv)
-    text = report(args)
-    args.output.write_text(text, encoding="utf-8")
+    output, plots = output_paths(args.output)
+    text = report(args, plots)
+    output.write_text(text, encoding="utf-8")
     print(text)
+    print(f"wrote {output}" + (f" and the plots in {plots}" if plots.is_dir() else ""), file=sys.stderr)
 
 
 if __name__ == "__main__":

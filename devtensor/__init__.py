@@ -31,7 +31,7 @@ from devtensor.creation import (
     zeros,
     zeros_like,
 )
-from devtensor.data_dependent import nonzero, unique, unique_consecutive
+from devtensor.data_dependent import bincount, nonzero, unique, unique_consecutive
 from devtensor.device import Device
 from devtensor.dispatcher import DispatchKey
 from devtensor.dlpack import from_dlpack
@@ -77,6 +77,7 @@ from devtensor.generator import (
     seed,
     set_rng_state,
 )
+from devtensor.kernels.closeness import allclose
 from devtensor.multi_ops import aminmax, einsum, max, meshgrid, min, sort, topk
 from devtensor.plan import Plan, plan, planned
 from devtensor.printing import get_printoptions, printoptions, set_printoptions
@@ -123,9 +124,11 @@ __all__ = [
     "ScalarOverflowError",
     "ShapeError",
     "Tensor",
+    "allclose",
     "aminmax",
     "arange",
     "asarray",
+    "bincount",
     "bool",
     "complex64",
     "complex128",

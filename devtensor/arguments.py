@@ -1,16 +1,20 @@
 """Argument conversions every meta function uses (re-exported by :mod:`devtensor.meta`): an int argument
 (:func:`int_arg`), a sequence of ints (:func:`ints_arg`), and dims normalised into a tensor's range
-(:func:`normalize_dim`, :func:`normalize_dims`, PyTorch's ``maybe_wrap_dim``)."""
+(:func:`normalize_dim`, :func:`normalize_dims`, PyTorch's ``maybe_wrap_dim``), and a Python list used as an index
+(:func:`list_index`)."""
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 from devtensor.device import as_index
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, short_repr
 
-__all__ = ["clamped_offset", "int_arg", "ints_arg", "normalize_dim", "normalize_dims"]
+__all__ = ["clamped_offset", "int_arg", "ints_arg", "list_index", "normalize_dim", "normalize_dims"]
 
 
 def int_arg(op: str, arg: str, value: object) -> int:
@@ -107,3 +111,22 @@ def normalize_dims(op: str, dims: object, ndim: int, arg: str = "dim", *, allow_
                     f"{op}: dim {d} appears multiple times in the list of dims (argument '{arg}' = {raw})"
                 )
     return result
+
+
+def list_index(op: str, part: list[Any]) -> np.ndarray[Any, Any]:
+    """A list index as the NumPy index array it stands for (intp for an empty list, as NumPy).
+
+    Raises:
+        ArgumentTypeError: a list of other than (nested) ints or bools: floats, slices, tensors, ragged lists.
+    """
+    if not part:
+        return np.zeros(0, np.intp)
+    try:
+        array = np.asarray(part)
+    except (ValueError, TypeError):  # ragged, or items NumPy cannot make an array of
+        array = None
+    if array is None or array.dtype.kind not in "iub":
+        raise ArgumentTypeError(
+            f"{op}: a list index must hold ints or bools only (as an integer or bool tensor index), got {part!r}"
+        )
+    return array

@@ -15,7 +15,7 @@ wraps around into an integer or bool dtype.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,7 +23,7 @@ import numpy as np
 from devtensor import modes as _modes
 from devtensor.backends import Backend, allocation_error, backend_for, check_allocation_size, shape_tuple
 from devtensor.device import Device, DeviceLike, as_device, as_index
-from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, python_scalar, to_dtype
+from devtensor.dtypes import DType, Scalar, as_bool, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -31,7 +31,8 @@ from devtensor.errors import (
     OutOfMemoryError,
     ScalarOverflowError,
 )
-from devtensor.meta import check_scalar_fits, int_text
+from devtensor.fill_values import array_fill_value, check_fill, fill_dtype
+from devtensor.meta import int_text
 from devtensor.modes import constant as constant  # (creation functions end in it; ranges imports it here)
 from devtensor.tensor import Tensor
 
@@ -303,68 +304,106 @@ def filled(op: str, shape: tuple[int, ...], dtype: DType, device: Device, fill: 
     return backend.wrap(array, device)
 
 
-def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+def empty(*size: Any, dtype: Any = None, device: DeviceLike | None = None, out: Tensor | None = None) -> Tensor:
     """An uninitialised tensor of shape ``size`` (ints, or one sequence of ints); dtype default float64. An
     int is anything with ``__index__`` but a bool (NumPy integers, 0-d integer arrays), as NumPy takes sizes.
 
+    ``out=``: ``out`` is returned, resized to ``size`` where it differs (its values are then unspecified), with
+    the out rules of :func:`into_out` (dtype and device default to ``out``'s), as PyTorch's factories take out=.
+
     Raises:
-        ArgumentTypeError: a non-int size, an unsupported dtype, a device of the wrong type.
+        ArgumentTypeError: a non-int size, an unsupported dtype, a device of the wrong type; ``out`` not a Tensor.
         ValueError: a negative size, a malformed device, or more bytes than an array can address (on every
             device, meta included).
         OutOfMemoryError (MemoryError): the memory is not available; names the op, shape, dtype and bytes.
     """
     shape = size_arg("empty", size)
+    if out is not None:
+        return into_out("empty", out, shape, dtype, device, None)
     return filled("empty", shape, optional_dtype("empty", dtype) or _DEFAULT_FLOAT, as_device(device, op="empty"), None)
 
 
-def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
-    """A tensor of shape ``size`` filled with 0 (dtype default float64). Raises as :func:`empty`."""
+def zeros(*size: Any, dtype: Any = None, device: DeviceLike | None = None, out: Tensor | None = None) -> Tensor:
+    """A tensor of shape ``size`` filled with 0 (dtype default float64). ``out=`` as :func:`empty`'s, filled.
+    Raises as :func:`empty`."""
     shape = size_arg("zeros", size)
+    if out is not None:
+        return into_out("zeros", out, shape, dtype, device, _fill_with(0))
     return filled("zeros", shape, optional_dtype("zeros", dtype) or _DEFAULT_FLOAT, as_device(device, op="zeros"), 0)
 
 
-def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
-    """A tensor of shape ``size`` filled with 1 (dtype default float64). Raises as :func:`empty`."""
+def ones(*size: Any, dtype: Any = None, device: DeviceLike | None = None, out: Tensor | None = None) -> Tensor:
+    """A tensor of shape ``size`` filled with 1 (dtype default float64). ``out=`` as :func:`empty`'s, filled.
+    Raises as :func:`empty`."""
     shape = size_arg("ones", size)
+    if out is not None:
+        return into_out("ones", out, shape, dtype, device, _fill_with(1))
     return filled("ones", shape, optional_dtype("ones", dtype) or _DEFAULT_FLOAT, as_device(device, op="ones"), 1)
 
 
-def _fill_dtype(op: str, fill_value: object) -> DType:
-    if isinstance(fill_value, np.generic) and type(fill_value) not in SCALAR_TYPES:
-        # A NumPy scalar's own dtype, as np.full infers it (np.float64 is also a float: same answer).
-        return to_dtype(fill_value.dtype, op=op, arg="fill_value")
-    if type(fill_value) not in SCALAR_TYPES:
-        number = plain_number(fill_value)  # (a subclass of a Python number, such as a tensor's size)
-        if number is None:
-            raise ArgumentTypeError(
-                f"{op}: argument 'fill_value' must be a Python number, got {type(fill_value).__name__}"
-            )
-        fill_value = number
-    dtype = np.asarray(fill_value).dtype
-    if dtype.kind == "O":  # an int beyond int64 and uint64
-        raise ScalarOverflowError(
-            f"{op}: argument 'fill_value', Python integer {int_text(fill_value)}, does not fit any supported "  # type: ignore[arg-type]
-            "integer dtype (int64 or uint64)"
-        )
-    return dtype
+def _fill_with(value: Scalar) -> Callable[[Any], None]:
+    """A writer for :func:`into_out` filling the array with ``value``."""
+
+    def write(array: Any) -> None:
+        array.fill(value)
+
+    return write
+
+
+def into_out(op: str, out: object, shape: tuple[int, ...], dtype: Any, device: DeviceLike | None, write: Any) -> Tensor:
+    """A factory's ``out=`` (PyTorch's factories take one): ``out`` of ``shape`` holding what ``write(array)``
+    writes (None: nothing, for ``empty``), returned. The dtype defaults to ``out``'s and a given one must cast to
+    it (same_kind); ``device`` defaults to ``out``'s and must be it if given; a wrong-shaped ``out`` is resized
+    (:func:`devtensor.structured.rules.prepare_out`, the rules of every op's out=). Every check runs before the
+    write, so a refused call changes nothing; the version counter is bumped once.
+
+    Raises:
+        ArgumentTypeError: ``out`` not a Tensor.  DeviceMismatchError: ``device`` is not ``out``'s device.
+        CastingError: ``dtype`` does not cast to ``out``'s (same_kind).  ShapeError: ``out`` cannot be resized.
+    """
+    from devtensor.ranges import out_device, out_dtype  # (ranges imports this module)
+    from devtensor.structured import rules
+
+    dt = optional_dtype(op, dtype) or out_dtype(op, out)
+    assert isinstance(out, Tensor)
+    dev = out_device(op, out, device)
+    target = rules.prepare_out(op, out, (shape, dt), (), False)
+    backend = out._backend
+    if write is not None and backend.has_data:
+        guard = backend.guard(dev)
+        if guard is None:
+            write(target)
+        else:
+            with guard:
+                write(target)
+    if target is not out._array:
+        rules.finish_out(op, out, target)
+    out._storage.version += 1
+    return out
 
 
 def full(
     size: Sequence[int] | int,
-    fill_value: Scalar,
+    fill_value: Scalar | Tensor | np.ndarray[Any, Any],
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """A tensor of shape ``size`` (a sequence of ints, or one int as NumPy's ``full`` takes) filled with
-    ``fill_value``; dtype default as NumPy infers it from the value (bool, int64, float64, complex128).
+    ``fill_value``; dtype default as NumPy infers it from the value (bool, int64, float64, complex128), or
+    ``out``'s with ``out=`` (as :func:`empty`'s, filled; the value must fit ``out``'s dtype).
 
-    The value must be representable in the dtype (PyTorch's checked conversion): floats are truncated into
-    integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes are errors; into
-    bool the value must lie in 0..1 (as ``arange`` and ``linspace`` check).
+    A Python number (or NumPy scalar) must be representable in the dtype (PyTorch's checked conversion): floats
+    are truncated into integer dtypes, but NaN, infinities, out-of-range ints and complex values into real dtypes
+    are errors; into bool the value must lie in 0..1 (as ``arange`` and ``linspace``
+    check). A 0-d tensor or 0-d NumPy array (on any device) gives its own dtype by default and is cast as
+    ``Tensor.to`` casts, as NumPy's ``full`` does (reading a CUDA tensor's value waits for it).
 
     Raises:
-        ArgumentTypeError: ``fill_value`` is not a Python number; bad size or dtype.
+        ArgumentTypeError: ``fill_value`` is not a Python number, NumPy scalar, 0-d tensor or 0-d array; bad size
+            or dtype.
+        ArgumentValueError: an array or tensor of more than 0 dims, or a meta tensor, as ``fill_value``.
         ScalarOverflowError (OverflowError): an int out of the integer dtype's range (bool's: 0 to 1; NumPy and
             PyTorch make any nonzero value True), an infinity into an integer or bool dtype, or an int no
             supported dtype holds (beyond int64 and uint64).
@@ -373,17 +412,19 @@ def full(
         OutOfMemoryError (MemoryError): as :func:`empty`.
     """
     shape = shape_tuple("full", "size", (size,) if as_index(size) is not None else size)  # type: ignore[arg-type]  # any input
-    dt = optional_dtype("full", dtype) or _fill_dtype("full", fill_value)
-    value = _check_fill("full", fill_value, dt)
+    if out is not None:
+        from devtensor.ranges import out_dtype  # (ranges imports this module)
+
+        dt = optional_dtype("full", dtype) or out_dtype("full", out)
+        array_fill = array_fill_value("full", fill_value, dt)
+        value = array_fill[1] if array_fill is not None else check_fill("full", fill_value, dt)
+        return into_out("full", out, shape, dt, device, _fill_with(value))
+    array_fill = array_fill_value("full", fill_value, optional_dtype("full", dtype))
+    if array_fill is not None:
+        return filled("full", shape, array_fill[0], as_device(device, op="full"), array_fill[1])
+    dt = optional_dtype("full", dtype) or fill_dtype("full", fill_value)
+    value = check_fill("full", fill_value, dt)
     return filled("full", shape, dt, as_device(device, op="full"), value)
-
-
-def _check_fill(op: str, value: object, dtype: DType) -> Scalar:
-    """The fill value as a Python number (a NumPy scalar converted: it takes no part in promotion), checked to
-    fit ``dtype`` (into bool: 0 to 1, as arange and linspace refuse values outside bool's range)."""
-    number = python_scalar(op, "fill_value", value)
-    check_scalar_fits(op, number, dtype, "fill_value", bool_range=True)
-    return number
 
 
 def _like(op: str, t: object, dtype: Any, device: DeviceLike | None) -> tuple[tuple[int, ...], DType, Device]:
@@ -398,10 +439,13 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = 
     return filled("empty_like", shape, dt, dev, None)
 
 
-def eye(n: int, m: int | None = None, *, dtype: Any = None, device: DeviceLike | None = None) -> Tensor:
+def eye(
+    n: int, m: int | None = None, *, dtype: Any = None, device: DeviceLike | None = None, out: Tensor | None = None
+) -> Tensor:
     """The ``n`` x ``m`` matrix (``m`` defaults to ``n``) with ones on its main diagonal and zeros elsewhere
     (``torch.eye``; values as ``np.eye``); dtype default float64 (NumPy's, where PyTorch's is float32), any
     supported dtype (bool gives True on the diagonal); on ``device`` (default cpu; meta gives shape and dtype).
+    ``out=`` as :func:`empty`'s, written.
 
     Raises:
         ArgumentTypeError (TypeError): ``n`` or ``m`` not an int; ``dtype`` not a dtype.
@@ -409,6 +453,14 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: DeviceLike |
     """
     rows = _dim_size("eye", "n", n)
     cols = rows if m is None else _dim_size("eye", "m", m)
+    if out is not None:
+
+        def write(array: Any) -> None:
+            array.fill(0)
+            k = min(rows, cols)
+            array[np.arange(k), np.arange(k)] = 1  # (out may be strided: index, not a flat view)
+
+        return into_out("eye", out, (rows, cols), dtype, device, write)
     dtype_ = optional_dtype("eye", dtype) or _DEFAULT_FLOAT
     dev = as_device(device, op="eye")
     result = filled("eye", (rows, cols), dtype_, dev, 0)
@@ -449,15 +501,17 @@ def ones_like(input: Tensor, *, dtype: Any = None, device: DeviceLike | None = N
 
 def full_like(
     input: Tensor,
-    fill_value: Scalar,
+    fill_value: Scalar | Tensor | np.ndarray[Any, Any],
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
 ) -> Tensor:
-    """``fill_value`` with ``input``'s shape (and its dtype and device unless given); the value must be
-    representable in the dtype. Raises as :func:`full`, and ArgumentTypeError when ``input`` is no Tensor."""
+    """``fill_value`` with ``input``'s shape (and its dtype and device unless given); a number must be
+    representable in the dtype, a 0-d tensor or array is cast (as :func:`full`). Raises as :func:`full`, and
+    ArgumentTypeError when ``input`` is no Tensor."""
     shape, dt, dev = _like("full_like", input, dtype, device)
-    value = _check_fill("full_like", fill_value, dt)
+    array_fill = array_fill_value("full_like", fill_value, dt)
+    value = check_fill("full_like", fill_value, dt) if array_fill is None else array_fill[1]
     return filled("full_like", shape, dt, dev, value)
 
 

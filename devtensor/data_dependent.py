@@ -1,5 +1,5 @@
-"""Data-dependent ops: ``nonzero``, ``unique``, ``unique_consecutive`` and ``unique_all`` (the Array API's, behind
-``devtensor.array_api``), whose result shapes depend on the input's values.
+"""Data-dependent ops: ``nonzero``, ``unique``, ``unique_consecutive``, ``bincount`` and ``unique_all`` (the Array
+API's, behind ``devtensor.array_api``), whose result shapes depend on the input's values.
 
 Each is a data-dependent structured op (:mod:`devtensor.structured.data_dependent`): registered
 (:func:`devtensor.structured.get_op` finds it), ``data_dependent = True`` so that a static plan refuses it, one
@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any, Final, Literal, overload
 import numpy as np
 
 from devtensor import dtypes
-from devtensor.errors import ArgumentTypeError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.ufunc_family import D
-from devtensor.meta import normalize_dim
+from devtensor.meta import int_arg, normalize_dim
 from devtensor.structured.data_dependent import DataDependentOp, data_dependent_op, data_dependent_ops_by_name
 from devtensor.tensor import Tensor, TensorMeta
 
-__all__ = ["DataDependentOp", "data_dependent_ops", "nonzero", "unique", "unique_consecutive"]
+__all__ = ["DataDependentOp", "bincount", "data_dependent_ops", "nonzero", "unique", "unique_consecutive"]
 
 _INT64 = dtypes.int64
 
@@ -222,6 +222,53 @@ def _unique_all(xp: ModuleType, self: D) -> tuple[Any, ...]:
     return (values, index.astype(np.int64), inverse.astype(np.int64).reshape(a.shape), counts.astype(np.int64))
 
 
+# --- bincount ---------------------------------------------------------------------------------------------------
+
+
+@data_dependent_op("bincount")
+def _bincount_meta(self: TensorMeta, weights: TensorMeta | None = None, minlength: int = 0) -> Any:
+    """The number of occurrences of each value ``0..max(self)`` in the 1-d non-negative integer tensor ``self``
+    (``torch.bincount``; values and dtypes as ``np.bincount``): int64 counts, or with ``weights`` (1-d, of
+    ``self``'s length, real) the sums of the weights of each value's occurrences as float64 (NumPy's; PyTorch
+    keeps float32 weights' dtype; an empty ``self`` gives int64 zeros even with weights, as NumPy). The length is
+    ``max(max(self) + 1, minlength)`` (``minlength`` for an empty ``self``). On ``self``'s device (cpu: NumPy,
+    cuda: CuPy); no out= (data-dependent).
+
+    Raises:
+        ArgumentTypeError (TypeError): ``self`` not a bool or integer tensor (uint64 included: NumPy cannot
+            index with it); complex weights; ``minlength`` not an int.
+        ShapeError (ValueError): ``self`` not 1-d; ``weights`` of another shape.
+        ArgumentValueError (ValueError): a negative value in ``self`` (checked on the values); a negative
+            ``minlength``.
+        NoDataError (RuntimeError): a meta tensor.
+    """
+    if self.dtype.kind not in "biu" or self.dtype == dtypes.uint64:
+        raise ArgumentTypeError(f"bincount: argument 'self' must be a bool or integer tensor, got {self.dtype.name}")
+    if len(self.shape) != 1:
+        raise ShapeError(f"bincount: argument 'self' must be 1-d, got shape {list(self.shape)}")
+    if weights is not None:
+        if weights.dtype.kind == "c":
+            raise ArgumentTypeError(f"bincount: argument 'weights' must be real, got {weights.dtype.name}")
+        if weights.shape != self.shape:
+            raise ShapeError(
+                f"bincount: argument 'weights' must have self's shape {list(self.shape)}, got {list(weights.shape)}"
+            )
+    if int_arg("bincount", "minlength", minlength) < 0:
+        raise ArgumentValueError(f"bincount: argument 'minlength' must be non-negative, got {minlength}")
+    # (NumPy's: an empty self counts nothing, and its weights are not read: int64 zeros even with weights)
+    return _INT64 if weights is None or self.shape[0] == 0 else dtypes.float64
+
+
+@_bincount_meta.impl("cpu", "cuda")
+def _bincount(xp: ModuleType, self: D, weights: D | None, minlength: int) -> tuple[Any, ...]:
+    a = self._array
+    if a.dtype.kind != "b" and a.size and bool((a < 0).any()):
+        raise ArgumentValueError(f"bincount: argument 'self' must be non-negative, got {int(a.min())}")
+    w = None if weights is None else weights._array.astype(np.float64, copy=False)
+    counts = xp.bincount(a.astype(np.intp, copy=False), weights=w, minlength=int(minlength))
+    return (counts.astype(np.int64 if w is None or a.size == 0 else np.float64, copy=False),)
+
+
 # --- the typed fronts ---------------------------------------------------------------------------------------------
 
 if TYPE_CHECKING:
@@ -288,8 +335,10 @@ if TYPE_CHECKING:
         *,
         axis: int | None = ...,
     ) -> Tensor | tuple[Tensor, ...]: ...
+    def bincount(self: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor: ...
 
 else:
+    bincount = _bincount_meta.functional
     nonzero = _nonzero_meta.functional
     unique = _unique_meta.functional
     unique_consecutive = _unique_consecutive_meta.functional
@@ -299,6 +348,7 @@ for _name, _op in (
     ("nonzero", _nonzero_meta),
     ("unique", _unique_meta),
     ("unique_consecutive", _unique_consecutive_meta),
+    ("bincount", _bincount_meta),
 ):
     setattr(Tensor, _name, _op.functional)
 

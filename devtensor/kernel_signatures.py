@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar, final, overload
 
 from devtensor.dtypes import DTypeLike, Scalar
 from devtensor.generator import Generator
@@ -54,10 +54,12 @@ __all__ = [
     "bmm",
     "cat",
     "cauchy",
+    "cdist",
     "ceil",
     "clamp",
     "clone",
     "conj",
+    "copy",
     "copysign",
     "cos",
     "cosh",
@@ -85,6 +87,7 @@ __all__ = [
     "fft_irfftn",
     "fft_rfft",
     "fft_rfftn",
+    "fill",
     "flip",
     "float_power",
     "floor",
@@ -95,7 +98,10 @@ __all__ = [
     "gt",
     "hypot",
     "imag",
+    "index_add",
+    "index_copy",
     "index_select",
+    "isclose",
     "isfinite",
     "isinf",
     "isnan",
@@ -155,6 +161,8 @@ __all__ = [
     "repeat_interleave",
     "roll",
     "round",
+    "scatter",
+    "scatter_add",
     "searchsorted",
     "sigmoid",
     "sign",
@@ -162,6 +170,7 @@ __all__ = [
     "sin",
     "sinh",
     "softmax",
+    "softplus",
     "sqrt",
     "square",
     "stack",
@@ -181,6 +190,7 @@ __all__ = [
     "upsample_nearest1d",
     "var",
     "where",
+    "zero",
 ]
 
 if TYPE_CHECKING:
@@ -225,1342 +235,6 @@ if TYPE_CHECKING:
     _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
 
 
-    class AddCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``add``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class AddCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``add``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class AddXPKernel(Protocol):
-        """The type of ``add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _AddKernels(KernelRegistrar):
-        """Typed registration of ``add``'s impls: ``@add.cpu`` / ``@add.cuda`` / ``@add.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: AddCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> AddCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: AddXPKernel) -> AddXPKernel: ...
-
-
-    add: _AddKernels
-
-
-    class SubCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``sub``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class SubCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``sub``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class SubXPKernel(Protocol):
-        """The type of ``sub``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _SubKernels(KernelRegistrar):
-        """Typed registration of ``sub``'s impls: ``@sub.cpu`` / ``@sub.cuda`` / ``@sub.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: SubCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> SubCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: SubXPKernel) -> SubXPKernel: ...
-
-
-    sub: _SubKernels
-
-
-    class MulCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``mul``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class MulCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``mul``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class MulXPKernel(Protocol):
-        """The type of ``mul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _MulKernels(KernelRegistrar):
-        """Typed registration of ``mul``'s impls: ``@mul.cpu`` / ``@mul.cuda`` / ``@mul.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: MulCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MulCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: MulXPKernel) -> MulXPKernel: ...
-
-
-    mul: _MulKernels
-
-
-    class DivCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``div``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class DivCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``div``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class DivXPKernel(Protocol):
-        """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _DivKernels(KernelRegistrar):
-        """Typed registration of ``div``'s impls: ``@div.cpu`` / ``@div.cuda`` / ``@div.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: DivCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> DivCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: DivXPKernel) -> DivXPKernel: ...
-
-
-    div: _DivKernels
-
-
-    class RemainderCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``remainder``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class RemainderCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``remainder``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class RemainderXPKernel(Protocol):
-        """The type of ``remainder``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _RemainderKernels(KernelRegistrar):
-        """Typed registration of ``remainder``'s impls: ``@remainder.cpu`` / ``@remainder.cuda`` / ``@remainder.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: RemainderXPKernel) -> RemainderXPKernel: ...
-
-
-    remainder: _RemainderKernels
-
-
-    class PowCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``pow``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class PowCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``pow``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class PowXPKernel(Protocol):
-        """The type of ``pow``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _PowKernels(KernelRegistrar):
-        """Typed registration of ``pow``'s impls: ``@pow.cpu`` / ``@pow.cuda`` / ``@pow.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: PowCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> PowCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: PowXPKernel) -> PowXPKernel: ...
-
-
-    pow: _PowKernels
-
-
-    class NegCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``neg``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class NegCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``neg``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class NegXPKernel(Protocol[_XP]):
-        """The type of ``neg``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _NegKernels(KernelRegistrar):
-        """Typed registration of ``neg``'s impls: ``@neg.cpu`` / ``@neg.cuda`` / ``@neg.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: NegCPUKernel[_CPU0, _CPU1]) -> NegCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: NegCUDAKernel[_CUDA0, _CUDA1]) -> NegCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: NegXPKernel[_XP]) -> NegXPKernel[_XP]: ...
-
-
-    neg: _NegKernels
-
-
-    class AbsCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``abs``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class AbsCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``abs``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class AbsXPKernel(Protocol[_XP]):
-        """The type of ``abs``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _AbsKernels(KernelRegistrar):
-        """Typed registration of ``abs``'s impls: ``@abs.cpu`` / ``@abs.cuda`` / ``@abs.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: AbsCPUKernel[_CPU0, _CPU1]) -> AbsCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: AbsCUDAKernel[_CUDA0, _CUDA1]) -> AbsCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: AbsXPKernel[_XP]) -> AbsXPKernel[_XP]: ...
-
-
-    abs: _AbsKernels
-
-
-    class ExpCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``exp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class ExpCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``exp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class ExpXPKernel(Protocol[_XP]):
-        """The type of ``exp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _ExpKernels(KernelRegistrar):
-        """Typed registration of ``exp``'s impls: ``@exp.cpu`` / ``@exp.cuda`` / ``@exp.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: ExpCPUKernel[_CPU0, _CPU1]) -> ExpCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: ExpCUDAKernel[_CUDA0, _CUDA1]) -> ExpCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: ExpXPKernel[_XP]) -> ExpXPKernel[_XP]: ...
-
-
-    exp: _ExpKernels
-
-
-    class LogCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``log``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class LogCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``log``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class LogXPKernel(Protocol[_XP]):
-        """The type of ``log``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _LogKernels(KernelRegistrar):
-        """Typed registration of ``log``'s impls: ``@log.cpu`` / ``@log.cuda`` / ``@log.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: LogCPUKernel[_CPU0, _CPU1]) -> LogCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: LogCUDAKernel[_CUDA0, _CUDA1]) -> LogCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: LogXPKernel[_XP]) -> LogXPKernel[_XP]: ...
-
-
-    log: _LogKernels
-
-
-    class SqrtCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``sqrt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class SqrtCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``sqrt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class SqrtXPKernel(Protocol[_XP]):
-        """The type of ``sqrt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _SqrtKernels(KernelRegistrar):
-        """Typed registration of ``sqrt``'s impls: ``@sqrt.cpu`` / ``@sqrt.cuda`` / ``@sqrt.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: SqrtCPUKernel[_CPU0, _CPU1]) -> SqrtCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: SqrtCUDAKernel[_CUDA0, _CUDA1]) -> SqrtCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: SqrtXPKernel[_XP]) -> SqrtXPKernel[_XP]: ...
-
-
-    sqrt: _SqrtKernels
-
-
-    class SinCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``sin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class SinCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``sin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class SinXPKernel(Protocol[_XP]):
-        """The type of ``sin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _SinKernels(KernelRegistrar):
-        """Typed registration of ``sin``'s impls: ``@sin.cpu`` / ``@sin.cuda`` / ``@sin.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: SinCPUKernel[_CPU0, _CPU1]) -> SinCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: SinCUDAKernel[_CUDA0, _CUDA1]) -> SinCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: SinXPKernel[_XP]) -> SinXPKernel[_XP]: ...
-
-
-    sin: _SinKernels
-
-
-    class CosCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``cos``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class CosCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``cos``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class CosXPKernel(Protocol[_XP]):
-        """The type of ``cos``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _CosKernels(KernelRegistrar):
-        """Typed registration of ``cos``'s impls: ``@cos.cpu`` / ``@cos.cuda`` / ``@cos.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: CosCPUKernel[_CPU0, _CPU1]) -> CosCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: CosCUDAKernel[_CUDA0, _CUDA1]) -> CosCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: CosXPKernel[_XP]) -> CosXPKernel[_XP]: ...
-
-
-    cos: _CosKernels
-
-
-    class TanhCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``tanh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class TanhCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``tanh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class TanhXPKernel(Protocol[_XP]):
-        """The type of ``tanh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _TanhKernels(KernelRegistrar):
-        """Typed registration of ``tanh``'s impls: ``@tanh.cpu`` / ``@tanh.cuda`` / ``@tanh.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: TanhCPUKernel[_CPU0, _CPU1]) -> TanhCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: TanhCUDAKernel[_CUDA0, _CUDA1]) -> TanhCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: TanhXPKernel[_XP]) -> TanhXPKernel[_XP]: ...
-
-
-    tanh: _TanhKernels
-
-
-    class SigmoidCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``sigmoid``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class SigmoidCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``sigmoid``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class SigmoidXPKernel(Protocol[_XP]):
-        """The type of ``sigmoid``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _SigmoidKernels(KernelRegistrar):
-        """Typed registration of ``sigmoid``'s impls: ``@sigmoid.cpu`` / ``@sigmoid.cuda`` / ``@sigmoid.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: SigmoidCPUKernel[_CPU0, _CPU1]) -> SigmoidCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: SigmoidCUDAKernel[_CUDA0, _CUDA1]) -> SigmoidCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: SigmoidXPKernel[_XP]) -> SigmoidXPKernel[_XP]: ...
-
-
-    sigmoid: _SigmoidKernels
-
-
-    class MaximumCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``maximum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class MaximumCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``maximum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class MaximumXPKernel(Protocol):
-        """The type of ``maximum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _MaximumKernels(KernelRegistrar):
-        """Typed registration of ``maximum``'s impls: ``@maximum.cpu`` / ``@maximum.cuda`` / ``@maximum.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: MaximumXPKernel) -> MaximumXPKernel: ...
-
-
-    maximum: _MaximumKernels
-
-
-    class MinimumCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``minimum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class MinimumCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``minimum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class MinimumXPKernel(Protocol):
-        """The type of ``minimum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _MinimumKernels(KernelRegistrar):
-        """Typed registration of ``minimum``'s impls: ``@minimum.cpu`` / ``@minimum.cuda`` / ``@minimum.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: MinimumXPKernel) -> MinimumXPKernel: ...
-
-
-    minimum: _MinimumKernels
-
-
-    class ClampCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
-        """The type of ``clamp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, min: _CPUS0 | Scalar | None, max: _CPUS1 | Scalar | None, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class ClampCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
-        """The type of ``clamp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, min: _CUDAS0 | Scalar | None, max: _CUDAS1 | Scalar | None, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class ClampXPKernel(Protocol):
-        """The type of ``clamp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor, min: CPUTensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _ClampKernels(KernelRegistrar):
-        """Typed registration of ``clamp``'s impls: ``@clamp.cpu`` / ``@clamp.cuda`` / ``@clamp.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
-        def cuda(self, fn: ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
-        def xp(self, fn: ClampXPKernel) -> ClampXPKernel: ...
-
-
-    clamp: _ClampKernels
-
-
-    class WhereCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
-        """The type of ``where``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, condition: _CPU0, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class WhereCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
-        """The type of ``where``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, condition: _CUDA0, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class WhereXPKernel(Protocol):
-        """The type of ``where``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, condition: CPUTensor, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, condition: CUDATensor, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _WhereKernels(KernelRegistrar):
-        """Typed registration of ``where``'s impls: ``@where.cpu`` / ``@where.cuda`` / ``@where.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
-        def cuda(self, fn: WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
-        def xp(self, fn: WhereXPKernel) -> WhereXPKernel: ...
-
-
-    where: _WhereKernels
-
-
-    class EqCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``eq``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class EqCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``eq``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class EqXPKernel(Protocol):
-        """The type of ``eq``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _EqKernels(KernelRegistrar):
-        """Typed registration of ``eq``'s impls: ``@eq.cpu`` / ``@eq.cuda`` / ``@eq.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: EqCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> EqCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: EqXPKernel) -> EqXPKernel: ...
-
-
-    eq: _EqKernels
-
-
-    class NeCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``ne``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class NeCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``ne``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class NeXPKernel(Protocol):
-        """The type of ``ne``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _NeKernels(KernelRegistrar):
-        """Typed registration of ``ne``'s impls: ``@ne.cpu`` / ``@ne.cuda`` / ``@ne.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: NeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: NeXPKernel) -> NeXPKernel: ...
-
-
-    ne: _NeKernels
-
-
-    class LtCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``lt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class LtCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``lt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class LtXPKernel(Protocol):
-        """The type of ``lt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _LtKernels(KernelRegistrar):
-        """Typed registration of ``lt``'s impls: ``@lt.cpu`` / ``@lt.cuda`` / ``@lt.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: LtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: LtXPKernel) -> LtXPKernel: ...
-
-
-    lt: _LtKernels
-
-
-    class LeCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``le``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class LeCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``le``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class LeXPKernel(Protocol):
-        """The type of ``le``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _LeKernels(KernelRegistrar):
-        """Typed registration of ``le``'s impls: ``@le.cpu`` / ``@le.cuda`` / ``@le.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: LeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: LeXPKernel) -> LeXPKernel: ...
-
-
-    le: _LeKernels
-
-
-    class GtCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``gt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class GtCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``gt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class GtXPKernel(Protocol):
-        """The type of ``gt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _GtKernels(KernelRegistrar):
-        """Typed registration of ``gt``'s impls: ``@gt.cpu`` / ``@gt.cuda`` / ``@gt.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: GtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: GtXPKernel) -> GtXPKernel: ...
-
-
-    gt: _GtKernels
-
-
-    class GeCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``ge``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class GeCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``ge``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class GeXPKernel(Protocol):
-        """The type of ``ge``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _GeKernels(KernelRegistrar):
-        """Typed registration of ``ge``'s impls: ``@ge.cpu`` / ``@ge.cuda`` / ``@ge.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: GeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: GeXPKernel) -> GeXPKernel: ...
-
-
-    ge: _GeKernels
-
-
-    class LogicalAndCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``logical_and``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class LogicalAndCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``logical_and``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class LogicalAndXPKernel(Protocol):
-        """The type of ``logical_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _LogicalAndKernels(KernelRegistrar):
-        """Typed registration of ``logical_and``'s impls: ``@logical_and.cpu`` / ``@logical_and.cuda`` / ``@logical_and.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: LogicalAndXPKernel) -> LogicalAndXPKernel: ...
-
-
-    logical_and: _LogicalAndKernels
-
-
-    class LogicalOrCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``logical_or``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class LogicalOrCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``logical_or``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class LogicalOrXPKernel(Protocol):
-        """The type of ``logical_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _LogicalOrKernels(KernelRegistrar):
-        """Typed registration of ``logical_or``'s impls: ``@logical_or.cpu`` / ``@logical_or.cuda`` / ``@logical_or.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: LogicalOrXPKernel) -> LogicalOrXPKernel: ...
-
-
-    logical_or: _LogicalOrKernels
-
-
-    class LogicalXorCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``logical_xor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class LogicalXorCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``logical_xor``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class LogicalXorXPKernel(Protocol):
-        """The type of ``logical_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _LogicalXorKernels(KernelRegistrar):
-        """Typed registration of ``logical_xor``'s impls: ``@logical_xor.cpu`` / ``@logical_xor.cuda`` / ``@logical_xor.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: LogicalXorXPKernel) -> LogicalXorXPKernel: ...
-
-
-    logical_xor: _LogicalXorKernels
-
-
-    class LogicalNotCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``logical_not``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class LogicalNotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``logical_not``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class LogicalNotXPKernel(Protocol[_XP]):
-        """The type of ``logical_not``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _LogicalNotKernels(KernelRegistrar):
-        """Typed registration of ``logical_not``'s impls: ``@logical_not.cpu`` / ``@logical_not.cuda`` / ``@logical_not.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: LogicalNotCPUKernel[_CPU0, _CPU1]) -> LogicalNotCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: LogicalNotCUDAKernel[_CUDA0, _CUDA1]) -> LogicalNotCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: LogicalNotXPKernel[_XP]) -> LogicalNotXPKernel[_XP]: ...
-
-
-    logical_not: _LogicalNotKernels
-
-
-    class BitwiseAndCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``bitwise_and``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class BitwiseAndCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``bitwise_and``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class BitwiseAndXPKernel(Protocol):
-        """The type of ``bitwise_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _BitwiseAndKernels(KernelRegistrar):
-        """Typed registration of ``bitwise_and``'s impls: ``@bitwise_and.cpu`` / ``@bitwise_and.cuda`` / ``@bitwise_and.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: BitwiseAndXPKernel) -> BitwiseAndXPKernel: ...
-
-
-    bitwise_and: _BitwiseAndKernels
-
-
-    class BitwiseOrCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``bitwise_or``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class BitwiseOrCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``bitwise_or``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class BitwiseOrXPKernel(Protocol):
-        """The type of ``bitwise_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _BitwiseOrKernels(KernelRegistrar):
-        """Typed registration of ``bitwise_or``'s impls: ``@bitwise_or.cpu`` / ``@bitwise_or.cuda`` / ``@bitwise_or.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: BitwiseOrXPKernel) -> BitwiseOrXPKernel: ...
-
-
-    bitwise_or: _BitwiseOrKernels
-
-
-    class BitwiseXorCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``bitwise_xor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class BitwiseXorCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``bitwise_xor``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class BitwiseXorXPKernel(Protocol):
-        """The type of ``bitwise_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _BitwiseXorKernels(KernelRegistrar):
-        """Typed registration of ``bitwise_xor``'s impls: ``@bitwise_xor.cpu`` / ``@bitwise_xor.cuda`` / ``@bitwise_xor.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: BitwiseXorXPKernel) -> BitwiseXorXPKernel: ...
-
-
-    bitwise_xor: _BitwiseXorKernels
-
-
-    class BitwiseNotCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``bitwise_not``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class BitwiseNotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``bitwise_not``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class BitwiseNotXPKernel(Protocol[_XP]):
-        """The type of ``bitwise_not``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _BitwiseNotKernels(KernelRegistrar):
-        """Typed registration of ``bitwise_not``'s impls: ``@bitwise_not.cpu`` / ``@bitwise_not.cuda`` / ``@bitwise_not.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: BitwiseNotCPUKernel[_CPU0, _CPU1]) -> BitwiseNotCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: BitwiseNotCUDAKernel[_CUDA0, _CUDA1]) -> BitwiseNotCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: BitwiseNotXPKernel[_XP]) -> BitwiseNotXPKernel[_XP]: ...
-
-
-    bitwise_not: _BitwiseNotKernels
-
-
-    class BitwiseLeftShiftCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``bitwise_left_shift``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class BitwiseLeftShiftCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``bitwise_left_shift``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class BitwiseLeftShiftXPKernel(Protocol):
-        """The type of ``bitwise_left_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _BitwiseLeftShiftKernels(KernelRegistrar):
-        """Typed registration of ``bitwise_left_shift``'s impls: ``@bitwise_left_shift.cpu`` / ``@bitwise_left_shift.cuda`` / ``@bitwise_left_shift.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: BitwiseLeftShiftXPKernel) -> BitwiseLeftShiftXPKernel: ...
-
-
-    bitwise_left_shift: _BitwiseLeftShiftKernels
-
-
-    class BitwiseRightShiftCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
-        """The type of ``bitwise_right_shift``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
-
-
-    class BitwiseRightShiftCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
-        """The type of ``bitwise_right_shift``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
-
-
-    class BitwiseRightShiftXPKernel(Protocol):
-        """The type of ``bitwise_right_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
-
-        @overload
-        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
-
-
-    class _BitwiseRightShiftKernels(KernelRegistrar):
-        """Typed registration of ``bitwise_right_shift``'s impls: ``@bitwise_right_shift.cpu`` / ``@bitwise_right_shift.cuda`` / ``@bitwise_right_shift.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
-        def cuda(self, fn: BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
-        def xp(self, fn: BitwiseRightShiftXPKernel) -> BitwiseRightShiftXPKernel: ...
-
-
-    bitwise_right_shift: _BitwiseRightShiftKernels
-
-
-    class PositiveCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``positive``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class PositiveCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``positive``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class PositiveXPKernel(Protocol[_XP]):
-        """The type of ``positive``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _PositiveKernels(KernelRegistrar):
-        """Typed registration of ``positive``'s impls: ``@positive.cpu`` / ``@positive.cuda`` / ``@positive.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: PositiveCPUKernel[_CPU0, _CPU1]) -> PositiveCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: PositiveCUDAKernel[_CUDA0, _CUDA1]) -> PositiveCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: PositiveXPKernel[_XP]) -> PositiveXPKernel[_XP]: ...
-
-
-    positive: _PositiveKernels
-
-
-    class RoundCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``round``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, decimals: int, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class RoundCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``round``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, decimals: int, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class RoundXPKernel(Protocol[_XP]):
-        """The type of ``round``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, decimals: int, out: ConstOut[_XP]) -> None: ...
-
-
-    class _RoundKernels(KernelRegistrar):
-        """Typed registration of ``round``'s impls: ``@round.cpu`` / ``@round.cuda`` / ``@round.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: RoundCPUKernel[_CPU0, _CPU1]) -> RoundCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: RoundCUDAKernel[_CUDA0, _CUDA1]) -> RoundCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: RoundXPKernel[_XP]) -> RoundXPKernel[_XP]: ...
-
-
-    round: _RoundKernels
-
-
-    class ConjCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``conj``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class ConjCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``conj``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class ConjXPKernel(Protocol[_XP]):
-        """The type of ``conj``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _ConjKernels(KernelRegistrar):
-        """Typed registration of ``conj``'s impls: ``@conj.cpu`` / ``@conj.cuda`` / ``@conj.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: ConjCPUKernel[_CPU0, _CPU1]) -> ConjCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: ConjCUDAKernel[_CUDA0, _CUDA1]) -> ConjCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: ConjXPKernel[_XP]) -> ConjXPKernel[_XP]: ...
-
-
-    conj: _ConjKernels
-
-
-    class RealCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``real``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class RealCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``real``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class RealXPKernel(Protocol[_XP]):
-        """The type of ``real``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _RealKernels(KernelRegistrar):
-        """Typed registration of ``real``'s impls: ``@real.cpu`` / ``@real.cuda`` / ``@real.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: RealCPUKernel[_CPU0, _CPU1]) -> RealCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: RealCUDAKernel[_CUDA0, _CUDA1]) -> RealCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: RealXPKernel[_XP]) -> RealXPKernel[_XP]: ...
-
-
-    real: _RealKernels
-
-
-    class ImagCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``imag``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class ImagCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``imag``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class ImagXPKernel(Protocol[_XP]):
-        """The type of ``imag``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _ImagKernels(KernelRegistrar):
-        """Typed registration of ``imag``'s impls: ``@imag.cpu`` / ``@imag.cuda`` / ``@imag.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: ImagCPUKernel[_CPU0, _CPU1]) -> ImagCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: ImagCUDAKernel[_CUDA0, _CUDA1]) -> ImagCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: ImagXPKernel[_XP]) -> ImagXPKernel[_XP]: ...
-
-
-    imag: _ImagKernels
-
-
     class UniformCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``uniform``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -1583,6 +257,8 @@ if TYPE_CHECKING:
         """Typed registration of ``uniform``'s impls: ``@uniform.cpu`` / ``@uniform.cuda`` / ``@uniform.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.uniform'
 
         def cpu(self, fn: UniformCPUKernel[_CPU0, _CPU1]) -> UniformCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: UniformCUDAKernel[_CUDA0, _CUDA1]) -> UniformCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1614,6 +290,8 @@ if TYPE_CHECKING:
         """Typed registration of ``normal``'s impls: ``@normal.cpu`` / ``@normal.cuda`` / ``@normal.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.normal'
 
         def cpu(self, fn: NormalCPUKernel[_CPU0, _CPU1]) -> NormalCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: NormalCUDAKernel[_CUDA0, _CUDA1]) -> NormalCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1645,6 +323,8 @@ if TYPE_CHECKING:
         """Typed registration of ``random``'s impls: ``@random.cpu`` / ``@random.cuda`` / ``@random.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.random'
 
         def cpu(self, fn: RandomCPUKernel[_CPU0, _CPU1]) -> RandomCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RandomCUDAKernel[_CUDA0, _CUDA1]) -> RandomCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1680,6 +360,8 @@ if TYPE_CHECKING:
         """Typed registration of ``bernoulli``'s impls: ``@bernoulli.cpu`` / ``@bernoulli.cuda`` / ``@bernoulli.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.bernoulli'
 
         def cpu(self, fn: BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]) -> BernoulliCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
         def cuda(self, fn: BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> BernoulliCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
@@ -1711,6 +393,8 @@ if TYPE_CHECKING:
         """Typed registration of ``multinomial``'s impls: ``@multinomial.cpu`` / ``@multinomial.cuda`` / ``@multinomial.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.multinomial'
 
         def cpu(self, fn: MultinomialCPUKernel[_CPU0, _CPU1]) -> MultinomialCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: MultinomialCUDAKernel[_CUDA0, _CUDA1]) -> MultinomialCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1742,6 +426,8 @@ if TYPE_CHECKING:
         """Typed registration of ``randperm``'s impls: ``@randperm.cpu`` / ``@randperm.cuda`` / ``@randperm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.random.randperm'
 
         def cpu(self, fn: RandpermCPUKernel[_CPU0, _CPU1]) -> RandpermCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RandpermCUDAKernel[_CUDA0, _CUDA1]) -> RandpermCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1749,6 +435,1521 @@ if TYPE_CHECKING:
 
 
     randperm: _RandpermKernels
+
+
+    class SoftplusCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``softplus``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, beta: float, threshold: float, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SoftplusCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``softplus``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, beta: float, threshold: float, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SoftplusXPKernel(Protocol[_XP]):
+        """The type of ``softplus``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, beta: float, threshold: float, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SoftplusKernels(KernelRegistrar):
+        """Typed registration of ``softplus``'s impls: ``@softplus.cpu`` / ``@softplus.cuda`` / ``@softplus.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.activations.softplus'
+
+        def cpu(self, fn: SoftplusCPUKernel[_CPU0, _CPU1]) -> SoftplusCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SoftplusCUDAKernel[_CUDA0, _CUDA1]) -> SoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SoftplusXPKernel[_XP]) -> SoftplusXPKernel[_XP]: ...
+
+
+    softplus: _SoftplusKernels
+
+
+    class AddCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``add``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class AddCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``add``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class AddXPKernel(Protocol):
+        """The type of ``add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _AddKernels(KernelRegistrar):
+        """Typed registration of ``add``'s impls: ``@add.cpu`` / ``@add.cuda`` / ``@add.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.add'
+
+        def cpu(self, fn: AddCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> AddCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> AddCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: AddXPKernel) -> AddXPKernel: ...
+
+
+    add: _AddKernels
+
+
+    class SubCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``sub``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class SubCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``sub``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, alpha: Scalar, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class SubXPKernel(Protocol):
+        """The type of ``sub``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _SubKernels(KernelRegistrar):
+        """Typed registration of ``sub``'s impls: ``@sub.cpu`` / ``@sub.cuda`` / ``@sub.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.sub'
+
+        def cpu(self, fn: SubCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> SubCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> SubCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: SubXPKernel) -> SubXPKernel: ...
+
+
+    sub: _SubKernels
+
+
+    class MulCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``mul``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class MulCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``mul``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class MulXPKernel(Protocol):
+        """The type of ``mul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _MulKernels(KernelRegistrar):
+        """Typed registration of ``mul``'s impls: ``@mul.cpu`` / ``@mul.cuda`` / ``@mul.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.mul'
+
+        def cpu(self, fn: MulCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MulCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MulCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: MulXPKernel) -> MulXPKernel: ...
+
+
+    mul: _MulKernels
+
+
+    class DivCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``div``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class DivCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``div``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class DivXPKernel(Protocol):
+        """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _DivKernels(KernelRegistrar):
+        """Typed registration of ``div``'s impls: ``@div.cpu`` / ``@div.cuda`` / ``@div.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.elementwise.div'
+
+        def cpu(self, fn: DivCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> DivCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> DivCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: DivXPKernel) -> DivXPKernel: ...
+
+
+    div: _DivKernels
+
+
+    class RemainderCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``remainder``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class RemainderCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``remainder``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class RemainderXPKernel(Protocol):
+        """The type of ``remainder``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _RemainderKernels(KernelRegistrar):
+        """Typed registration of ``remainder``'s impls: ``@remainder.cpu`` / ``@remainder.cuda`` / ``@remainder.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.remainder'
+
+        def cpu(self, fn: RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> RemainderCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> RemainderCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: RemainderXPKernel) -> RemainderXPKernel: ...
+
+
+    remainder: _RemainderKernels
+
+
+    class PowCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``pow``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class PowCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``pow``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class PowXPKernel(Protocol):
+        """The type of ``pow``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _PowKernels(KernelRegistrar):
+        """Typed registration of ``pow``'s impls: ``@pow.cpu`` / ``@pow.cuda`` / ``@pow.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.elementwise.pow'
+
+        def cpu(self, fn: PowCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> PowCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> PowCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: PowXPKernel) -> PowXPKernel: ...
+
+
+    pow: _PowKernels
+
+
+    class NegCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``neg``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class NegCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``neg``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class NegXPKernel(Protocol[_XP]):
+        """The type of ``neg``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _NegKernels(KernelRegistrar):
+        """Typed registration of ``neg``'s impls: ``@neg.cpu`` / ``@neg.cuda`` / ``@neg.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.neg'
+
+        def cpu(self, fn: NegCPUKernel[_CPU0, _CPU1]) -> NegCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: NegCUDAKernel[_CUDA0, _CUDA1]) -> NegCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: NegXPKernel[_XP]) -> NegXPKernel[_XP]: ...
+
+
+    neg: _NegKernels
+
+
+    class AbsCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``abs``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class AbsCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``abs``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class AbsXPKernel(Protocol[_XP]):
+        """The type of ``abs``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _AbsKernels(KernelRegistrar):
+        """Typed registration of ``abs``'s impls: ``@abs.cpu`` / ``@abs.cuda`` / ``@abs.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.abs'
+
+        def cpu(self, fn: AbsCPUKernel[_CPU0, _CPU1]) -> AbsCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: AbsCUDAKernel[_CUDA0, _CUDA1]) -> AbsCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: AbsXPKernel[_XP]) -> AbsXPKernel[_XP]: ...
+
+
+    abs: _AbsKernels
+
+
+    class ExpCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``exp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ExpCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``exp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ExpXPKernel(Protocol[_XP]):
+        """The type of ``exp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ExpKernels(KernelRegistrar):
+        """Typed registration of ``exp``'s impls: ``@exp.cpu`` / ``@exp.cuda`` / ``@exp.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.exp'
+
+        def cpu(self, fn: ExpCPUKernel[_CPU0, _CPU1]) -> ExpCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ExpCUDAKernel[_CUDA0, _CUDA1]) -> ExpCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ExpXPKernel[_XP]) -> ExpXPKernel[_XP]: ...
+
+
+    exp: _ExpKernels
+
+
+    class LogCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``log``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LogCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``log``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LogXPKernel(Protocol[_XP]):
+        """The type of ``log``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LogKernels(KernelRegistrar):
+        """Typed registration of ``log``'s impls: ``@log.cpu`` / ``@log.cuda`` / ``@log.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.log'
+
+        def cpu(self, fn: LogCPUKernel[_CPU0, _CPU1]) -> LogCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LogCUDAKernel[_CUDA0, _CUDA1]) -> LogCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LogXPKernel[_XP]) -> LogXPKernel[_XP]: ...
+
+
+    log: _LogKernels
+
+
+    class SqrtCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``sqrt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SqrtCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``sqrt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SqrtXPKernel(Protocol[_XP]):
+        """The type of ``sqrt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SqrtKernels(KernelRegistrar):
+        """Typed registration of ``sqrt``'s impls: ``@sqrt.cpu`` / ``@sqrt.cuda`` / ``@sqrt.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.sqrt'
+
+        def cpu(self, fn: SqrtCPUKernel[_CPU0, _CPU1]) -> SqrtCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SqrtCUDAKernel[_CUDA0, _CUDA1]) -> SqrtCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SqrtXPKernel[_XP]) -> SqrtXPKernel[_XP]: ...
+
+
+    sqrt: _SqrtKernels
+
+
+    class SinCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``sin``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SinCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``sin``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SinXPKernel(Protocol[_XP]):
+        """The type of ``sin``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SinKernels(KernelRegistrar):
+        """Typed registration of ``sin``'s impls: ``@sin.cpu`` / ``@sin.cuda`` / ``@sin.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.sin'
+
+        def cpu(self, fn: SinCPUKernel[_CPU0, _CPU1]) -> SinCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SinCUDAKernel[_CUDA0, _CUDA1]) -> SinCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SinXPKernel[_XP]) -> SinXPKernel[_XP]: ...
+
+
+    sin: _SinKernels
+
+
+    class CosCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``cos``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class CosCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``cos``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class CosXPKernel(Protocol[_XP]):
+        """The type of ``cos``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CosKernels(KernelRegistrar):
+        """Typed registration of ``cos``'s impls: ``@cos.cpu`` / ``@cos.cuda`` / ``@cos.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.cos'
+
+        def cpu(self, fn: CosCPUKernel[_CPU0, _CPU1]) -> CosCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: CosCUDAKernel[_CUDA0, _CUDA1]) -> CosCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: CosXPKernel[_XP]) -> CosXPKernel[_XP]: ...
+
+
+    cos: _CosKernels
+
+
+    class TanhCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``tanh``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class TanhCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``tanh``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class TanhXPKernel(Protocol[_XP]):
+        """The type of ``tanh``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _TanhKernels(KernelRegistrar):
+        """Typed registration of ``tanh``'s impls: ``@tanh.cpu`` / ``@tanh.cuda`` / ``@tanh.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.tanh'
+
+        def cpu(self, fn: TanhCPUKernel[_CPU0, _CPU1]) -> TanhCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: TanhCUDAKernel[_CUDA0, _CUDA1]) -> TanhCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: TanhXPKernel[_XP]) -> TanhXPKernel[_XP]: ...
+
+
+    tanh: _TanhKernels
+
+
+    class SigmoidCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``sigmoid``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class SigmoidCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``sigmoid``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class SigmoidXPKernel(Protocol[_XP]):
+        """The type of ``sigmoid``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _SigmoidKernels(KernelRegistrar):
+        """Typed registration of ``sigmoid``'s impls: ``@sigmoid.cpu`` / ``@sigmoid.cuda`` / ``@sigmoid.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.elementwise.sigmoid'
+
+        def cpu(self, fn: SigmoidCPUKernel[_CPU0, _CPU1]) -> SigmoidCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: SigmoidCUDAKernel[_CUDA0, _CUDA1]) -> SigmoidCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: SigmoidXPKernel[_XP]) -> SigmoidXPKernel[_XP]: ...
+
+
+    sigmoid: _SigmoidKernels
+
+
+    class MaximumCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``maximum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class MaximumCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``maximum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class MaximumXPKernel(Protocol):
+        """The type of ``maximum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _MaximumKernels(KernelRegistrar):
+        """Typed registration of ``maximum``'s impls: ``@maximum.cpu`` / ``@maximum.cuda`` / ``@maximum.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.maximum'
+
+        def cpu(self, fn: MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MaximumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MaximumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: MaximumXPKernel) -> MaximumXPKernel: ...
+
+
+    maximum: _MaximumKernels
+
+
+    class MinimumCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``minimum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class MinimumCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``minimum``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class MinimumXPKernel(Protocol):
+        """The type of ``minimum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _MinimumKernels(KernelRegistrar):
+        """Typed registration of ``minimum``'s impls: ``@minimum.cpu`` / ``@minimum.cuda`` / ``@minimum.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.minimum'
+
+        def cpu(self, fn: MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> MinimumCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> MinimumCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: MinimumXPKernel) -> MinimumXPKernel: ...
+
+
+    minimum: _MinimumKernels
+
+
+    class ClampCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
+        """The type of ``clamp``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, min: _CPUS0 | Scalar | None, max: _CPUS1 | Scalar | None, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ClampCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
+        """The type of ``clamp``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, min: _CUDAS0 | Scalar | None, max: _CUDAS1 | Scalar | None, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ClampXPKernel(Protocol):
+        """The type of ``clamp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor, min: CPUTensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor, min: CUDATensor | Scalar | None, max: CUDATensor | Scalar | None, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _ClampKernels(KernelRegistrar):
+        """Typed registration of ``clamp``'s impls: ``@clamp.cpu`` / ``@clamp.cuda`` / ``@clamp.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.elementwise.clamp'
+
+        def cpu(self, fn: ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> ClampCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> ClampCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: ClampXPKernel) -> ClampXPKernel: ...
+
+
+    clamp: _ClampKernels
+
+
+    class WhereCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
+        """The type of ``where``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, condition: _CPU0, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class WhereCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
+        """The type of ``where``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, condition: _CUDA0, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class WhereXPKernel(Protocol):
+        """The type of ``where``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, condition: CPUTensor, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, condition: CUDATensor, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _WhereKernels(KernelRegistrar):
+        """Typed registration of ``where``'s impls: ``@where.cpu`` / ``@where.cuda`` / ``@where.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.elementwise.where'
+
+        def cpu(self, fn: WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> WhereCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> WhereCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: WhereXPKernel) -> WhereXPKernel: ...
+
+
+    where: _WhereKernels
+
+
+    class EqCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``eq``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class EqCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``eq``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class EqXPKernel(Protocol):
+        """The type of ``eq``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _EqKernels(KernelRegistrar):
+        """Typed registration of ``eq``'s impls: ``@eq.cpu`` / ``@eq.cuda`` / ``@eq.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.eq'
+
+        def cpu(self, fn: EqCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> EqCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> EqCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: EqXPKernel) -> EqXPKernel: ...
+
+
+    eq: _EqKernels
+
+
+    class NeCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``ne``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class NeCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``ne``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class NeXPKernel(Protocol):
+        """The type of ``ne``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _NeKernels(KernelRegistrar):
+        """Typed registration of ``ne``'s impls: ``@ne.cpu`` / ``@ne.cuda`` / ``@ne.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.ne'
+
+        def cpu(self, fn: NeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: NeXPKernel) -> NeXPKernel: ...
+
+
+    ne: _NeKernels
+
+
+    class LtCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``lt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class LtCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``lt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class LtXPKernel(Protocol):
+        """The type of ``lt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LtKernels(KernelRegistrar):
+        """Typed registration of ``lt``'s impls: ``@lt.cpu`` / ``@lt.cuda`` / ``@lt.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.lt'
+
+        def cpu(self, fn: LtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: LtXPKernel) -> LtXPKernel: ...
+
+
+    lt: _LtKernels
+
+
+    class LeCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``le``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class LeCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``le``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class LeXPKernel(Protocol):
+        """The type of ``le``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LeKernels(KernelRegistrar):
+        """Typed registration of ``le``'s impls: ``@le.cpu`` / ``@le.cuda`` / ``@le.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.le'
+
+        def cpu(self, fn: LeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: LeXPKernel) -> LeXPKernel: ...
+
+
+    le: _LeKernels
+
+
+    class GtCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``gt``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class GtCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``gt``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class GtXPKernel(Protocol):
+        """The type of ``gt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _GtKernels(KernelRegistrar):
+        """Typed registration of ``gt``'s impls: ``@gt.cpu`` / ``@gt.cuda`` / ``@gt.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.gt'
+
+        def cpu(self, fn: GtCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GtCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GtCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: GtXPKernel) -> GtXPKernel: ...
+
+
+    gt: _GtKernels
+
+
+    class GeCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``ge``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class GeCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``ge``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class GeXPKernel(Protocol):
+        """The type of ``ge``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _GeKernels(KernelRegistrar):
+        """Typed registration of ``ge``'s impls: ``@ge.cpu`` / ``@ge.cuda`` / ``@ge.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.ge'
+
+        def cpu(self, fn: GeCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> GeCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> GeCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: GeXPKernel) -> GeXPKernel: ...
+
+
+    ge: _GeKernels
+
+
+    class LogicalAndCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``logical_and``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class LogicalAndCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``logical_and``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class LogicalAndXPKernel(Protocol):
+        """The type of ``logical_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LogicalAndKernels(KernelRegistrar):
+        """Typed registration of ``logical_and``'s impls: ``@logical_and.cpu`` / ``@logical_and.cuda`` / ``@logical_and.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.logical_and'
+
+        def cpu(self, fn: LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: LogicalAndXPKernel) -> LogicalAndXPKernel: ...
+
+
+    logical_and: _LogicalAndKernels
+
+
+    class LogicalOrCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``logical_or``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class LogicalOrCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``logical_or``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class LogicalOrXPKernel(Protocol):
+        """The type of ``logical_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LogicalOrKernels(KernelRegistrar):
+        """Typed registration of ``logical_or``'s impls: ``@logical_or.cpu`` / ``@logical_or.cuda`` / ``@logical_or.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.logical_or'
+
+        def cpu(self, fn: LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: LogicalOrXPKernel) -> LogicalOrXPKernel: ...
+
+
+    logical_or: _LogicalOrKernels
+
+
+    class LogicalXorCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``logical_xor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class LogicalXorCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``logical_xor``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class LogicalXorXPKernel(Protocol):
+        """The type of ``logical_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _LogicalXorKernels(KernelRegistrar):
+        """Typed registration of ``logical_xor``'s impls: ``@logical_xor.cpu`` / ``@logical_xor.cuda`` / ``@logical_xor.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.logical_xor'
+
+        def cpu(self, fn: LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogicalXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogicalXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: LogicalXorXPKernel) -> LogicalXorXPKernel: ...
+
+
+    logical_xor: _LogicalXorKernels
+
+
+    class LogicalNotCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``logical_not``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class LogicalNotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``logical_not``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class LogicalNotXPKernel(Protocol[_XP]):
+        """The type of ``logical_not``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _LogicalNotKernels(KernelRegistrar):
+        """Typed registration of ``logical_not``'s impls: ``@logical_not.cpu`` / ``@logical_not.cuda`` / ``@logical_not.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.logical_not'
+
+        def cpu(self, fn: LogicalNotCPUKernel[_CPU0, _CPU1]) -> LogicalNotCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: LogicalNotCUDAKernel[_CUDA0, _CUDA1]) -> LogicalNotCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: LogicalNotXPKernel[_XP]) -> LogicalNotXPKernel[_XP]: ...
+
+
+    logical_not: _LogicalNotKernels
+
+
+    class BitwiseAndCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``bitwise_and``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class BitwiseAndCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``bitwise_and``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class BitwiseAndXPKernel(Protocol):
+        """The type of ``bitwise_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BitwiseAndKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_and``'s impls: ``@bitwise_and.cpu`` / ``@bitwise_and.cuda`` / ``@bitwise_and.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_and'
+
+        def cpu(self, fn: BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseAndCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseAndCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: BitwiseAndXPKernel) -> BitwiseAndXPKernel: ...
+
+
+    bitwise_and: _BitwiseAndKernels
+
+
+    class BitwiseOrCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``bitwise_or``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class BitwiseOrCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``bitwise_or``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class BitwiseOrXPKernel(Protocol):
+        """The type of ``bitwise_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BitwiseOrKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_or``'s impls: ``@bitwise_or.cpu`` / ``@bitwise_or.cuda`` / ``@bitwise_or.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_or'
+
+        def cpu(self, fn: BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseOrCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseOrCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: BitwiseOrXPKernel) -> BitwiseOrXPKernel: ...
+
+
+    bitwise_or: _BitwiseOrKernels
+
+
+    class BitwiseXorCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``bitwise_xor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class BitwiseXorCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``bitwise_xor``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class BitwiseXorXPKernel(Protocol):
+        """The type of ``bitwise_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BitwiseXorKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_xor``'s impls: ``@bitwise_xor.cpu`` / ``@bitwise_xor.cuda`` / ``@bitwise_xor.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_xor'
+
+        def cpu(self, fn: BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseXorCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseXorCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: BitwiseXorXPKernel) -> BitwiseXorXPKernel: ...
+
+
+    bitwise_xor: _BitwiseXorKernels
+
+
+    class BitwiseNotCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``bitwise_not``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class BitwiseNotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``bitwise_not``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class BitwiseNotXPKernel(Protocol[_XP]):
+        """The type of ``bitwise_not``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _BitwiseNotKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_not``'s impls: ``@bitwise_not.cpu`` / ``@bitwise_not.cuda`` / ``@bitwise_not.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_not'
+
+        def cpu(self, fn: BitwiseNotCPUKernel[_CPU0, _CPU1]) -> BitwiseNotCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: BitwiseNotCUDAKernel[_CUDA0, _CUDA1]) -> BitwiseNotCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: BitwiseNotXPKernel[_XP]) -> BitwiseNotXPKernel[_XP]: ...
+
+
+    bitwise_not: _BitwiseNotKernels
+
+
+    class BitwiseLeftShiftCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``bitwise_left_shift``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class BitwiseLeftShiftCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``bitwise_left_shift``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class BitwiseLeftShiftXPKernel(Protocol):
+        """The type of ``bitwise_left_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BitwiseLeftShiftKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_left_shift``'s impls: ``@bitwise_left_shift.cpu`` / ``@bitwise_left_shift.cuda`` / ``@bitwise_left_shift.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_left_shift'
+
+        def cpu(self, fn: BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseLeftShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseLeftShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: BitwiseLeftShiftXPKernel) -> BitwiseLeftShiftXPKernel: ...
+
+
+    bitwise_left_shift: _BitwiseLeftShiftKernels
+
+
+    class BitwiseRightShiftCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
+        """The type of ``bitwise_right_shift``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPUS0 | Scalar, other: _CPUS1 | Scalar, *, out: ConstOut[_CPU0]) -> None: ...
+
+
+    class BitwiseRightShiftCUDAKernel(Protocol[_CUDAS0, _CUDAS1, _CUDA0]):
+        """The type of ``bitwise_right_shift``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDAS0 | Scalar, other: _CUDAS1 | Scalar, *, out: ConstOut[_CUDA0]) -> None: ...
+
+
+    class BitwiseRightShiftXPKernel(Protocol):
+        """The type of ``bitwise_right_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor | Scalar, other: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _BitwiseRightShiftKernels(KernelRegistrar):
+        """Typed registration of ``bitwise_right_shift``'s impls: ``@bitwise_right_shift.cpu`` / ``@bitwise_right_shift.cuda`` / ``@bitwise_right_shift.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.bitwise_right_shift'
+
+        def cpu(self, fn: BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> BitwiseRightShiftCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
+        def cuda(self, fn: BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> BitwiseRightShiftCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
+        def xp(self, fn: BitwiseRightShiftXPKernel) -> BitwiseRightShiftXPKernel: ...
+
+
+    bitwise_right_shift: _BitwiseRightShiftKernels
+
+
+    class PositiveCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``positive``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class PositiveCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``positive``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class PositiveXPKernel(Protocol[_XP]):
+        """The type of ``positive``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _PositiveKernels(KernelRegistrar):
+        """Typed registration of ``positive``'s impls: ``@positive.cpu`` / ``@positive.cuda`` / ``@positive.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.positive'
+
+        def cpu(self, fn: PositiveCPUKernel[_CPU0, _CPU1]) -> PositiveCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: PositiveCUDAKernel[_CUDA0, _CUDA1]) -> PositiveCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: PositiveXPKernel[_XP]) -> PositiveXPKernel[_XP]: ...
+
+
+    positive: _PositiveKernels
+
+
+    class RoundCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``round``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, decimals: int, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RoundCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``round``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, decimals: int, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RoundXPKernel(Protocol[_XP]):
+        """The type of ``round``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, decimals: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RoundKernels(KernelRegistrar):
+        """Typed registration of ``round``'s impls: ``@round.cpu`` / ``@round.cuda`` / ``@round.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.bitwise.round'
+
+        def cpu(self, fn: RoundCPUKernel[_CPU0, _CPU1]) -> RoundCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RoundCUDAKernel[_CUDA0, _CUDA1]) -> RoundCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RoundXPKernel[_XP]) -> RoundXPKernel[_XP]: ...
+
+
+    round: _RoundKernels
+
+
+    class IscloseCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``isclose``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, other: _CPU1, rtol: float, atol: float, equal_nan: bool, *, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class IscloseCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``isclose``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, other: _CUDA1, rtol: float, atol: float, equal_nan: bool, *, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class IscloseXPKernel(Protocol[_XP]):
+        """The type of ``isclose``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, other: _XP, rtol: float, atol: float, equal_nan: bool, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IscloseKernels(KernelRegistrar):
+        """Typed registration of ``isclose``'s impls: ``@isclose.cpu`` / ``@isclose.cuda`` / ``@isclose.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.closeness.isclose'
+
+        def cpu(self, fn: IscloseCPUKernel[_CPU0, _CPU1, _CPU2]) -> IscloseCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: IscloseCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> IscloseCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: IscloseXPKernel[_XP]) -> IscloseXPKernel[_XP]: ...
+
+
+    isclose: _IscloseKernels
+
+
+    class ConjCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``conj``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ConjCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``conj``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ConjXPKernel(Protocol[_XP]):
+        """The type of ``conj``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ConjKernels(KernelRegistrar):
+        """Typed registration of ``conj``'s impls: ``@conj.cpu`` / ``@conj.cuda`` / ``@conj.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.conj'
+
+        def cpu(self, fn: ConjCPUKernel[_CPU0, _CPU1]) -> ConjCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ConjCUDAKernel[_CUDA0, _CUDA1]) -> ConjCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ConjXPKernel[_XP]) -> ConjXPKernel[_XP]: ...
+
+
+    conj: _ConjKernels
+
+
+    class RealCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``real``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class RealCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``real``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class RealXPKernel(Protocol[_XP]):
+        """The type of ``real``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _RealKernels(KernelRegistrar):
+        """Typed registration of ``real``'s impls: ``@real.cpu`` / ``@real.cuda`` / ``@real.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.complex_parts.real'
+
+        def cpu(self, fn: RealCPUKernel[_CPU0, _CPU1]) -> RealCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: RealCUDAKernel[_CUDA0, _CUDA1]) -> RealCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: RealXPKernel[_XP]) -> RealXPKernel[_XP]: ...
+
+
+    real: _RealKernels
+
+
+    class ImagCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``imag``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ImagCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``imag``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ImagXPKernel(Protocol[_XP]):
+        """The type of ``imag``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ImagKernels(KernelRegistrar):
+        """Typed registration of ``imag``'s impls: ``@imag.cpu`` / ``@imag.cuda`` / ``@imag.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.complex_parts.imag'
+
+        def cpu(self, fn: ImagCPUKernel[_CPU0, _CPU1]) -> ImagCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ImagCUDAKernel[_CUDA0, _CUDA1]) -> ImagCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ImagXPKernel[_XP]) -> ImagXPKernel[_XP]: ...
+
+
+    imag: _ImagKernels
+
+
+    class CdistCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``cdist``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, x1: _CPU0, x2: _CPU1, p: float, compute_mode: Literal['use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist'], *, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class CdistCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``cdist``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, x1: _CUDA0, x2: _CUDA1, p: float, compute_mode: Literal['use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist'], *, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class CdistXPKernel(Protocol[_XP]):
+        """The type of ``cdist``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, x1: _XP, x2: _XP, p: float, compute_mode: Literal['use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist'], *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CdistKernels(KernelRegistrar):
+        """Typed registration of ``cdist``'s impls: ``@cdist.cpu`` / ``@cdist.cuda`` / ``@cdist.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.distances.cdist'
+
+        def cpu(self, fn: CdistCPUKernel[_CPU0, _CPU1, _CPU2]) -> CdistCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: CdistCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> CdistCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: CdistXPKernel[_XP]) -> CdistXPKernel[_XP]: ...
+
+
+    cdist: _CdistKernels
 
 
     class ExponentialCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -1773,6 +1974,8 @@ if TYPE_CHECKING:
         """Typed registration of ``exponential``'s impls: ``@exponential.cpu`` / ``@exponential.cuda`` / ``@exponential.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.distributions.exponential'
 
         def cpu(self, fn: ExponentialCPUKernel[_CPU0, _CPU1]) -> ExponentialCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ExponentialCUDAKernel[_CUDA0, _CUDA1]) -> ExponentialCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1804,6 +2007,8 @@ if TYPE_CHECKING:
         """Typed registration of ``geometric``'s impls: ``@geometric.cpu`` / ``@geometric.cuda`` / ``@geometric.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.distributions.geometric'
 
         def cpu(self, fn: GeometricCPUKernel[_CPU0, _CPU1]) -> GeometricCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: GeometricCUDAKernel[_CUDA0, _CUDA1]) -> GeometricCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1835,6 +2040,8 @@ if TYPE_CHECKING:
         """Typed registration of ``log_normal``'s impls: ``@log_normal.cpu`` / ``@log_normal.cuda`` / ``@log_normal.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.distributions.log_normal'
 
         def cpu(self, fn: LogNormalCPUKernel[_CPU0, _CPU1]) -> LogNormalCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LogNormalCUDAKernel[_CUDA0, _CUDA1]) -> LogNormalCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1866,6 +2073,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cauchy``'s impls: ``@cauchy.cpu`` / ``@cauchy.cuda`` / ``@cauchy.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.distributions.cauchy'
 
         def cpu(self, fn: CauchyCPUKernel[_CPU0, _CPU1]) -> CauchyCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CauchyCUDAKernel[_CUDA0, _CUDA1]) -> CauchyCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1897,6 +2106,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_fft``'s impls: ``@fft_fft.cpu`` / ``@fft_fft.cuda`` / ``@fft_fft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_fft'
 
         def cpu(self, fn: FftFftCPUKernel[_CPU0, _CPU1]) -> FftFftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftFftCUDAKernel[_CUDA0, _CUDA1]) -> FftFftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1928,6 +2139,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_ifft``'s impls: ``@fft_ifft.cpu`` / ``@fft_ifft.cuda`` / ``@fft_ifft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_ifft'
 
         def cpu(self, fn: FftIfftCPUKernel[_CPU0, _CPU1]) -> FftIfftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIfftCUDAKernel[_CUDA0, _CUDA1]) -> FftIfftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1959,6 +2172,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_rfft``'s impls: ``@fft_rfft.cpu`` / ``@fft_rfft.cuda`` / ``@fft_rfft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_rfft'
 
         def cpu(self, fn: FftRfftCPUKernel[_CPU0, _CPU1]) -> FftRfftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftRfftCUDAKernel[_CUDA0, _CUDA1]) -> FftRfftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -1990,6 +2205,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_irfft``'s impls: ``@fft_irfft.cpu`` / ``@fft_irfft.cuda`` / ``@fft_irfft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_irfft'
 
         def cpu(self, fn: FftIrfftCPUKernel[_CPU0, _CPU1]) -> FftIrfftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIrfftCUDAKernel[_CUDA0, _CUDA1]) -> FftIrfftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2021,6 +2238,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_hfft``'s impls: ``@fft_hfft.cpu`` / ``@fft_hfft.cuda`` / ``@fft_hfft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_hfft'
 
         def cpu(self, fn: FftHfftCPUKernel[_CPU0, _CPU1]) -> FftHfftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftHfftCUDAKernel[_CUDA0, _CUDA1]) -> FftHfftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2052,6 +2271,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_ihfft``'s impls: ``@fft_ihfft.cpu`` / ``@fft_ihfft.cuda`` / ``@fft_ihfft.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_ihfft'
 
         def cpu(self, fn: FftIhfftCPUKernel[_CPU0, _CPU1]) -> FftIhfftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIhfftCUDAKernel[_CUDA0, _CUDA1]) -> FftIhfftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2083,6 +2304,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_fftn``'s impls: ``@fft_fftn.cpu`` / ``@fft_fftn.cuda`` / ``@fft_fftn.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_fftn'
 
         def cpu(self, fn: FftFftnCPUKernel[_CPU0, _CPU1]) -> FftFftnCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftFftnCUDAKernel[_CUDA0, _CUDA1]) -> FftFftnCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2114,6 +2337,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_ifftn``'s impls: ``@fft_ifftn.cpu`` / ``@fft_ifftn.cuda`` / ``@fft_ifftn.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_ifftn'
 
         def cpu(self, fn: FftIfftnCPUKernel[_CPU0, _CPU1]) -> FftIfftnCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIfftnCUDAKernel[_CUDA0, _CUDA1]) -> FftIfftnCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2145,6 +2370,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_rfftn``'s impls: ``@fft_rfftn.cpu`` / ``@fft_rfftn.cuda`` / ``@fft_rfftn.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_rfftn'
 
         def cpu(self, fn: FftRfftnCPUKernel[_CPU0, _CPU1]) -> FftRfftnCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftRfftnCUDAKernel[_CUDA0, _CUDA1]) -> FftRfftnCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2176,6 +2403,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_irfftn``'s impls: ``@fft_irfftn.cpu`` / ``@fft_irfftn.cuda`` / ``@fft_irfftn.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_irfftn'
 
         def cpu(self, fn: FftIrfftnCPUKernel[_CPU0, _CPU1]) -> FftIrfftnCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIrfftnCUDAKernel[_CUDA0, _CUDA1]) -> FftIrfftnCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2207,6 +2436,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_fftshift``'s impls: ``@fft_fftshift.cpu`` / ``@fft_fftshift.cuda`` / ``@fft_fftshift.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_fftshift'
 
         def cpu(self, fn: FftFftshiftCPUKernel[_CPU0, _CPU1]) -> FftFftshiftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftFftshiftCUDAKernel[_CUDA0, _CUDA1]) -> FftFftshiftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2238,6 +2469,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fft_ifftshift``'s impls: ``@fft_ifftshift.cpu`` / ``@fft_ifftshift.cuda`` / ``@fft_ifftshift.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.fft.fft_ifftshift'
 
         def cpu(self, fn: FftIfftshiftCPUKernel[_CPU0, _CPU1]) -> FftIfftshiftCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FftIfftshiftCUDAKernel[_CUDA0, _CUDA1]) -> FftIfftshiftCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2245,6 +2478,109 @@ if TYPE_CHECKING:
 
 
     fft_ifftshift: _FftIfftshiftKernels
+
+
+    class FillCPUKernel(Protocol[_CPU0, _CPUS0, _CPU1]):
+        """The type of ``fill``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, value: _CPUS0 | Scalar, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class FillCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDA1]):
+        """The type of ``fill``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, value: _CUDAS0 | Scalar, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class FillXPKernel(Protocol):
+        """The type of ``fill``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor, value: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor, value: CUDATensor | Scalar, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _FillKernels(KernelRegistrar):
+        """Typed registration of ``fill``'s impls: ``@fill.cpu`` / ``@fill.cuda`` / ``@fill.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.filling.fill'
+
+        def cpu(self, fn: FillCPUKernel[_CPU0, _CPUS0, _CPU1]) -> FillCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
+        def cuda(self, fn: FillCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> FillCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
+        def xp(self, fn: FillXPKernel) -> FillXPKernel: ...
+
+
+    fill: _FillKernels
+
+
+    class ZeroCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``zero``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ZeroCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``zero``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ZeroXPKernel(Protocol[_XP]):
+        """The type of ``zero``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ZeroKernels(KernelRegistrar):
+        """Typed registration of ``zero``'s impls: ``@zero.cpu`` / ``@zero.cuda`` / ``@zero.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.filling.zero'
+
+        def cpu(self, fn: ZeroCPUKernel[_CPU0, _CPU1]) -> ZeroCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ZeroCUDAKernel[_CUDA0, _CUDA1]) -> ZeroCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ZeroXPKernel[_XP]) -> ZeroXPKernel[_XP]: ...
+
+
+    zero: _ZeroKernels
+
+
+    class CopyCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+        """The type of ``copy``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, src: _CPU1, non_blocking: bool, *, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class CopyCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+        """The type of ``copy``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, src: _CUDA1, non_blocking: bool, *, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class CopyXPKernel(Protocol[_XP]):
+        """The type of ``copy``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, src: _XP, non_blocking: bool, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CopyKernels(KernelRegistrar):
+        """Typed registration of ``copy``'s impls: ``@copy.cpu`` / ``@copy.cuda`` / ``@copy.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.filling.copy'
+
+        def cpu(self, fn: CopyCPUKernel[_CPU0, _CPU1, _CPU2]) -> CopyCPUKernel[_CPU0, _CPU1, _CPU2]: ...
+        def cuda(self, fn: CopyCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> CopyCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
+        def xp(self, fn: CopyXPKernel[_XP]) -> CopyXPKernel[_XP]: ...
+
+
+    copy: _CopyKernels
 
 
     class TrilCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -2269,6 +2605,8 @@ if TYPE_CHECKING:
         """Typed registration of ``tril``'s impls: ``@tril.cpu`` / ``@tril.cuda`` / ``@tril.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.tril'
 
         def cpu(self, fn: TrilCPUKernel[_CPU0, _CPU1]) -> TrilCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TrilCUDAKernel[_CUDA0, _CUDA1]) -> TrilCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2300,6 +2638,8 @@ if TYPE_CHECKING:
         """Typed registration of ``triu``'s impls: ``@triu.cpu`` / ``@triu.cuda`` / ``@triu.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.triu'
 
         def cpu(self, fn: TriuCPUKernel[_CPU0, _CPU1]) -> TriuCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TriuCUDAKernel[_CUDA0, _CUDA1]) -> TriuCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2331,6 +2671,8 @@ if TYPE_CHECKING:
         """Typed registration of ``roll``'s impls: ``@roll.cpu`` / ``@roll.cuda`` / ``@roll.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.roll'
 
         def cpu(self, fn: RollCPUKernel[_CPU0, _CPU1]) -> RollCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RollCUDAKernel[_CUDA0, _CUDA1]) -> RollCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2362,6 +2704,8 @@ if TYPE_CHECKING:
         """Typed registration of ``count_nonzero``'s impls: ``@count_nonzero.cpu`` / ``@count_nonzero.cuda`` / ``@count_nonzero.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.count_nonzero'
 
         def cpu(self, fn: CountNonzeroCPUKernel[_CPU0, _CPU1]) -> CountNonzeroCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CountNonzeroCUDAKernel[_CUDA0, _CUDA1]) -> CountNonzeroCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2393,6 +2737,8 @@ if TYPE_CHECKING:
         """Typed registration of ``argsort``'s impls: ``@argsort.cpu`` / ``@argsort.cuda`` / ``@argsort.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.argsort'
 
         def cpu(self, fn: ArgsortCPUKernel[_CPU0, _CPU1]) -> ArgsortCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ArgsortCUDAKernel[_CUDA0, _CUDA1]) -> ArgsortCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2424,6 +2770,8 @@ if TYPE_CHECKING:
         """Typed registration of ``gather``'s impls: ``@gather.cpu`` / ``@gather.cuda`` / ``@gather.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.gather'
 
         def cpu(self, fn: GatherCPUKernel[_CPU0, _CPU1, _CPU2]) -> GatherCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: GatherCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> GatherCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2455,6 +2803,8 @@ if TYPE_CHECKING:
         """Typed registration of ``take_along_dim``'s impls: ``@take_along_dim.cpu`` / ``@take_along_dim.cuda`` / ``@take_along_dim.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.take_along_dim'
 
         def cpu(self, fn: TakeAlongDimCPUKernel[_CPU0, _CPU1, _CPU2]) -> TakeAlongDimCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: TakeAlongDimCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TakeAlongDimCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2486,6 +2836,8 @@ if TYPE_CHECKING:
         """Typed registration of ``index_select``'s impls: ``@index_select.cpu`` / ``@index_select.cuda`` / ``@index_select.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.index_select'
 
         def cpu(self, fn: IndexSelectCPUKernel[_CPU0, _CPU1, _CPU2]) -> IndexSelectCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: IndexSelectCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> IndexSelectCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2517,6 +2869,8 @@ if TYPE_CHECKING:
         """Typed registration of ``take``'s impls: ``@take.cpu`` / ``@take.cuda`` / ``@take.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.take'
 
         def cpu(self, fn: TakeCPUKernel[_CPU0, _CPU1, _CPU2]) -> TakeCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: TakeCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TakeCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2548,6 +2902,8 @@ if TYPE_CHECKING:
         """Typed registration of ``tensordot``'s impls: ``@tensordot.cpu`` / ``@tensordot.cuda`` / ``@tensordot.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.indexing_ops.tensordot'
 
         def cpu(self, fn: TensordotCPUKernel[_CPU0, _CPU1, _CPU2]) -> TensordotCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: TensordotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> TensordotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2579,6 +2935,8 @@ if TYPE_CHECKING:
         """Typed registration of ``matmul``'s impls: ``@matmul.cpu`` / ``@matmul.cuda`` / ``@matmul.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.matmul'
 
         def cpu(self, fn: MatmulCPUKernel[_CPU0, _CPU1, _CPU2]) -> MatmulCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: MatmulCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> MatmulCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2610,6 +2968,8 @@ if TYPE_CHECKING:
         """Typed registration of ``mm``'s impls: ``@mm.cpu`` / ``@mm.cuda`` / ``@mm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.mm'
 
         def cpu(self, fn: MmCPUKernel[_CPU0, _CPU1, _CPU2]) -> MmCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: MmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> MmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2641,6 +3001,8 @@ if TYPE_CHECKING:
         """Typed registration of ``bmm``'s impls: ``@bmm.cpu`` / ``@bmm.cuda`` / ``@bmm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.bmm'
 
         def cpu(self, fn: BmmCPUKernel[_CPU0, _CPU1, _CPU2]) -> BmmCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: BmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> BmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2672,6 +3034,8 @@ if TYPE_CHECKING:
         """Typed registration of ``dot``'s impls: ``@dot.cpu`` / ``@dot.cuda`` / ``@dot.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.dot'
 
         def cpu(self, fn: DotCPUKernel[_CPU0, _CPU1, _CPU2]) -> DotCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: DotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> DotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2703,6 +3067,8 @@ if TYPE_CHECKING:
         """Typed registration of ``outer``'s impls: ``@outer.cpu`` / ``@outer.cuda`` / ``@outer.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.outer'
 
         def cpu(self, fn: OuterCPUKernel[_CPU0, _CPU1, _CPU2]) -> OuterCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: OuterCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> OuterCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2734,6 +3100,8 @@ if TYPE_CHECKING:
         """Typed registration of ``addmm``'s impls: ``@addmm.cpu`` / ``@addmm.cuda`` / ``@addmm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg.addmm'
 
         def cpu(self, fn: AddmmCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]) -> AddmmCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]: ...
         def cuda(self, fn: AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]) -> AddmmCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]: ...
@@ -2765,6 +3133,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_det``'s impls: ``@linalg_det.cpu`` / ``@linalg_det.cuda`` / ``@linalg_det.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_det'
 
         def cpu(self, fn: LinalgDetCPUKernel[_CPU0, _CPU1]) -> LinalgDetCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgDetCUDAKernel[_CUDA0, _CUDA1]) -> LinalgDetCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2796,6 +3166,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_inv``'s impls: ``@linalg_inv.cpu`` / ``@linalg_inv.cuda`` / ``@linalg_inv.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_inv'
 
         def cpu(self, fn: LinalgInvCPUKernel[_CPU0, _CPU1]) -> LinalgInvCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgInvCUDAKernel[_CUDA0, _CUDA1]) -> LinalgInvCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2805,63 +3177,75 @@ if TYPE_CHECKING:
     linalg_inv: _LinalgInvKernels
 
 
-    class LinalgPinvCPUKernel(Protocol[_CPU0, _CPU1]):
+    class LinalgPinvCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``linalg_pinv``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, A: _CPU0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, A: _CPU0, *, atol: _CPUS0 | Scalar | None, rtol: _CPUS1 | Scalar | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class LinalgPinvCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class LinalgPinvCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``linalg_pinv``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, A: _CUDA0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, A: _CUDA0, *, atol: _CUDAS0 | Scalar | None, rtol: _CUDAS1 | Scalar | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class LinalgPinvXPKernel(Protocol[_XP]):
+    class LinalgPinvXPKernel(Protocol):
         """The type of ``linalg_pinv``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, A: _XP, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, A: CPUTensor, *, atol: CPUTensor | Scalar | None, rtol: CPUTensor | Scalar | None, hermitian: bool, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, A: CUDATensor, *, atol: CUDATensor | Scalar | None, rtol: CUDATensor | Scalar | None, hermitian: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _LinalgPinvKernels(KernelRegistrar):
         """Typed registration of ``linalg_pinv``'s impls: ``@linalg_pinv.cpu`` / ``@linalg_pinv.cuda`` / ``@linalg_pinv.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_pinv'
 
-        def cpu(self, fn: LinalgPinvCPUKernel[_CPU0, _CPU1]) -> LinalgPinvCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: LinalgPinvCUDAKernel[_CUDA0, _CUDA1]) -> LinalgPinvCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: LinalgPinvXPKernel[_XP]) -> LinalgPinvXPKernel[_XP]: ...
+        def cpu(self, fn: LinalgPinvCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> LinalgPinvCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: LinalgPinvCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> LinalgPinvCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: LinalgPinvXPKernel) -> LinalgPinvXPKernel: ...
 
 
     linalg_pinv: _LinalgPinvKernels
 
 
-    class LinalgMatrixRankCPUKernel(Protocol[_CPU0, _CPU1]):
+    class LinalgMatrixRankCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``linalg_matrix_rank``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, A: _CPU0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, A: _CPU0, *, atol: _CPUS0 | Scalar | None, rtol: _CPUS1 | Scalar | None, hermitian: bool, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class LinalgMatrixRankCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class LinalgMatrixRankCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``linalg_matrix_rank``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, A: _CUDA0, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, A: _CUDA0, *, atol: _CUDAS0 | Scalar | None, rtol: _CUDAS1 | Scalar | None, hermitian: bool, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class LinalgMatrixRankXPKernel(Protocol[_XP]):
+    class LinalgMatrixRankXPKernel(Protocol):
         """The type of ``linalg_matrix_rank``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, A: _XP, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, A: CPUTensor, *, atol: CPUTensor | Scalar | None, rtol: CPUTensor | Scalar | None, hermitian: bool, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, A: CUDATensor, *, atol: CUDATensor | Scalar | None, rtol: CUDATensor | Scalar | None, hermitian: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _LinalgMatrixRankKernels(KernelRegistrar):
         """Typed registration of ``linalg_matrix_rank``'s impls: ``@linalg_matrix_rank.cpu`` / ``@linalg_matrix_rank.cuda`` / ``@linalg_matrix_rank.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_matrix_rank'
 
-        def cpu(self, fn: LinalgMatrixRankCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixRankCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: LinalgMatrixRankCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixRankCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: LinalgMatrixRankXPKernel[_XP]) -> LinalgMatrixRankXPKernel[_XP]: ...
+        def cpu(self, fn: LinalgMatrixRankCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> LinalgMatrixRankCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: LinalgMatrixRankCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> LinalgMatrixRankCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: LinalgMatrixRankXPKernel) -> LinalgMatrixRankXPKernel: ...
 
 
     linalg_matrix_rank: _LinalgMatrixRankKernels
@@ -2889,6 +3273,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_svdvals``'s impls: ``@linalg_svdvals.cpu`` / ``@linalg_svdvals.cuda`` / ``@linalg_svdvals.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_svdvals'
 
         def cpu(self, fn: LinalgSvdvalsCPUKernel[_CPU0, _CPU1]) -> LinalgSvdvalsCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgSvdvalsCUDAKernel[_CUDA0, _CUDA1]) -> LinalgSvdvalsCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2920,6 +3306,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_solve``'s impls: ``@linalg_solve.cpu`` / ``@linalg_solve.cuda`` / ``@linalg_solve.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_solve'
 
         def cpu(self, fn: LinalgSolveCPUKernel[_CPU0, _CPU1, _CPU2]) -> LinalgSolveCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: LinalgSolveCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> LinalgSolveCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -2951,6 +3339,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_cholesky``'s impls: ``@linalg_cholesky.cpu`` / ``@linalg_cholesky.cuda`` / ``@linalg_cholesky.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_cholesky'
 
         def cpu(self, fn: LinalgCholeskyCPUKernel[_CPU0, _CPU1]) -> LinalgCholeskyCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgCholeskyCUDAKernel[_CUDA0, _CUDA1]) -> LinalgCholeskyCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -2982,6 +3372,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_matrix_power``'s impls: ``@linalg_matrix_power.cpu`` / ``@linalg_matrix_power.cuda`` / ``@linalg_matrix_power.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_matrix_power'
 
         def cpu(self, fn: LinalgMatrixPowerCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixPowerCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgMatrixPowerCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixPowerCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3013,6 +3405,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_eigvalsh``'s impls: ``@linalg_eigvalsh.cpu`` / ``@linalg_eigvalsh.cuda`` / ``@linalg_eigvalsh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_solvers.linalg_eigvalsh'
 
         def cpu(self, fn: LinalgEigvalshCPUKernel[_CPU0, _CPU1]) -> LinalgEigvalshCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgEigvalshCUDAKernel[_CUDA0, _CUDA1]) -> LinalgEigvalshCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3044,6 +3438,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_vector_norm``'s impls: ``@linalg_vector_norm.cpu`` / ``@linalg_vector_norm.cuda`` / ``@linalg_vector_norm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_vector_norm'
 
         def cpu(self, fn: LinalgVectorNormCPUKernel[_CPU0, _CPU1]) -> LinalgVectorNormCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgVectorNormCUDAKernel[_CUDA0, _CUDA1]) -> LinalgVectorNormCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3075,6 +3471,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_matrix_norm``'s impls: ``@linalg_matrix_norm.cpu`` / ``@linalg_matrix_norm.cuda`` / ``@linalg_matrix_norm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_matrix_norm'
 
         def cpu(self, fn: LinalgMatrixNormCPUKernel[_CPU0, _CPU1]) -> LinalgMatrixNormCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgMatrixNormCUDAKernel[_CUDA0, _CUDA1]) -> LinalgMatrixNormCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3106,6 +3504,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_norm``'s impls: ``@linalg_norm.cpu`` / ``@linalg_norm.cuda`` / ``@linalg_norm.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_norm'
 
         def cpu(self, fn: LinalgNormCPUKernel[_CPU0, _CPU1]) -> LinalgNormCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgNormCUDAKernel[_CUDA0, _CUDA1]) -> LinalgNormCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3137,6 +3537,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_trace``'s impls: ``@linalg_trace.cpu`` / ``@linalg_trace.cuda`` / ``@linalg_trace.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_trace'
 
         def cpu(self, fn: LinalgTraceCPUKernel[_CPU0, _CPU1]) -> LinalgTraceCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgTraceCUDAKernel[_CUDA0, _CUDA1]) -> LinalgTraceCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3168,6 +3570,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_diagonal``'s impls: ``@linalg_diagonal.cpu`` / ``@linalg_diagonal.cuda`` / ``@linalg_diagonal.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_diagonal'
 
         def cpu(self, fn: LinalgDiagonalCPUKernel[_CPU0, _CPU1]) -> LinalgDiagonalCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LinalgDiagonalCUDAKernel[_CUDA0, _CUDA1]) -> LinalgDiagonalCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3199,6 +3603,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_cross``'s impls: ``@linalg_cross.cpu`` / ``@linalg_cross.cuda`` / ``@linalg_cross.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_cross'
 
         def cpu(self, fn: LinalgCrossCPUKernel[_CPU0, _CPU1, _CPU2]) -> LinalgCrossCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: LinalgCrossCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> LinalgCrossCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -3230,6 +3636,8 @@ if TYPE_CHECKING:
         """Typed registration of ``linalg_vecdot``'s impls: ``@linalg_vecdot.cpu`` / ``@linalg_vecdot.cuda`` / ``@linalg_vecdot.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.linalg_norms.linalg_vecdot'
 
         def cpu(self, fn: LinalgVecdotCPUKernel[_CPU0, _CPU1, _CPU2]) -> LinalgVecdotCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: LinalgVecdotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> LinalgVecdotCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -3261,6 +3669,8 @@ if TYPE_CHECKING:
         """Typed registration of ``floor``'s impls: ``@floor.cpu`` / ``@floor.cuda`` / ``@floor.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.floor'
 
         def cpu(self, fn: FloorCPUKernel[_CPU0, _CPU1]) -> FloorCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FloorCUDAKernel[_CUDA0, _CUDA1]) -> FloorCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3292,6 +3702,8 @@ if TYPE_CHECKING:
         """Typed registration of ``ceil``'s impls: ``@ceil.cpu`` / ``@ceil.cuda`` / ``@ceil.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.ceil'
 
         def cpu(self, fn: CeilCPUKernel[_CPU0, _CPU1]) -> CeilCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CeilCUDAKernel[_CUDA0, _CUDA1]) -> CeilCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3323,6 +3735,8 @@ if TYPE_CHECKING:
         """Typed registration of ``trunc``'s impls: ``@trunc.cpu`` / ``@trunc.cuda`` / ``@trunc.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.trunc'
 
         def cpu(self, fn: TruncCPUKernel[_CPU0, _CPU1]) -> TruncCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TruncCUDAKernel[_CUDA0, _CUDA1]) -> TruncCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3354,6 +3768,8 @@ if TYPE_CHECKING:
         """Typed registration of ``sign``'s impls: ``@sign.cpu`` / ``@sign.cuda`` / ``@sign.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.sign'
 
         def cpu(self, fn: SignCPUKernel[_CPU0, _CPU1]) -> SignCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SignCUDAKernel[_CUDA0, _CUDA1]) -> SignCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3385,6 +3801,8 @@ if TYPE_CHECKING:
         """Typed registration of ``square``'s impls: ``@square.cpu`` / ``@square.cuda`` / ``@square.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.square'
 
         def cpu(self, fn: SquareCPUKernel[_CPU0, _CPU1]) -> SquareCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SquareCUDAKernel[_CUDA0, _CUDA1]) -> SquareCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3416,6 +3834,8 @@ if TYPE_CHECKING:
         """Typed registration of ``reciprocal``'s impls: ``@reciprocal.cpu`` / ``@reciprocal.cuda`` / ``@reciprocal.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.reciprocal'
 
         def cpu(self, fn: ReciprocalCPUKernel[_CPU0, _CPU1]) -> ReciprocalCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ReciprocalCUDAKernel[_CUDA0, _CUDA1]) -> ReciprocalCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3447,6 +3867,8 @@ if TYPE_CHECKING:
         """Typed registration of ``log1p``'s impls: ``@log1p.cpu`` / ``@log1p.cuda`` / ``@log1p.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.log1p'
 
         def cpu(self, fn: Log1pCPUKernel[_CPU0, _CPU1]) -> Log1pCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: Log1pCUDAKernel[_CUDA0, _CUDA1]) -> Log1pCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3478,6 +3900,8 @@ if TYPE_CHECKING:
         """Typed registration of ``expm1``'s impls: ``@expm1.cpu`` / ``@expm1.cuda`` / ``@expm1.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.expm1'
 
         def cpu(self, fn: Expm1CPUKernel[_CPU0, _CPU1]) -> Expm1CPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: Expm1CUDAKernel[_CUDA0, _CUDA1]) -> Expm1CUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3509,6 +3933,8 @@ if TYPE_CHECKING:
         """Typed registration of ``log2``'s impls: ``@log2.cpu`` / ``@log2.cuda`` / ``@log2.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.log2'
 
         def cpu(self, fn: Log2CPUKernel[_CPU0, _CPU1]) -> Log2CPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: Log2CUDAKernel[_CUDA0, _CUDA1]) -> Log2CUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3540,6 +3966,8 @@ if TYPE_CHECKING:
         """Typed registration of ``log10``'s impls: ``@log10.cpu`` / ``@log10.cuda`` / ``@log10.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.log10'
 
         def cpu(self, fn: Log10CPUKernel[_CPU0, _CPU1]) -> Log10CPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: Log10CUDAKernel[_CUDA0, _CUDA1]) -> Log10CUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3571,6 +3999,8 @@ if TYPE_CHECKING:
         """Typed registration of ``isnan``'s impls: ``@isnan.cpu`` / ``@isnan.cuda`` / ``@isnan.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.isnan'
 
         def cpu(self, fn: IsnanCPUKernel[_CPU0, _CPU1]) -> IsnanCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: IsnanCUDAKernel[_CUDA0, _CUDA1]) -> IsnanCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3602,6 +4032,8 @@ if TYPE_CHECKING:
         """Typed registration of ``isinf``'s impls: ``@isinf.cpu`` / ``@isinf.cuda`` / ``@isinf.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.isinf'
 
         def cpu(self, fn: IsinfCPUKernel[_CPU0, _CPU1]) -> IsinfCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: IsinfCUDAKernel[_CUDA0, _CUDA1]) -> IsinfCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3633,6 +4065,8 @@ if TYPE_CHECKING:
         """Typed registration of ``isfinite``'s impls: ``@isfinite.cpu`` / ``@isfinite.cuda`` / ``@isfinite.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.isfinite'
 
         def cpu(self, fn: IsfiniteCPUKernel[_CPU0, _CPU1]) -> IsfiniteCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: IsfiniteCUDAKernel[_CUDA0, _CUDA1]) -> IsfiniteCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3664,6 +4098,8 @@ if TYPE_CHECKING:
         """Typed registration of ``signbit``'s impls: ``@signbit.cpu`` / ``@signbit.cuda`` / ``@signbit.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.signbit'
 
         def cpu(self, fn: SignbitCPUKernel[_CPU0, _CPU1]) -> SignbitCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SignbitCUDAKernel[_CUDA0, _CUDA1]) -> SignbitCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3695,6 +4131,8 @@ if TYPE_CHECKING:
         """Typed registration of ``tan``'s impls: ``@tan.cpu`` / ``@tan.cuda`` / ``@tan.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.tan'
 
         def cpu(self, fn: TanCPUKernel[_CPU0, _CPU1]) -> TanCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TanCUDAKernel[_CUDA0, _CUDA1]) -> TanCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3726,6 +4164,8 @@ if TYPE_CHECKING:
         """Typed registration of ``asin``'s impls: ``@asin.cpu`` / ``@asin.cuda`` / ``@asin.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.asin'
 
         def cpu(self, fn: AsinCPUKernel[_CPU0, _CPU1]) -> AsinCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AsinCUDAKernel[_CUDA0, _CUDA1]) -> AsinCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3757,6 +4197,8 @@ if TYPE_CHECKING:
         """Typed registration of ``acos``'s impls: ``@acos.cpu`` / ``@acos.cuda`` / ``@acos.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.acos'
 
         def cpu(self, fn: AcosCPUKernel[_CPU0, _CPU1]) -> AcosCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AcosCUDAKernel[_CUDA0, _CUDA1]) -> AcosCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3788,6 +4230,8 @@ if TYPE_CHECKING:
         """Typed registration of ``atan``'s impls: ``@atan.cpu`` / ``@atan.cuda`` / ``@atan.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.atan'
 
         def cpu(self, fn: AtanCPUKernel[_CPU0, _CPU1]) -> AtanCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AtanCUDAKernel[_CUDA0, _CUDA1]) -> AtanCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3819,6 +4263,8 @@ if TYPE_CHECKING:
         """Typed registration of ``sinh``'s impls: ``@sinh.cpu`` / ``@sinh.cuda`` / ``@sinh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.sinh'
 
         def cpu(self, fn: SinhCPUKernel[_CPU0, _CPU1]) -> SinhCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SinhCUDAKernel[_CUDA0, _CUDA1]) -> SinhCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3850,6 +4296,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cosh``'s impls: ``@cosh.cpu`` / ``@cosh.cuda`` / ``@cosh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.cosh'
 
         def cpu(self, fn: CoshCPUKernel[_CPU0, _CPU1]) -> CoshCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CoshCUDAKernel[_CUDA0, _CUDA1]) -> CoshCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3881,6 +4329,8 @@ if TYPE_CHECKING:
         """Typed registration of ``asinh``'s impls: ``@asinh.cpu`` / ``@asinh.cuda`` / ``@asinh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.asinh'
 
         def cpu(self, fn: AsinhCPUKernel[_CPU0, _CPU1]) -> AsinhCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AsinhCUDAKernel[_CUDA0, _CUDA1]) -> AsinhCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3912,6 +4362,8 @@ if TYPE_CHECKING:
         """Typed registration of ``acosh``'s impls: ``@acosh.cpu`` / ``@acosh.cuda`` / ``@acosh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.acosh'
 
         def cpu(self, fn: AcoshCPUKernel[_CPU0, _CPU1]) -> AcoshCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AcoshCUDAKernel[_CUDA0, _CUDA1]) -> AcoshCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3943,6 +4395,8 @@ if TYPE_CHECKING:
         """Typed registration of ``atanh``'s impls: ``@atanh.cpu`` / ``@atanh.cuda`` / ``@atanh.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.atanh'
 
         def cpu(self, fn: AtanhCPUKernel[_CPU0, _CPU1]) -> AtanhCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AtanhCUDAKernel[_CUDA0, _CUDA1]) -> AtanhCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -3978,6 +4432,8 @@ if TYPE_CHECKING:
         """Typed registration of ``atan2``'s impls: ``@atan2.cpu`` / ``@atan2.cuda`` / ``@atan2.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.atan2'
 
         def cpu(self, fn: Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]) -> Atan2CPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> Atan2CUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4013,6 +4469,8 @@ if TYPE_CHECKING:
         """Typed registration of ``hypot``'s impls: ``@hypot.cpu`` / ``@hypot.cuda`` / ``@hypot.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.hypot'
 
         def cpu(self, fn: HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> HypotCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> HypotCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4048,6 +4506,8 @@ if TYPE_CHECKING:
         """Typed registration of ``copysign``'s impls: ``@copysign.cpu`` / ``@copysign.cuda`` / ``@copysign.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.copysign'
 
         def cpu(self, fn: CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> CopysignCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> CopysignCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4083,6 +4543,8 @@ if TYPE_CHECKING:
         """Typed registration of ``logaddexp``'s impls: ``@logaddexp.cpu`` / ``@logaddexp.cuda`` / ``@logaddexp.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.logaddexp'
 
         def cpu(self, fn: LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> LogaddexpCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> LogaddexpCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4118,6 +4580,8 @@ if TYPE_CHECKING:
         """Typed registration of ``float_power``'s impls: ``@float_power.cpu`` / ``@float_power.cuda`` / ``@float_power.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.float_power'
 
         def cpu(self, fn: FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FloatPowerCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FloatPowerCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4153,6 +4617,8 @@ if TYPE_CHECKING:
         """Typed registration of ``fmod``'s impls: ``@fmod.cpu`` / ``@fmod.cuda`` / ``@fmod.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.fmod'
 
         def cpu(self, fn: FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> FmodCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> FmodCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4188,6 +4654,8 @@ if TYPE_CHECKING:
         """Typed registration of ``nextafter``'s impls: ``@nextafter.cpu`` / ``@nextafter.cuda`` / ``@nextafter.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.meta.nextafter'
 
         def cpu(self, fn: NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]) -> NextafterCPUKernel[_CPUS0, _CPUS1, _CPU0]: ...
         def cuda(self, fn: NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]) -> NextafterCUDAKernel[_CUDAS0, _CUDAS1, _CUDA0]: ...
@@ -4219,6 +4687,8 @@ if TYPE_CHECKING:
         """Typed registration of ``sum``'s impls: ``@sum.cpu`` / ``@sum.cuda`` / ``@sum.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.sum'
 
         def cpu(self, fn: SumCPUKernel[_CPU0, _CPU1]) -> SumCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SumCUDAKernel[_CUDA0, _CUDA1]) -> SumCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4250,6 +4720,8 @@ if TYPE_CHECKING:
         """Typed registration of ``prod``'s impls: ``@prod.cpu`` / ``@prod.cuda`` / ``@prod.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.prod'
 
         def cpu(self, fn: ProdCPUKernel[_CPU0, _CPU1]) -> ProdCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ProdCUDAKernel[_CUDA0, _CUDA1]) -> ProdCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4281,6 +4753,8 @@ if TYPE_CHECKING:
         """Typed registration of ``amax``'s impls: ``@amax.cpu`` / ``@amax.cuda`` / ``@amax.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.amax'
 
         def cpu(self, fn: AmaxCPUKernel[_CPU0, _CPU1]) -> AmaxCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AmaxCUDAKernel[_CUDA0, _CUDA1]) -> AmaxCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4312,6 +4786,8 @@ if TYPE_CHECKING:
         """Typed registration of ``amin``'s impls: ``@amin.cpu`` / ``@amin.cuda`` / ``@amin.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.amin'
 
         def cpu(self, fn: AminCPUKernel[_CPU0, _CPU1]) -> AminCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AminCUDAKernel[_CUDA0, _CUDA1]) -> AminCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4343,6 +4819,8 @@ if TYPE_CHECKING:
         """Typed registration of ``argmax``'s impls: ``@argmax.cpu`` / ``@argmax.cuda`` / ``@argmax.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.argmax'
 
         def cpu(self, fn: ArgmaxCPUKernel[_CPU0, _CPU1]) -> ArgmaxCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ArgmaxCUDAKernel[_CUDA0, _CUDA1]) -> ArgmaxCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4374,6 +4852,8 @@ if TYPE_CHECKING:
         """Typed registration of ``argmin``'s impls: ``@argmin.cpu`` / ``@argmin.cuda`` / ``@argmin.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.argmin'
 
         def cpu(self, fn: ArgminCPUKernel[_CPU0, _CPU1]) -> ArgminCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ArgminCUDAKernel[_CUDA0, _CUDA1]) -> ArgminCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4405,6 +4885,8 @@ if TYPE_CHECKING:
         """Typed registration of ``all``'s impls: ``@all.cpu`` / ``@all.cuda`` / ``@all.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.all'
 
         def cpu(self, fn: AllCPUKernel[_CPU0, _CPU1]) -> AllCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AllCUDAKernel[_CUDA0, _CUDA1]) -> AllCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4436,6 +4918,8 @@ if TYPE_CHECKING:
         """Typed registration of ``any``'s impls: ``@any.cpu`` / ``@any.cuda`` / ``@any.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.any'
 
         def cpu(self, fn: AnyCPUKernel[_CPU0, _CPU1]) -> AnyCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: AnyCUDAKernel[_CUDA0, _CUDA1]) -> AnyCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4467,6 +4951,8 @@ if TYPE_CHECKING:
         """Typed registration of ``mean``'s impls: ``@mean.cpu`` / ``@mean.cuda`` / ``@mean.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.mean'
 
         def cpu(self, fn: MeanCPUKernel[_CPU0, _CPU1]) -> MeanCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: MeanCUDAKernel[_CUDA0, _CUDA1]) -> MeanCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4479,25 +4965,27 @@ if TYPE_CHECKING:
     class VarCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``var``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class VarCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``var``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class VarXPKernel(Protocol[_XP]):
         """The type of ``var``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _VarKernels(KernelRegistrar):
         """Typed registration of ``var``'s impls: ``@var.cpu`` / ``@var.cuda`` / ``@var.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.var'
 
         def cpu(self, fn: VarCPUKernel[_CPU0, _CPU1]) -> VarCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: VarCUDAKernel[_CUDA0, _CUDA1]) -> VarCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4510,25 +4998,27 @@ if TYPE_CHECKING:
     class StdCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``std``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class StdCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``std``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class StdXPKernel(Protocol[_XP]):
         """The type of ``std``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int | tuple[int, ...] | list[int] | None, keepdim: bool, *, correction: int | float | None, plan: ReductionPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _StdKernels(KernelRegistrar):
         """Typed registration of ``std``'s impls: ``@std.cpu`` / ``@std.cuda`` / ``@std.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.std'
 
         def cpu(self, fn: StdCPUKernel[_CPU0, _CPU1]) -> StdCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: StdCUDAKernel[_CUDA0, _CUDA1]) -> StdCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4560,6 +5050,8 @@ if TYPE_CHECKING:
         """Typed registration of ``logsumexp``'s impls: ``@logsumexp.cpu`` / ``@logsumexp.cuda`` / ``@logsumexp.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.reduction_family.logsumexp'
 
         def cpu(self, fn: LogsumexpCPUKernel[_CPU0, _CPU1]) -> LogsumexpCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LogsumexpCUDAKernel[_CUDA0, _CUDA1]) -> LogsumexpCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4572,25 +5064,27 @@ if TYPE_CHECKING:
     class SoftmaxCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class SoftmaxCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class SoftmaxXPKernel(Protocol[_XP]):
         """The type of ``softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _SoftmaxKernels(KernelRegistrar):
         """Typed registration of ``softmax``'s impls: ``@softmax.cpu`` / ``@softmax.cuda`` / ``@softmax.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.nn.softmax'
 
         def cpu(self, fn: SoftmaxCPUKernel[_CPU0, _CPU1]) -> SoftmaxCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: SoftmaxCUDAKernel[_CUDA0, _CUDA1]) -> SoftmaxCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4603,25 +5097,27 @@ if TYPE_CHECKING:
     class LogSoftmaxCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``log_softmax``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CPU1]) -> None: ...
 
 
     class LogSoftmaxCUDAKernel(Protocol[_CUDA0, _CUDA1]):
         """The type of ``log_softmax``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class LogSoftmaxXPKernel(Protocol[_XP]):
         """The type of ``log_softmax``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, dim: int, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[_XP]) -> None: ...
 
 
     class _LogSoftmaxKernels(KernelRegistrar):
         """Typed registration of ``log_softmax``'s impls: ``@log_softmax.cpu`` / ``@log_softmax.cuda`` / ``@log_softmax.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.nn.log_softmax'
 
         def cpu(self, fn: LogSoftmaxCPUKernel[_CPU0, _CPU1]) -> LogSoftmaxCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: LogSoftmaxCUDAKernel[_CUDA0, _CUDA1]) -> LogSoftmaxCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4653,6 +5149,8 @@ if TYPE_CHECKING:
         """Typed registration of ``relu``'s impls: ``@relu.cpu`` / ``@relu.cuda`` / ``@relu.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.nn.relu'
 
         def cpu(self, fn: ReluCPUKernel[_CPU0, _CPU1]) -> ReluCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: ReluCUDAKernel[_CUDA0, _CUDA1]) -> ReluCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4684,6 +5182,8 @@ if TYPE_CHECKING:
         """Typed registration of ``one_hot``'s impls: ``@one_hot.cpu`` / ``@one_hot.cuda`` / ``@one_hot.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.nn.one_hot'
 
         def cpu(self, fn: OneHotCPUKernel[_CPU0, _CPU1]) -> OneHotCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: OneHotCUDAKernel[_CUDA0, _CUDA1]) -> OneHotCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4715,6 +5215,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cross_entropy``'s impls: ``@cross_entropy.cpu`` / ``@cross_entropy.cuda`` / ``@cross_entropy.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.nn.cross_entropy'
 
         def cpu(self, fn: CrossEntropyCPUKernel[_CPU0, _CPU1, _CPU2]) -> CrossEntropyCPUKernel[_CPU0, _CPU1, _CPU2]: ...
         def cuda(self, fn: CrossEntropyCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> CrossEntropyCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
@@ -4746,6 +5248,8 @@ if TYPE_CHECKING:
         """Typed registration of ``upsample_nearest1d``'s impls: ``@upsample_nearest1d.cpu`` / ``@upsample_nearest1d.cuda`` / ``@upsample_nearest1d.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.upsample.upsample_nearest1d'
 
         def cpu(self, fn: UpsampleNearest1dCPUKernel[_CPU0, _CPU1]) -> UpsampleNearest1dCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: UpsampleNearest1dCUDAKernel[_CUDA0, _CUDA1]) -> UpsampleNearest1dCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4777,6 +5281,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cumsum``'s impls: ``@cumsum.cpu`` / ``@cumsum.cuda`` / ``@cumsum.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scans.cumsum'
 
         def cpu(self, fn: CumsumCPUKernel[_CPU0, _CPU1]) -> CumsumCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CumsumCUDAKernel[_CUDA0, _CUDA1]) -> CumsumCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4808,6 +5314,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cumprod``'s impls: ``@cumprod.cpu`` / ``@cumprod.cuda`` / ``@cumprod.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scans.cumprod'
 
         def cpu(self, fn: CumprodCPUKernel[_CPU0, _CPU1]) -> CumprodCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CumprodCUDAKernel[_CUDA0, _CUDA1]) -> CumprodCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4817,35 +5325,173 @@ if TYPE_CHECKING:
     cumprod: _CumprodKernels
 
 
-    class DiffCPUKernel(Protocol[_CPU0, _CPU1]):
+    class DiffCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``diff``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, n: int, dim: int, *, plan: int, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, n: int, dim: int, prepend: _CPUS0 | None, append: _CPUS1 | None, *, plan: int, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class DiffCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class DiffCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``diff``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, n: int, dim: int, *, plan: int, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, n: int, dim: int, prepend: _CUDAS0 | None, append: _CUDAS1 | None, *, plan: int, out: ConstOut[_CUDA1]) -> None: ...
 
 
     class DiffXPKernel(Protocol[_XP]):
         """The type of ``diff``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, n: int, dim: int, *, plan: int, out: ConstOut[_XP]) -> None: ...
+        def __call__(_k, xp: ModuleType, self: _XP, n: int, dim: int, prepend: _XP | None, append: _XP | None, *, plan: int, out: ConstOut[_XP]) -> None: ...
 
 
     class _DiffKernels(KernelRegistrar):
         """Typed registration of ``diff``'s impls: ``@diff.cpu`` / ``@diff.cuda`` / ``@diff.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scans.diff'
 
-        def cpu(self, fn: DiffCPUKernel[_CPU0, _CPU1]) -> DiffCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: DiffCUDAKernel[_CUDA0, _CUDA1]) -> DiffCUDAKernel[_CUDA0, _CUDA1]: ...
+        def cpu(self, fn: DiffCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> DiffCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: DiffCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> DiffCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
         def xp(self, fn: DiffXPKernel[_XP]) -> DiffXPKernel[_XP]: ...
 
 
     diff: _DiffKernels
+
+
+    class IndexAddCPUKernel(Protocol[_CPU0, _CPU1, _CPU2, _CPU3]):
+        """The type of ``index_add``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, source: _CPU2, *, alpha: Scalar, plan: int, out: ConstOut[_CPU3]) -> None: ...
+
+
+    class IndexAddCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2, _CUDA3]):
+        """The type of ``index_add``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, source: _CUDA2, *, alpha: Scalar, plan: int, out: ConstOut[_CUDA3]) -> None: ...
+
+
+    class IndexAddXPKernel(Protocol[_XP]):
+        """The type of ``index_add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, source: _XP, *, alpha: Scalar, plan: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IndexAddKernels(KernelRegistrar):
+        """Typed registration of ``index_add``'s impls: ``@index_add.cpu`` / ``@index_add.cuda`` / ``@index_add.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scatter.index_add'
+
+        def cpu(self, fn: IndexAddCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]) -> IndexAddCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]: ...
+        def cuda(self, fn: IndexAddCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]) -> IndexAddCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]: ...
+        def xp(self, fn: IndexAddXPKernel[_XP]) -> IndexAddXPKernel[_XP]: ...
+
+
+    index_add: _IndexAddKernels
+
+
+    class IndexCopyCPUKernel(Protocol[_CPU0, _CPU1, _CPU2, _CPU3]):
+        """The type of ``index_copy``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, source: _CPU2, *, plan: int, out: ConstOut[_CPU3]) -> None: ...
+
+
+    class IndexCopyCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2, _CUDA3]):
+        """The type of ``index_copy``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, source: _CUDA2, *, plan: int, out: ConstOut[_CUDA3]) -> None: ...
+
+
+    class IndexCopyXPKernel(Protocol[_XP]):
+        """The type of ``index_copy``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, source: _XP, *, plan: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _IndexCopyKernels(KernelRegistrar):
+        """Typed registration of ``index_copy``'s impls: ``@index_copy.cpu`` / ``@index_copy.cuda`` / ``@index_copy.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scatter.index_copy'
+
+        def cpu(self, fn: IndexCopyCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]) -> IndexCopyCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]: ...
+        def cuda(self, fn: IndexCopyCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]) -> IndexCopyCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]: ...
+        def xp(self, fn: IndexCopyXPKernel[_XP]) -> IndexCopyXPKernel[_XP]: ...
+
+
+    index_copy: _IndexCopyKernels
+
+
+    class ScatterCPUKernel(Protocol[_CPU0, _CPU1, _CPUS0, _CPU2]):
+        """The type of ``scatter``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, src: _CPUS0 | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class ScatterCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]):
+        """The type of ``scatter``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, src: _CUDAS0 | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class ScatterXPKernel(Protocol):
+        """The type of ``scatter``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor, dim: int, index: CPUTensor, src: CPUTensor | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor, dim: int, index: CUDATensor, src: CUDATensor | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class _ScatterKernels(KernelRegistrar):
+        """Typed registration of ``scatter``'s impls: ``@scatter.cpu`` / ``@scatter.cuda`` / ``@scatter.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scatter.scatter'
+
+        def cpu(self, fn: ScatterCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]) -> ScatterCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]: ...
+        def cuda(self, fn: ScatterCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]) -> ScatterCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]: ...
+        def xp(self, fn: ScatterXPKernel) -> ScatterXPKernel: ...
+
+
+    scatter: _ScatterKernels
+
+
+    class ScatterAddCPUKernel(Protocol[_CPU0, _CPU1, _CPU2, _CPU3]):
+        """The type of ``scatter_add``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, dim: int, index: _CPU1, src: _CPU2, *, plan: int, out: ConstOut[_CPU3]) -> None: ...
+
+
+    class ScatterAddCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2, _CUDA3]):
+        """The type of ``scatter_add``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, dim: int, index: _CUDA1, src: _CUDA2, *, plan: int, out: ConstOut[_CUDA3]) -> None: ...
+
+
+    class ScatterAddXPKernel(Protocol[_XP]):
+        """The type of ``scatter_add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, dim: int, index: _XP, src: _XP, *, plan: int, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ScatterAddKernels(KernelRegistrar):
+        """Typed registration of ``scatter_add``'s impls: ``@scatter_add.cpu`` / ``@scatter_add.cuda`` / ``@scatter_add.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.scatter.scatter_add'
+
+        def cpu(self, fn: ScatterAddCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]) -> ScatterAddCPUKernel[_CPU0, _CPU1, _CPU2, _CPU3]: ...
+        def cuda(self, fn: ScatterAddCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]) -> ScatterAddCUDAKernel[_CUDA0, _CUDA1, _CUDA2, _CUDA3]: ...
+        def xp(self, fn: ScatterAddXPKernel[_XP]) -> ScatterAddXPKernel[_XP]: ...
+
+
+    scatter_add: _ScatterAddKernels
 
 
     class CloneCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -4870,6 +5516,8 @@ if TYPE_CHECKING:
         """Typed registration of ``clone``'s impls: ``@clone.cpu`` / ``@clone.cuda`` / ``@clone.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.copying.clone'
 
         def cpu(self, fn: CloneCPUKernel[_CPU0, _CPU1]) -> CloneCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CloneCUDAKernel[_CUDA0, _CUDA1]) -> CloneCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4901,6 +5549,8 @@ if TYPE_CHECKING:
         """Typed registration of ``flip``'s impls: ``@flip.cpu`` / ``@flip.cuda`` / ``@flip.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.copying.flip'
 
         def cpu(self, fn: FlipCPUKernel[_CPU0, _CPU1]) -> FlipCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FlipCUDAKernel[_CUDA0, _CUDA1]) -> FlipCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4932,6 +5582,8 @@ if TYPE_CHECKING:
         """Typed registration of ``cat``'s impls: ``@cat.cpu`` / ``@cat.cuda`` / ``@cat.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.copying.cat'
 
         def cpu(self, fn: CatCPUKernel[_CPU0, _CPU1]) -> CatCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: CatCUDAKernel[_CUDA0, _CUDA1]) -> CatCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4963,6 +5615,8 @@ if TYPE_CHECKING:
         """Typed registration of ``stack``'s impls: ``@stack.cpu`` / ``@stack.cuda`` / ``@stack.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.copying.stack'
 
         def cpu(self, fn: StackCPUKernel[_CPU0, _CPU1]) -> StackCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: StackCUDAKernel[_CUDA0, _CUDA1]) -> StackCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -4994,6 +5648,8 @@ if TYPE_CHECKING:
         """Typed registration of ``tile``'s impls: ``@tile.cpu`` / ``@tile.cuda`` / ``@tile.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.shape_more.tile'
 
         def cpu(self, fn: TileCPUKernel[_CPU0, _CPU1]) -> TileCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: TileCUDAKernel[_CUDA0, _CUDA1]) -> TileCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -5025,6 +5681,8 @@ if TYPE_CHECKING:
         """Typed registration of ``repeat``'s impls: ``@repeat.cpu`` / ``@repeat.cuda`` / ``@repeat.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.shape_more.repeat'
 
         def cpu(self, fn: RepeatCPUKernel[_CPU0, _CPU1]) -> RepeatCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RepeatCUDAKernel[_CUDA0, _CUDA1]) -> RepeatCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -5056,6 +5714,8 @@ if TYPE_CHECKING:
         """Typed registration of ``repeat_interleave``'s impls: ``@repeat_interleave.cpu`` / ``@repeat_interleave.cuda`` / ``@repeat_interleave.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.shape_more.repeat_interleave'
 
         def cpu(self, fn: RepeatInterleaveCPUKernel[_CPU0, _CPU1]) -> RepeatInterleaveCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: RepeatInterleaveCUDAKernel[_CUDA0, _CUDA1]) -> RepeatInterleaveCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -5087,6 +5747,8 @@ if TYPE_CHECKING:
         """Typed registration of ``einsum``'s impls: ``@einsum.cpu`` / ``@einsum.cuda`` / ``@einsum.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.shape_more.einsum'
 
         def cpu(self, fn: EinsumCPUKernel[_CPU0, _CPU1]) -> EinsumCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: EinsumCUDAKernel[_CUDA0, _CUDA1]) -> EinsumCUDAKernel[_CUDA0, _CUDA1]: ...
@@ -5096,37 +5758,50 @@ if TYPE_CHECKING:
     einsum: _EinsumKernels
 
 
-    class SearchsortedCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
+    class SearchsortedCPUKernel(Protocol[_CPU0, _CPUS0, _CPUS1, _CPU1]):
         """The type of ``searchsorted``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, sorted_sequence: _CPU0, input: _CPU1, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_CPU2]) -> None: ...
+        def __call__(_k, sorted_sequence: _CPU0, input: _CPUS0 | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: _CPUS1 | None, plan: bool, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class SearchsortedCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDA2]):
+    class SearchsortedCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]):
         """The type of ``searchsorted``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, sorted_sequence: _CUDA0, input: _CUDA1, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_CUDA2]) -> None: ...
+        def __call__(_k, sorted_sequence: _CUDA0, input: _CUDAS0 | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: _CUDAS1 | None, plan: bool, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class SearchsortedXPKernel(Protocol[_XP]):
+    class SearchsortedXPKernel(Protocol):
         """The type of ``searchsorted``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, sorted_sequence: _XP, input: _XP, *, out_int32: bool, right: bool, side: str | None, plan: bool, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, sorted_sequence: CPUTensor, input: CPUTensor | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: CPUTensor | None, plan: bool, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, sorted_sequence: CUDATensor, input: CUDATensor | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: CUDATensor | None, plan: bool, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _SearchsortedKernels(KernelRegistrar):
         """Typed registration of ``searchsorted``'s impls: ``@searchsorted.cpu`` / ``@searchsorted.cuda`` / ``@searchsorted.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.shape_more.searchsorted'
 
-        def cpu(self, fn: SearchsortedCPUKernel[_CPU0, _CPU1, _CPU2]) -> SearchsortedCPUKernel[_CPU0, _CPU1, _CPU2]: ...
-        def cuda(self, fn: SearchsortedCUDAKernel[_CUDA0, _CUDA1, _CUDA2]) -> SearchsortedCUDAKernel[_CUDA0, _CUDA1, _CUDA2]: ...
-        def xp(self, fn: SearchsortedXPKernel[_XP]) -> SearchsortedXPKernel[_XP]: ...
+        def cpu(self, fn: SearchsortedCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]) -> SearchsortedCPUKernel[_CPU0, _CPUS0, _CPUS1, _CPU1]: ...
+        def cuda(self, fn: SearchsortedCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]) -> SearchsortedCUDAKernel[_CUDA0, _CUDAS0, _CUDAS1, _CUDA1]: ...
+        def xp(self, fn: SearchsortedXPKernel) -> SearchsortedXPKernel: ...
 
 
     searchsorted: _SearchsortedKernels
 
 else:
+    uniform = KernelRegistrar('uniform')
+    normal = KernelRegistrar('normal')
+    random = KernelRegistrar('random')
+    bernoulli = KernelRegistrar('bernoulli')
+    multinomial = KernelRegistrar('multinomial')
+    randperm = KernelRegistrar('randperm')
+    softplus = KernelRegistrar('softplus')
     add = KernelRegistrar('add')
     sub = KernelRegistrar('sub')
     mul = KernelRegistrar('mul')
@@ -5164,15 +5839,11 @@ else:
     bitwise_right_shift = KernelRegistrar('bitwise_right_shift')
     positive = KernelRegistrar('positive')
     round = KernelRegistrar('round')
+    isclose = KernelRegistrar('isclose')
     conj = KernelRegistrar('conj')
     real = KernelRegistrar('real')
     imag = KernelRegistrar('imag')
-    uniform = KernelRegistrar('uniform')
-    normal = KernelRegistrar('normal')
-    random = KernelRegistrar('random')
-    bernoulli = KernelRegistrar('bernoulli')
-    multinomial = KernelRegistrar('multinomial')
-    randperm = KernelRegistrar('randperm')
+    cdist = KernelRegistrar('cdist')
     exponential = KernelRegistrar('exponential')
     geometric = KernelRegistrar('geometric')
     log_normal = KernelRegistrar('log_normal')
@@ -5189,6 +5860,9 @@ else:
     fft_irfftn = KernelRegistrar('fft_irfftn')
     fft_fftshift = KernelRegistrar('fft_fftshift')
     fft_ifftshift = KernelRegistrar('fft_ifftshift')
+    fill = KernelRegistrar('fill')
+    zero = KernelRegistrar('zero')
+    copy = KernelRegistrar('copy')
     tril = KernelRegistrar('tril')
     triu = KernelRegistrar('triu')
     roll = KernelRegistrar('roll')
@@ -5272,6 +5946,10 @@ else:
     cumsum = KernelRegistrar('cumsum')
     cumprod = KernelRegistrar('cumprod')
     diff = KernelRegistrar('diff')
+    index_add = KernelRegistrar('index_add')
+    index_copy = KernelRegistrar('index_copy')
+    scatter = KernelRegistrar('scatter')
+    scatter_add = KernelRegistrar('scatter_add')
     clone = KernelRegistrar('clone')
     flip = KernelRegistrar('flip')
     cat = KernelRegistrar('cat')
@@ -5287,4 +5965,4 @@ else:
         return KernelRegistrar(name)
 
 
-del DTypeLike, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload
+del DTypeLike, Final, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload

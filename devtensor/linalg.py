@@ -78,8 +78,8 @@ if TYPE_CHECKING:
     def pinv(
         A: Tensor,
         *,
-        atol: float | None = None,
-        rtol: float | None = None,
+        atol: Tensor | float | None = None,
+        rtol: Tensor | float | None = None,
         hermitian: bool = False,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -89,8 +89,8 @@ if TYPE_CHECKING:
     def matrix_rank(
         A: Tensor,
         *,
-        atol: float | None = None,
-        rtol: float | None = None,
+        atol: Tensor | float | None = None,
+        rtol: Tensor | float | None = None,
         hermitian: bool = False,
         out: Tensor | None = None,
     ) -> Tensor: ...

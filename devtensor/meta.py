@@ -241,13 +241,16 @@ def ufunc_result_dtype(op: str, ufunc: np.ufunc, *operands: DType | type) -> DTy
     return _resolve(op, ufunc, operands)[0]
 
 
-def unary_ufunc_meta(op: str, ufunc: np.ufunc) -> Callable[[Tensor], TensorSpec]:
+def unary_ufunc_meta(
+    op: str, ufunc: np.ufunc, dtypes: dict[DType, DType] | None = None
+) -> Callable[[Tensor], TensorSpec]:
     """The meta function of a one-argument elementwise op computed as NumPy's ``ufunc``: it returns ``self``'s
-    shape and the dtype NumPy's ``ufunc`` gives for its dtype (``exp`` of int8 is float16, as in NumPy).
+    shape and the dtype NumPy's ``ufunc`` gives for its dtype (``exp`` of int8 is float16, as in NumPy), or
+    ``dtypes[dtype]`` where given (an op whose result dtypes differ from its ufunc's: ``reciprocal``).
 
     The returned meta raises ArgumentTypeError when NumPy has no loop for the dtype (``neg`` of bool).
     """
-    cache: dict[Any, DType] = {}
+    cache: dict[Any, DType] = dict(dtypes or {})
 
     def meta(self: Tensor) -> TensorSpec:
         try:

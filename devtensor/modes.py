@@ -111,6 +111,12 @@ def run_indexing(name: str, tensor: Any, args: tuple[Any, ...]) -> Any:
         stack.append(mode)
 
 
+def recording() -> bool:
+    """Whether this thread's innermost mode records calls (a static plan's tracer: ``records_indexing``)."""
+    stack = _stack()
+    return bool(stack) and bool(getattr(stack[-1], "records_indexing", False))
+
+
 def constant(op: str, made: _T) -> _T:
     """``made``, the new tensor a creation function ``op`` computed from Python values (``tensor`` and
     ``asarray`` of Python data, ``arange``, ``linspace``, ``eye``), or, while a static plan traces, its

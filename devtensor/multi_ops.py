@@ -102,10 +102,30 @@ def _extreme(
 ) -> Any:
     """``max``/``min`` (``front``, called again with NumPy's names put under PyTorch's): PyTorch's three forms by
     the second argument (none, an int dim, a tensor or array, or ``other=``); an error of the op behind a form
-    names ``name``, the function the user called. ``arguments``: self, dim, keepdim, other, out as passed."""
-    if axis is not NO_ALIAS or keepdims is not NO_ALIAS:
+    names ``name``, the function the user called. ``arguments``: self, dim, keepdim, other, out as passed.
+
+    NumPy's keyword ``axis`` (or ``keepdims`` without a dim) means NumPy's function: ``np.max``'s values alone
+    (the ``reduce`` op, ``amax``/``amin``: ``axis`` an int, a tuple or None, ``out=`` one tensor), so that
+    ``X.max(axis=0) - X.min(axis=0)`` works as in NumPy; a ``dim`` (positional or keyword) keeps PyTorch's
+    ``(values, indices)``, with ``keepdims`` as the alias of ``keepdim``."""
+    numpy_form = axis is not NO_ALIAS or (keepdims is not NO_ALIAS and arguments["dim"] is NO_ALIAS)
+    if numpy_form:
         given = (("dim", "axis", axis, None), ("keepdim", "keepdims", keepdims, False))
-        return aliased(name, front, arguments, given)
+
+        def values_only(self: Any, dim: Any, keepdim: Any, other: Any, out: Any) -> Any:
+            if other is not None:
+                raise ArgumentTypeError(f"{name}: got 'other' with NumPy's 'axis'/'keepdims'; pass one form")
+            dim = None if dim is NO_ALIAS else dim
+            keepdim = False if keepdim is NO_ALIAS else keepdim
+            fn = _get_op(reduce).functional
+            try:
+                return fn(self, dim, keepdim) if out is None else fn(self, dim, keepdim, out=out)
+            except DevtensorError as error:
+                raise as_called(error, (reduce,), name) from None
+
+        return aliased(name, values_only, arguments, given)
+    if keepdims is not NO_ALIAS:
+        return aliased(name, front, arguments, (("keepdim", "keepdims", keepdims, False),))
     self, dim, keepdim = arguments["self"], arguments["dim"], arguments["keepdim"]
     other, out = arguments["other"], arguments["out"]
     # (NO_ALIAS defaults: so that an alias with its PyTorch name at the default is seen as both passed)
@@ -140,7 +160,11 @@ def max(
     self: Tensor, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None, keepdims: bool = ...
 ) -> MaxResult: ...
 @overload
-def max(self: Tensor, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Tensor] | None = None) -> MaxResult: ...
+def max(
+    self: Tensor, *, axis: int | Sequence[int] | None, keepdims: bool = ..., out: Tensor | None = None
+) -> Tensor: ...
+@overload
+def max(self: Tensor, *, keepdims: bool, out: Tensor | None = None) -> Tensor: ...
 @overload
 def max(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
 @overload
@@ -160,8 +184,10 @@ def max(
     a named tuple ``(values, indices)`` (the multi-output op ``max``, :mod:`devtensor.kernels.ordering`; NaN
     propagates; ``out=`` a tuple); ``max(t, other)`` or ``max(t, other=other)`` the elementwise
     :func:`devtensor.maximum` (``other`` a tensor or a NumPy array, broadcast; errors name ``max``). Also
-    ``Tensor.max``. NumPy's ``axis``/``keepdims`` are aliases of ``dim``/``keepdim``
-    (:mod:`devtensor.structured.aliases`). Devices: those of the ops.
+    ``Tensor.max``. NumPy's ``axis=`` gives NumPy's result, the values alone (``np.max``: :func:`devtensor.amax`
+    with ``axis`` an int, a tuple or None; ``out=`` one tensor), as does ``keepdims=`` without a dim; with a
+    ``dim``, ``keepdims`` is the alias of ``keepdim`` (:mod:`devtensor.structured.aliases`). Devices: those of
+    the ops.
 
     Raises:
         ArgumentTypeError (TypeError): ``keepdim`` without an int dim; ``other=`` with ``dim`` or ``keepdim``; as
@@ -179,7 +205,11 @@ def min(
     self: Tensor, dim: int, keepdim: bool = False, *, out: tuple[Tensor, Tensor] | None = None, keepdims: bool = ...
 ) -> MinResult: ...
 @overload
-def min(self: Tensor, *, axis: int, keepdims: bool = ..., out: tuple[Tensor, Tensor] | None = None) -> MinResult: ...
+def min(
+    self: Tensor, *, axis: int | Sequence[int] | None, keepdims: bool = ..., out: Tensor | None = None
+) -> Tensor: ...
+@overload
+def min(self: Tensor, *, keepdims: bool, out: Tensor | None = None) -> Tensor: ...
 @overload
 def min(self: Tensor, other: Tensor, /, *, out: Tensor | None = None) -> Tensor: ...
 @overload
@@ -197,7 +227,7 @@ def min(
     """PyTorch's ``torch.min``: ``min(t)`` the smallest element (:func:`devtensor.amin`); ``min(t, dim,
     keepdim=False, *, out=None)`` a named tuple ``(values, indices)`` (the multi-output op ``min``);
     ``min(t, other)`` or ``min(t, other=other)`` the elementwise :func:`devtensor.minimum`. Also ``Tensor.min``.
-    As :func:`max` (with NumPy's ``axis``/``keepdims`` aliases).
+    As :func:`max` (NumPy's ``axis=`` gives ``np.min``'s values, :func:`devtensor.amin`).
 
     Raises:
         ArgumentTypeError (TypeError): ``keepdim`` without an int dim; as the ops.  IndexOutOfRangeError,

@@ -42,6 +42,7 @@ builtin conversion (``float(t)``, ``bool(t)``, ``if t:``) or by passing the tens
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Final
 
 from mypy.checker import TypeChecker
@@ -49,7 +50,6 @@ from mypy.errorcodes import ErrorCode
 from mypy.nodes import (
     ARG_NAMED,
     ARG_NAMED_OPT,
-    ARG_OPT,
     ARG_POS,
     ARG_STAR,
     ARG_STAR2,
@@ -64,6 +64,9 @@ from mypy.nodes import (
     FuncDef,
     FuncItem,
     IfStmt,
+    Import,
+    ImportAll,
+    ImportFrom,
     IndexExpr,
     MemberExpr,
     MypyFile,
@@ -81,7 +84,7 @@ from mypy.nodes import (
 )
 from mypy.options import Options
 from mypy.plugin import AttributeContext, FunctionContext, MethodContext, Plugin
-from mypy.types import CallableType, Instance, Overloaded, Type, get_proper_type
+from mypy.types import CallableType, Instance, Overloaded, TupleType, Type, get_proper_type
 
 __all__ = ["DevtensorPlugin", "plugin"]
 
@@ -95,7 +98,20 @@ _STRUCTURED_OP: Final = "devtensor.structured.registry.StructuredOp"
 _TENSOR_CLASSES: Final = ("devtensor.tensor.Tensor.", "devtensor._generated_methods.TensorOpMethods.")
 #: What a meta function may use of a Tensor: TensorMeta's members and a few more pieces of metadata.
 _METADATA: Final = frozenset(
-    {"shape", "dtype", "ndim", "device", "strides", "numel", "dim", "size", "element_size", "is_contiguous", "__len__"}
+    {
+        "shape",
+        "dtype",
+        "ndim",
+        "device",
+        "strides",
+        "stride",
+        "numel",
+        "dim",
+        "size",
+        "element_size",
+        "is_contiguous",
+        "__len__",
+    }
 )
 _META_DECORATORS: Final = ("structured_op", "custom_op")
 _KEYS: Final = {"cpu": "cpu", "cuda": "cuda"}
@@ -110,8 +126,31 @@ class DevtensorPlugin(Plugin):
         # defined in it, and the Decorator each decorator expression belongs to.
         self._metas: dict[int, tuple[MypyFile, set[FuncItem]]] = {}
         self._decorated: dict[int, tuple[MypyFile, dict[int, Decorator]]] = {}
+        # Per directory scanned: the generated kernel-signature modules in it (see get_additional_deps).
+        self._generated: dict[str, list[str]] = {}
 
     # --- hooks ---------------------------------------------------------------------------------------------
+
+    def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
+        """A module of a user's package that imports devtensor depends on the package's generated kernel-signature
+        modules (whatever their names): mypy then analyses them first, whatever the order it visits modules in, so
+        the registrations in the module are checked against them, and rechecks the module when they change (its
+        cached result is not reused against a regenerated file)."""
+        if file.fullname.split(".", 1)[0] == "devtensor" or not _imports_devtensor(file):
+            return []
+        return [(_PRI_MED, module, -1) for module in self._generated_near(file) if module != file.fullname]
+
+    def _generated_near(self, file: MypyFile) -> list[str]:
+        """The generated kernel-signature modules of ``file``'s top package (of its directory, for a top-level
+        module), found by their first line; cached per directory."""
+        found = _package_root(file)
+        if found is None:
+            return []
+        root, prefix, recursive = found
+        key = str(root)
+        if key not in self._generated:
+            self._generated[key] = _generated_modules(root, prefix, recursive)
+        return self._generated[key]
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         if fullname.startswith(_TENSOR_CLASSES):
@@ -158,17 +197,19 @@ class DevtensorPlugin(Plugin):
         return isinstance(info, TypeInfo) and info.has_base(_REGISTRAR) and info.fullname != _REGISTRAR
 
     def _typed_registrar(self, ctx: MethodContext) -> Type:
-        """``@kernel_signatures.<op>.cpu`` and friends: mypy checked the types; check names and kinds."""
+        """``@kernel_signatures.<op>.cpu`` and friends, after mypy checked the call: an impl whose parameter names
+        and kinds are not the op's gets one ``kernel-signature`` error naming the op, the key and the expected
+        parameters; mypy's own errors for it are withdrawn (see :func:`_withdraw_call_errors`)."""
         receiver = get_proper_type(ctx.type)
-        decorator = ctx.context.decorators if isinstance(ctx.context, Decorator) else []
-        callee = ctx.context.callee if isinstance(ctx.context, CallExpr) else None
-        used = next((d for d in decorator if isinstance(d, MemberExpr)), callee)
-        if isinstance(receiver, Instance) and ctx.arg_types and ctx.arg_types[0] and isinstance(used, MemberExpr):
-            op = used.expr.name if isinstance(used.expr, (NameExpr, MemberExpr)) else receiver.type.name
-            expected = _protocol_call(receiver.type, used.name)
-            impl = get_proper_type(ctx.arg_types[0][0])
-            if expected is not None and isinstance(impl, CallableType):
-                _check_exact(ctx.api, ctx.context, op, used.name, expected, impl)
+        used = _registrar_use(ctx.context)
+        if not (isinstance(receiver, Instance) and used is not None and ctx.arg_types and ctx.arg_types[0]):
+            return ctx.default_return_type
+        expected = _protocol_call(receiver.type, used.name)
+        impl = get_proper_type(ctx.arg_types[0][0])
+        if expected is not None and isinstance(impl, CallableType):
+            op = _registrar_op_name(used, receiver.type)
+            if _check_exact(ctx.api, ctx.context, op, used.name, expected, impl) and isinstance(ctx.api, TypeChecker):
+                _withdraw_call_errors(ctx.api, ctx.context.line)
         return ctx.default_return_type
 
     # --- op.impl(...) ----------------------------------------------------------------------------------------
@@ -190,7 +231,8 @@ class DevtensorPlugin(Plugin):
         impl = decorator.func.type if decorator is not None else None
         takes_xp = isinstance(impl, CallableType) and impl.arg_names[:1] == ["xp"]
         method = "xp" if takes_xp or len(keys) > 1 else next(iter(keys))
-        registrar = self._registrar(checker, op)
+        found = self._find_registrar(checker, op, _meta_of(call.callee.expr))
+        registrar, op = found if found is not None else (None, op)
         if registrar is None:
             # No kernel Protocol (a custom op without generated signatures): names and kinds from its meta.
             if isinstance(impl, CallableType) and decorator is not None:
@@ -200,8 +242,8 @@ class DevtensorPlugin(Plugin):
             return ctx.default_return_type  # an impl of several keys without xp: types beyond the Protocols
         if isinstance(impl, CallableType) and decorator is not None:
             expected = _protocol_call(registrar, method)
-            if expected is not None:
-                _check_exact(checker, decorator, op, method, expected, impl)
+            if expected is not None and _check_exact(checker, decorator, op, method, expected, impl):
+                return ctx.default_return_type  # reported: not type-checked further (see _registrar_signature)
         bound = _bound_method(registrar, method)
         return bound if bound is not None else ctx.default_return_type
 
@@ -227,30 +269,49 @@ class DevtensorPlugin(Plugin):
             impl = own if isinstance(own, CallableType) else impl
         if op is None or key is None or not isinstance(impl, CallableType):
             return ctx.default_return_type
-        registrar = self._registrar(checker, op)
+        found = self._find_registrar(checker, op, _meta_of(ctx.args[0][0]))
+        registrar, op = found if found is not None else (None, op)
         if registrar is None:
             _check_against_meta(checker, fn_expr, op, ctx.args[0][0], impl)
             return ctx.default_return_type
         function = "override" if ctx.context and _callee_name(ctx.context) == "override" else "register_kernel"
         method = "xp" if function == "register_kernel" and impl.arg_names[:1] == ["xp"] else key
+        expected = _protocol_call(registrar, method)
+        if expected is not None and _check_exact(checker, fn_expr, op, method, expected, impl):
+            return ctx.default_return_type  # reported: not type-checked further (see _registrar_signature)
         bound = _bound_method(registrar, method)
         if bound is not None:
             checker.expr_checker.check_call(bound, [fn_expr], [ARG_POS], fn_expr)
-        expected = _protocol_call(registrar, method)
-        if expected is not None:
-            _check_exact(checker, fn_expr, op, method, expected, impl)
         return ctx.default_return_type
 
     def _registrar(self, checker: TypeChecker, op: str) -> TypeInfo | None:
-        """The typed registrar class of ``op``: in ``devtensor.kernel_signatures``, or the ``kernel_signatures``
-        module of the checked module's top package."""
+        """The typed registrar class of the op named ``op`` (see :meth:`_find_registrar`)."""
+        found = self._find_registrar(checker, op, None)
+        return found[0] if found is not None else None
+
+    def _find_registrar(self, checker: TypeChecker, op: str, meta: str | None) -> tuple[TypeInfo, str] | None:
+        """The typed registrar class of ``op``: in a generated kernel-signature module of the checked module's top
+        package (any name: see :meth:`get_additional_deps`), or in ``devtensor.kernel_signatures``; the one whose
+        ``meta_function`` is ``meta`` (the fullname of the op's meta function) when given and found, else the one
+        named ``op``; with the op's name (the registrar's variable). Modules are taken from the build by name, not
+        as attributes of their package (a package read from mypy's cache does not list its submodules)."""
         top = checker.tree.fullname.split(".", 1)[0]
-        for module in dict.fromkeys((f"{top}.kernel_signatures", "devtensor.kernel_signatures")):
-            node = self.lookup_fully_qualified(f"{module}.{op}")
-            var = node.node if node is not None else None
-            typ = get_proper_type(var.type) if isinstance(var, Var) else None
+        near = self._generated_near(checker.tree) if top != "devtensor" else []
+        modules = self._modules or {}
+        trees = [modules.get(m) for m in (*near, "devtensor.kernel_signatures")]
+        for tree in trees:
+            if tree is None or meta is None or tree.fullname == "devtensor.kernel_signatures":
+                continue  # (built-in ops are found by name: no need to scan some 300 registrars)
+            for name, sym in tree.names.items():
+                typ = get_proper_type(sym.node.type) if isinstance(sym.node, Var) and sym.node.type else None
+                if isinstance(typ, Instance) and _registrar_meta(typ.type) == meta:
+                    return typ.type, name
+        for tree in trees:
+            entry = tree.names.get(op) if tree is not None else None
+            var = entry.node if entry is not None else None
+            typ = get_proper_type(var.type) if isinstance(var, Var) and var.type else None
             if isinstance(typ, Instance) and typ.type.has_base(_REGISTRAR):
-                return typ.type
+                return typ.type, op
         return None
 
     # --- meta functions --------------------------------------------------------------------------------------
@@ -361,6 +422,97 @@ def _member_used(context: Context) -> str:
     return "uses a Tensor's data"
 
 
+_PRI_MED: Final = 10  # mypy's priority of an ordinary import (mypy.build.PRI_MED)
+_GENERATED_HEAD: Final = b'"""Generated by `python -m devtensor.codegen`'
+_MAX_SCANNED: Final = 2000  # files read per package at most, looking for generated modules
+
+
+def _imports_devtensor(file: MypyFile) -> bool:
+    for imp in file.imports:
+        ids = [name for name, _ in imp.ids] if isinstance(imp, Import) else []
+        ids += [imp.id] if isinstance(imp, (ImportFrom, ImportAll)) else []
+        if any(i == "devtensor" or i.startswith("devtensor.") for i in ids):
+            return True
+    return False
+
+
+def _package_root(file: MypyFile) -> tuple[Path, str, bool] | None:
+    """(directory to scan, module-name prefix of its files, recursively?) for ``file``: its top package's
+    directory, or, for a top-level module, its own directory (not recursively)."""
+    if not file.path:
+        return None
+    path = Path(file.path)
+    depth = file.fullname.count(".")
+    is_init = path.stem == "__init__"
+    if depth == 0 and not is_init:
+        return path.parent, "", False
+    up = depth if is_init else depth - 1
+    root = path.parent
+    for _ in range(up):
+        root = root.parent
+    return root, file.fullname.split(".", 1)[0] + ".", True
+
+
+def _generated_modules(root: Path, prefix: str, recursive: bool) -> list[str]:
+    """The modules under ``root`` whose file starts as the generator writes it (``kernels_module``)."""
+    found: list[str] = []
+    try:
+        paths = root.rglob("*.py") if recursive else root.glob("*.py")
+        for count, path in enumerate(paths):
+            if count >= _MAX_SCANNED:
+                break
+            with open(path, "rb") as f:
+                if f.read(len(_GENERATED_HEAD)) != _GENERATED_HEAD:
+                    continue
+            parts = path.relative_to(root).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found.append(prefix + ".".join(parts) if parts else prefix.rstrip("."))
+    except OSError:
+        return found
+    return sorted(found)
+
+
+def _registrar_meta(info: TypeInfo) -> str | None:
+    """A generated registrar class's ``meta_function`` (the fullname of its op's meta function)."""
+    sym = info.names.get("meta_function")
+    value = sym.node.final_value if sym is not None and isinstance(sym.node, Var) else None
+    return value if isinstance(value, str) and info.has_base(_REGISTRAR) else None
+
+
+def _meta_of(expr: Expression) -> str | None:
+    """The fullname of the meta function an op expression refers to (``softplus_op``, defined by a decorator)."""
+    if isinstance(expr, RefExpr) and isinstance(expr.node, Decorator):
+        return expr.node.func.fullname
+    return None
+
+
+def _withdraw_call_errors(checker: TypeChecker, line: int) -> None:
+    """Drop mypy's own errors and notes on ``line`` (a registration's decorator line) of the module being checked:
+    the plugin reported the registration's shape itself, naming the op, key and parameters; mypy's message for it
+    reads ``expected "...Kernel[Never, Never]"`` (it cannot infer a Protocol's TypeVars from another shape)."""
+    errors = checker.msg.errors
+    infos = errors.error_info_map.get(errors.file)
+    if infos:
+        infos[:] = [i for i in infos if i.line != line or i.code is KERNEL_SIGNATURE]
+
+
+def _registrar_use(context: Context) -> MemberExpr | None:
+    """The ``<registrar>.<method>`` expression of a registration: the decorator, or the callee of a call."""
+    if isinstance(context, Decorator):
+        return next((d for d in context.decorators if isinstance(d, MemberExpr)), None)
+    if isinstance(context, CallExpr) and isinstance(context.callee, MemberExpr):
+        return context.callee
+    return None
+
+
+def _registrar_op_name(used: MemberExpr | None, registrar: TypeInfo) -> str:
+    """The op a typed registrar registers for: the attribute it was read as (``ks.softplus.cpu``)."""
+    if used is not None and isinstance(used.expr, (NameExpr, MemberExpr)):
+        return used.expr.name
+    return registrar.name
+
+
 def _callee_name(context: object) -> str | None:
     if isinstance(context, CallExpr) and isinstance(context.callee, (NameExpr, MemberExpr)):
         return context.callee.name
@@ -436,32 +588,30 @@ def _protocol_call(registrar: TypeInfo, method: str) -> CallableType | None:
 
 def _check_exact(
     api: object, context: Context, op: str, method: str, expected: CallableType, impl: CallableType
-) -> None:
-    """Report what a Protocol lets through but the run-time check refuses: ``*args``/``**kwargs``, a
-    parameter the schema does not have (with a default: without one mypy reports it already), a keyword-only
-    parameter taken positionally. Other mismatches are mypy's own errors."""
+) -> bool:
+    """Report an impl whose parameters are not the op's by name and kind, as the run-time check refuses it: a
+    missing, extra or misnamed parameter, ``*args``/``**kwargs``, a keyword-only parameter taken positionally or
+    the reverse. Returns whether it reported (the caller then skips mypy's own check of the types, whose message
+    would be about ``Never``)."""
     if not isinstance(api, TypeChecker):
-        return
-    want = {n: k for n, k in zip(expected.arg_names[1:], expected.arg_kinds[1:], strict=True) if n is not None}
-    where = f"impl of '{op}' ({method})"
-    problems: list[str] = []
-    for name, kind in zip(impl.arg_names, impl.arg_kinds, strict=True):
-        if kind in (ARG_STAR, ARG_STAR2):
-            problems.append(f"takes {'*' if kind == ARG_STAR else '**'}{name}")
-        elif name is not None and name not in want and kind in (ARG_OPT, ARG_NAMED_OPT):
-            problems.append(f"has a parameter '{name}' the schema does not have")
-        elif name is not None and want.get(name) in (ARG_NAMED, ARG_NAMED_OPT) and kind in (ARG_POS, ARG_OPT):
-            problems.append(f"takes the keyword-only parameter '{name}' positionally")
-    if problems:
-        params = ", ".join(
-            ("*, " if k in (ARG_NAMED, ARG_NAMED_OPT) and i == _first_kw(expected) else "") + str(n)
-            for i, (n, k) in enumerate(zip(expected.arg_names[1:], expected.arg_kinds[1:], strict=True))
-        )
-        api.fail(
-            f"{where} {'; '.join(problems)}: impls take exactly ({params}) (the run-time check refuses this)",
-            context,
-            code=KERNEL_SIGNATURE,
-        )
+        return False
+    want = [
+        (str(n), k in (ARG_NAMED, ARG_NAMED_OPT))
+        for n, k in zip(expected.arg_names[1:], expected.arg_kinds[1:], strict=True)
+    ]
+    got = [
+        ("*" * (k == ARG_STAR) + "**" * (k == ARG_STAR2) + str(n), k in (ARG_NAMED, ARG_NAMED_OPT))
+        for n, k in zip(impl.arg_names, impl.arg_kinds, strict=True)
+    ]
+    if got == want:
+        return False
+    api.fail(
+        f"impl of '{op}' ({method}) has parameters ({_fmt(got)}), expected ({_fmt(want)}): the op's parameters by "
+        "name and kind, then keyword-only 'out' (the run-time check refuses this)",
+        context,
+        code=KERNEL_SIGNATURE,
+    )
+    return True
 
 
 def _check_against_meta(
@@ -476,6 +626,8 @@ def _check_against_meta(
     meta = op_expr.node.func
     want = [(str(n), k in (ARG_NAMED, ARG_NAMED_OPT)) for n, k in zip(meta.arg_names, meta.arg_kinds, strict=True)]
     ret = get_proper_type(meta.type.ret_type) if isinstance(meta.type, CallableType) else None
+    if isinstance(ret, TupleType):  # a NamedTuple type: PlannedSpec[X] is one
+        ret = ret.partial_fallback
     if isinstance(ret, Instance) and ret.type.fullname == "devtensor.tensor.PlannedSpec":
         want.append(("plan", True))
     want.append(("out", True))
@@ -503,13 +655,6 @@ def _fmt(params: list[tuple[str, bool]]) -> str:
             star = True
         parts.append(name)
     return ", ".join(parts)
-
-
-def _first_kw(expected: CallableType) -> int:
-    for i, k in enumerate(expected.arg_kinds[1:]):
-        if k in (ARG_NAMED, ARG_NAMED_OPT):
-            return i
-    return -1
 
 
 def _meta_error(api: object, context: Context, meta: FuncItem, what: str) -> None:

@@ -7,8 +7,8 @@ like=tensor)``. Each takes NumPy's argument names and gives NumPy's values as a 
 included), so ``da.nansum(x)``, ``da.einsum(...)``, ``da.isclose(x, y)``, ``da.tril(x)`` on Dask arrays of CUDA
 chunks stay on the device. An argument with no devtensor equivalent (``where=``, ``initial=``, ``mode="clip"``,
 ``return_index=True``, per-element repeats, …) falls back as the module docstring of ``numpy_protocols`` says:
-NumPy's own on CPU tensors, a TypeError naming the function on others. ``bincount`` and ``histogram`` have no
-devtensor op and stay on that fallback.
+NumPy's own on CPU tensors, a TypeError naming the function on others. ``np.bincount`` of tensors runs
+``devtensor.bincount``; ``histogram`` has no devtensor op and stays on that fallback.
 
 The NaN reductions replace NaN by the operation's identity (``where(isnan(a), identity, a)``) and reduce with
 devtensor's op; ``nanmax``/``nanmin`` give NaN for an all-NaN slice and ``nanargmax``/``nanargmin`` raise
@@ -154,26 +154,21 @@ def _isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: An
     scalars = all(isinstance(v, int | float | np.number) for v in (a, b, rtol, atol) if not isinstance(v, Tensor))
     if first is None or not scalars:
         raise _Fallback
-    # NumPy compares in the floating type of b (integers and bools as float64).
-    if y is not None and y.dtype.kind not in "fc":
-        y = y.to(np.float64)
-    if x is not None and x.dtype.kind == "b":
-        x = x.to(np.float64)
-    # (a scalar operand as a tensor of the other's shape, in NumPy's floating type for it)
+    # (a scalar operand as a tensor of the other's shape, in NumPy's floating type for it; the op isclose computes
+    # NumPy's values)
     xa: Any = x if x is not None else devtensor.full_like(first, a, dtype=np.result_type(a, 1.0))
     yb: Any = y if y is not None else devtensor.full_like(first, b, dtype=np.result_type(b, 1.0))
-    with np.errstate(invalid="ignore", over="ignore"):  # (inf - inf: NumPy's isclose warns of nothing)
-        finite = devtensor.logical_and(devtensor.isfinite(xa), devtensor.isfinite(yb))
-        gap = devtensor.abs(devtensor.sub(xa, yb))
-        near = devtensor.le(gap, devtensor.add(devtensor.mul(devtensor.abs(yb), rtol), atol))
-    close = devtensor.logical_or(devtensor.eq(xa, yb), devtensor.logical_and(finite, near))
-    if equal_nan:
-        close = devtensor.logical_or(close, devtensor.logical_and(devtensor.isnan(xa), devtensor.isnan(yb)))
-    return close
+    return devtensor.isclose(xa, yb, rtol, atol, bool(equal_nan))
 
 
 def _allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: Any = False) -> Any:
     return bool(devtensor.all(_isclose(a, b, rtol, atol, equal_nan)))
+
+
+def _bincount(x: Any, weights: Any = None, minlength: Any = 0) -> Any:
+    if not isinstance(x, Tensor) or not (weights is None or isinstance(weights, Tensor)):
+        raise _Fallback
+    return devtensor.bincount(x, weights, operator.index(minlength))
 
 
 def _diag(v: Any, k: Any = 0) -> Any:
@@ -359,6 +354,7 @@ FUNCTIONS.update(
         np.repeat: _repeat,
         np.isclose: _isclose,
         np.allclose: _allclose,
+        np.bincount: _bincount,
         np.diag: _diag,
         np.diagonal: _diagonal,
         np.argwhere: _argwhere,

@@ -382,6 +382,11 @@ def _joined(op: str) -> Callable[..., Any]:
 def _where(condition: Any, x: Any = _NO, y: Any = _NO) -> Any:
     if x is _NO or y is _NO:
         raise _Fallback  # np.where(condition) is nonzero
+    # NumPy takes the condition's truth (nonzero, NaN true); devtensor.where wants bool, as torch.where.
+    if isinstance(condition, Tensor) and condition.dtype.kind != "b":
+        condition = devtensor.ne(condition, 0)
+    elif not isinstance(condition, Tensor) and np.asarray(condition).dtype.kind != "b":
+        condition = np.asarray(condition).astype(bool)
     return devtensor.where(condition, x, y)
 
 

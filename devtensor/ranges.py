@@ -28,10 +28,21 @@ _INT64 = np.dtype(np.int64)
 
 
 def _number(op: str, arg: str, value: object) -> int | float:
-    """``value`` as a Python int or float: Python and NumPy real numbers, and 0-d real arrays, as NumPy's arange
-    takes them (bool counts as int)."""
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
-        value = value[()]
+    """``value`` as a Python int or float: Python and NumPy real numbers, 0-d real arrays (as NumPy's arange
+    takes them) and 0-d real tensors (as PyTorch's Scalar arguments take them); bool counts as int.
+
+    Raises:
+        ArgumentTypeError: anything else (a complex number or tensor, a string, ...).
+        ArgumentValueError: a tensor or array that is not 0-d.
+        NoDataError: a 0-d meta tensor (its value is unknown).
+    """
+    if isinstance(value, (Tensor, np.ndarray)) and value.dtype.kind in "biuf":
+        if value.ndim != 0:
+            raise ArgumentValueError(
+                f"{op}: argument '{arg}' must be a number or a 0-d tensor, got a {type(value).__name__} of shape "
+                f"{tuple(value.shape)}"
+            )
+        value = value.item() if isinstance(value, Tensor) else value[()]
     if isinstance(value, (bool, np.bool_)):
         return int(value)
     if isinstance(value, (int, np.integer)):
@@ -42,9 +53,9 @@ def _number(op: str, arg: str, value: object) -> int | float:
 
 
 def arange(
-    start: float,
-    end: float | None = None,
-    step: float = 1,
+    start: float | Tensor,
+    end: float | Tensor | None = None,
+    step: float | Tensor = 1,
     *,
     dtype: Any = None,
     device: DeviceLike | None = None,
@@ -53,7 +64,8 @@ def arange(
     """Values from ``start`` (inclusive) to ``end`` (exclusive) spaced by ``step``; ``arange(n)`` is 0..n-1.
 
     Length ``ceil((end - start) / step)`` (at least 0); dtype default as NumPy's ``arange`` (int64 when all of
-    ``start``, ``end``, ``step`` are ints, float64 if any is a float). Python and NumPy real numbers are accepted.
+    ``start``, ``end``, ``step`` are ints, float64 if any is a float). Python and NumPy real numbers, 0-d real
+    arrays and 0-d real tensors (their value, as PyTorch's Scalar arguments) are accepted.
     Values are NumPy's (into an integer dtype: ``int(start)`` and the truncated first step, extended).
 
     No value wraps around: into an integer or bool dtype every value must lie in the dtype's range (bool: 0
@@ -66,7 +78,9 @@ def arange(
 
     Raises:
         ArgumentTypeError: a non-number argument; ``out`` not a Tensor.
-        ValueError: ``step`` is 0; a bound is NaN or infinite; more elements than an array can address.
+        ValueError: ``step`` is 0 or of the wrong sign (``end - start`` and ``step`` of opposite signs: PyTorch's
+            rule; NumPy returns an empty array); a bound is NaN or infinite; more elements than an array can
+            address.
         ScalarOverflowError (OverflowError): a value outside an integer or bool dtype's range.
         OutOfMemoryError (MemoryError): the memory is not available.
     """
@@ -77,6 +91,12 @@ def arange(
     step = _number("arange", "step", step)
     if step == 0:
         raise ArgumentValueError("arange: argument 'step' must be nonzero")
+    if (end - start) * step < 0:
+        # PyTorch refuses a step pointing away from end (NumPy and the Array API return an empty array:
+        # devtensor.array_api.arange does).
+        raise ArgumentValueError(
+            f"arange: argument 'step' ({step}) points away from 'end' ({end}) as seen from 'start' ({start})"
+        )
     all_int = type(start) is int and type(end) is int and type(step) is int
     if not all_int:
         for value in (start, end, step):
@@ -184,6 +204,18 @@ _INT_RANGES: dict[DType, tuple[int, int]] = {np.dtype(np.bool_): (0, 1)} | {
 }
 
 
+def _int_linspace(start: float, end: float, n: int, dt: DType) -> Any:
+    """linspace into the integer dtype ``dt`` as PyTorch computes it (``n`` > 1): float64 values stepped from
+    ``start`` for the first ``n // 2`` and from ``end`` for the rest (so both ends are exact), truncated."""
+    step = (float(end) - float(start)) / (n - 1)
+    i = np.arange(n, dtype=np.float64)
+    half = n // 2
+    values = np.empty(n, np.float64)
+    values[:half] = start + step * i[:half]
+    values[half:] = end - step * (n - 1 - i[half:])
+    return np.trunc(values).astype(dt)
+
+
 def _check_int_range(op: str, dtype: DType, low: int | float, high: int | float, what: str) -> None:
     """ScalarOverflowError naming the dtype's range when ``low``..``high`` leaves an integer or bool dtype."""
     bounds = _INT_RANGES.get(dtype)
@@ -198,8 +230,8 @@ def _check_int_range(op: str, dtype: DType, low: int | float, high: int | float,
 
 
 def linspace(
-    start: float,
-    end: float,
+    start: float | Tensor,
+    end: float | Tensor,
     steps: int,
     *,
     dtype: Any = None,
@@ -207,10 +239,12 @@ def linspace(
     out: Tensor | None = None,
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end``, both included (``torch.linspace``,
-    ``np.linspace``); dtype default float64. Values are NumPy's (into an integer dtype, rounded down, as NumPy 2
-    does); none wraps around: into an integer or bool dtype both bounds must be finite and, rounded down, lie in
-    the dtype's range (bool: 0 and 1). ``out=``: as :func:`arange`'s (dtype and device default to ``out``'s,
-    the out rules apply).
+    ``np.linspace``); dtype default float64. Values are NumPy's, except into an integer dtype: there PyTorch's
+    (computed in float64 from both ends, ``start + i * step`` for the first half and ``end - (steps - 1 - i) *
+    step`` for the rest, then truncated toward zero; NumPy 2 rounds down). None wraps around: into an integer or
+    bool dtype both bounds must be finite and, truncated, lie in the dtype's range (bool: 0 and 1). The bounds
+    may be 0-d real tensors (their values, as PyTorch's overload taking tensors). ``out=``: as :func:`arange`'s
+    (dtype and device default to ``out``'s, the out rules apply).
 
     Raises:
         ArgumentTypeError: non-number bounds or a non-int ``steps``; ``out`` not a Tensor.
@@ -241,12 +275,14 @@ def linspace(
                 raise ArgumentValueError(f"linspace: argument '{name}' is NaN; dtype {dt.name} cannot represent it")
             if math.isinf(bound):
                 raise ScalarOverflowError(f"linspace: argument '{name}' is infinite; dtype {dt.name} cannot hold it")
-        floors = [math.floor(b) for b in bounds]
-        _check_int_range("linspace", dt, min(floors), max(floors), "values")
+        whole = [math.trunc(b) for b in bounds]
+        _check_int_range("linspace", dt, min(whole), max(whole), "values")
     backend = backend_for(dev)
 
     def values() -> Any:
         try:
+            if dt.kind in "iu" and n > 1:
+                return _int_linspace(start, end, n, dt)
             return np.linspace(start, end, n, dtype=dt)
         except MemoryError as error:
             raise allocation_error("linspace", (n,), dt, dev, error) from None

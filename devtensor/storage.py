@@ -6,15 +6,16 @@ Re-exported by :mod:`devtensor.tensor`."""
 from __future__ import annotations
 
 import gc
+import weakref
 from sys import getrefcount
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
     from devtensor.tensor import Tensor
 
-__all__ = ["ForeignStorage", "Storage", "memory_held_elsewhere", "others_alive"]
+__all__ = ["ForeignStorage", "KeptViews", "Storage", "drop_kept_views", "memory_held_elsewhere", "others_alive"]
 
 _ndarray = np.ndarray
 
@@ -74,6 +75,29 @@ class ForeignStorage(Storage):
 
 def _references(tensor: Tensor) -> int:
     return getrefcount(tensor._storage)
+
+
+class KeptViews:
+    """A static plan's views of one argument, kept between replays (devtensor.plan.replay): ``entry`` is None or
+    ``(the argument's array, its view tensors, their arrays)``. They count as live views of the argument like
+    any, so a resize of it (an ``out=`` of another shape) first drops every plan's kept views
+    (:func:`drop_kept_views`): they are a cache, made again on the next replay."""
+
+    __slots__ = ("__weakref__", "entry")
+
+    def __init__(self) -> None:
+        self.entry: Any = None
+        _KEPT.add(self)
+
+
+_KEPT: weakref.WeakSet[KeptViews] = weakref.WeakSet()
+
+
+def drop_kept_views() -> None:
+    """Drop every plan's kept views of its arguments (one store per cache: a replay in progress keeps the entry
+    it read)."""
+    for kept in list(_KEPT):
+        kept.entry = None
 
 
 def memory_held_elsewhere(tensor: Tensor) -> bool:

@@ -10,6 +10,7 @@ tensors), so a refined tensor seen as a ``Tensor`` keeps its invariant and upcas
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import (
     TYPE_CHECKING,
@@ -30,6 +31,7 @@ import numpy as np
 
 from devtensor import modes as _modes
 from devtensor._generated_methods import TensorOpMethods
+from devtensor.arguments import list_index
 from devtensor.device import Device, DeviceLike, as_device
 from devtensor.dtypes import SCALAR_TYPES, DType, Scalar, as_bool, plain_number, to_dtype
 from devtensor.errors import (
@@ -40,6 +42,7 @@ from devtensor.errors import (
     IndexOutOfRangeError,
     MemoryOverlapError,
     NoDataError,
+    PlanError,
     ReadOnlyError,
     ScalarOverflowError,
     ShapeError,
@@ -117,12 +120,6 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         return self._array.ndim  # type: ignore[no-any-return]
 
     @property
-    def strides(self) -> tuple[int, ...]:
-        """Strides in elements (PyTorch's ``stride()``), not bytes as NumPy's. Meta tensors report the
-        C-contiguous strides of their shape."""
-        return self._backend.element_strides(self._array)
-
-    @property
     def version(self) -> int:
         """The version counter, shared by every view of the same storage; each mutation bumps it by one."""
         return self._storage.version
@@ -182,51 +179,76 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
     # Typed by overloads: a dtype alone (or no device) keeps the device and so the refined class (Self); the
     # device names "cpu", "cuda" and "meta" give that device's refined class; any other device a Tensor.
     @overload
-    def to(self, device: Literal["cpu"], dtype: Any = None, *, copy: bool = False) -> CPUTensor: ...
-    @overload
-    def to(self, device: Literal["cuda"], dtype: Any = None, *, copy: bool = False) -> CUDATensor: ...
-    @overload
-    def to(self, device: Literal["meta"], dtype: Any = None, *, copy: bool = False) -> MetaTensor: ...
-    @overload
-    def to(self, dtype: DType | type[np.generic], /, *, copy: bool = False) -> Self: ...
-    @overload
-    def to(self, device: None = None, dtype: Any = None, *, copy: bool = False) -> Self: ...
+    def to(
+        self, device: Literal["cpu"], dtype: Any = None, non_blocking: bool = False, copy: bool = False
+    ) -> CPUTensor: ...
     @overload
     def to(
-        self, device: DeviceLike | DType | type[np.generic] | None = None, dtype: Any = None, *, copy: bool = False
-    ) -> Tensor: ...
+        self, device: Literal["cuda"], dtype: Any = None, non_blocking: bool = False, copy: bool = False
+    ) -> CUDATensor: ...
+    @overload
+    def to(
+        self, device: Literal["meta"], dtype: Any = None, non_blocking: bool = False, copy: bool = False
+    ) -> MetaTensor: ...
+    @overload
+    def to(self, dtype: DType | type[np.generic], /, non_blocking: bool = False, copy: bool = False) -> Self: ...
+    @overload
+    def to(self, other: Tensor, /, non_blocking: bool = False, copy: bool = False) -> Tensor: ...
+    @overload
+    def to(self, device: None = None, dtype: Any = None, non_blocking: bool = False, copy: bool = False) -> Self: ...
+    @overload
     def to(
         self,
         device: DeviceLike | DType | type[np.generic] | None = None,
         dtype: Any = None,
-        *,
+        non_blocking: bool = False,
         copy: bool = False,
-    ) -> Tensor:
+    ) -> Tensor: ...
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """This tensor on ``device`` with ``dtype``; ``self`` when both match already and ``copy`` is False.
 
-        Like PyTorch's ``Tensor.to``: the first argument may be a device or a dtype. Moving never changes
-        ``self``: the result is a new tensor with its own storage (version 0).
+        PyTorch's three forms: ``to(device=None, dtype=None, non_blocking=False, copy=False)``, ``to(dtype,
+        non_blocking=False, copy=False)`` and ``to(other, non_blocking=False, copy=False)`` (``other``'s device
+        and dtype); each argument positional or by keyword. ``non_blocking`` is checked and has no effect (every
+        copy completes before ``to`` returns). Moving never changes ``self``: the result is a new tensor with
+        its own storage (version 0).
 
         Raises:
             ValueError / TypeError: an invalid device or dtype (as :class:`Device` and ``to_dtype``).
-            ArgumentTypeError (TypeError): ``copy`` is not a bool (a NumPy bool is taken as one).
+            ArgumentTypeError (TypeError): ``copy`` or ``non_blocking`` not a bool (a NumPy bool is taken as one);
+                too many arguments, an unknown keyword, or one given twice.
             NoDataError: moving a meta tensor to a device with data.
         """
         from devtensor.backends import backend_for
 
-        if (device is not None and not isinstance(device, (Device, str, int))) or isinstance(device, bool):
+        first = args[0] if args else kwargs.get("device")
+        names: tuple[str, ...] = ("device", "dtype", "non_blocking", "copy")
+        if args and (isinstance(first, Tensor) or _is_dtype_arg(first)):
+            names = ("other" if isinstance(first, Tensor) else "dtype", "non_blocking", "copy")
+        if len(args) > len(names):
+            raise ArgumentTypeError(f"to: takes at most {len(names)} positional arguments, got {len(args)}")
+        given = dict(zip(names, args, strict=False))
+        for key, value in kwargs.items():
+            if key not in ("device", "dtype", "non_blocking", "copy"):
+                raise ArgumentTypeError(f"to: got an unexpected keyword argument '{key}'")
+            if key in given:
+                raise ArgumentTypeError(f"to: got multiple values for argument '{key}'")
+            given[key] = value
+        other = given.get("other")
+        device: Any = other._device if isinstance(other, Tensor) else given.get("device")
+        dtype: Any = other.dtype if isinstance(other, Tensor) else given.get("dtype")
+        if device is not None and _is_dtype_arg(device):
             if dtype is not None:
                 raise ArgumentTypeError(f"to: argument 'device' must be a device, got {device!r}")
             device, dtype = None, device
-        if isinstance(device, str) and _names_dtype(device):
-            if dtype is not None:
-                raise ArgumentTypeError(f"to: argument 'device' must be a device, got {device!r}")
-            device, dtype = None, device
+        blocking: object = given.get("non_blocking", False)
+        if blocking is not False and blocking is not True:
+            as_bool("to", "non_blocking", blocking)
+        copy: object = given.get("copy", False)
+        if copy is not False and copy is not True:
+            copy = as_bool("to", "copy", copy)
         target = self._device if device is None else as_device(device, op="to")
         target_dtype = self.dtype if dtype is None else to_dtype(dtype, op="to")
-        flag: object = copy  # (typed bool; checked at run time: an int is refused, a NumPy bool taken)
-        if flag is not False and flag is not True:
-            copy = as_bool("to", "copy", flag)
         if _modes.ACTIVE[0]:  # a static plan's tracer records conversions (devtensor.plan)
             made = _modes.run_indexing("convert", self, (None if device is None else target, target_dtype, copy))
             if made is not _modes.NOT_HANDLED:
@@ -236,6 +258,53 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         dst = backend_for(target)
         array = dst.from_other(self._backend, self._array, target, target_dtype)
         return dst.wrap(array, target)
+
+    # --- inplace view ops: PyTorch's squeeze_, unsqueeze_, transpose_, t_, swapdims_, swapaxes_ ------------
+
+    def squeeze_(self, dim: int | Sequence[int] | None = None) -> Self:
+        """Make ``self`` its own ``squeeze(dim)`` in place (PyTorch's ``Tensor.squeeze_``): ``self`` takes the
+        view's shape and strides over the same memory; returns ``self``. Errors as :func:`devtensor.squeeze`."""
+        return self._become(self.squeeze() if dim is None else self.squeeze(dim), "squeeze_")
+
+    def unsqueeze_(self, dim: int) -> Self:
+        """Make ``self`` its own ``unsqueeze(dim)`` in place (PyTorch's ``Tensor.unsqueeze_``); returns ``self``."""
+        return self._become(self.unsqueeze(dim), "unsqueeze_")
+
+    def transpose_(self, dim0: int, dim1: int) -> Self:
+        """Swap dims ``dim0`` and ``dim1`` of ``self`` in place (PyTorch's ``Tensor.transpose_``); returns
+        ``self``."""
+        return self._become(self.transpose(dim0, dim1), "transpose_")
+
+    def swapdims_(self, dim0: int, dim1: int) -> Self:
+        """:meth:`transpose_` under PyTorch's other name."""
+        return self._become(self.transpose(dim0, dim1), "swapdims_")
+
+    def swapaxes_(self, axis0: int, axis1: int) -> Self:
+        """:meth:`transpose_` under PyTorch's other name."""
+        return self._become(self.transpose(axis0, axis1), "swapaxes_")
+
+    def t_(self) -> Self:
+        """Transpose a tensor of at most 2 dims in place (PyTorch's ``Tensor.t_``); returns ``self``.
+
+        Raises:
+            ShapeError: more than 2 dims.
+        """
+        if self.ndim > 2:
+            raise ShapeError(f"t_: expects a tensor with <= 2 dimensions, got {self.ndim}")
+        return self._become(self.transpose(0, 1) if self.ndim == 2 else self, "t_")
+
+    def _become(self, view: Tensor, op: str) -> Self:
+        """Give ``self`` the shape and strides of ``view`` (a view of ``self``'s memory) and bump the version
+        counter, as PyTorch's inplace view ops do (only the metadata changes; other views of the memory keep
+        theirs). A static plan does not record metadata changes: there such a call raises PlanError."""
+        if _modes.ACTIVE[0] and _modes.recording():
+            raise PlanError(
+                f"{op}: inplace view ops are not recorded by a static plan; use the functional {op[:-1]} instead"
+            )
+        self._array = view._array
+        self._shape = view._shape
+        self._storage.version += 1
+        return self
 
     def cpu(self) -> CPUTensor:
         """This tensor on the CPU (``self`` if already there)."""
@@ -300,11 +369,12 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
 
     def __getitem__(self, index: Any) -> Tensor:
         """Indexing as NumPy: ints, slices, ``None`` and ``...`` give a view sharing storage and version
-        counter (0-d for a full integer index); an integer or bool Tensor (same device) gives a copy.
+        counter (0-d for a full integer index); an integer or bool Tensor (same device), NumPy array or list of
+        ints or bools (as NumPy and PyTorch take them) gives a copy.
 
         Raises:
             IndexError: an index out of range or too many indices.
-            ArgumentTypeError: an index of an unsupported type (lists, NumPy arrays, floats…).
+            ArgumentTypeError: an index of an unsupported type (floats, float arrays or lists…).
             DeviceMismatchError: a tensor index on another device.
             NoDataError: a bool tensor index on a meta tensor (the result shape depends on data).
         """
@@ -474,6 +544,10 @@ class TensorMeta(Protocol):
     def device(self) -> Device: ...
     @property
     def strides(self) -> tuple[int, ...]: ...
+    @overload
+    def stride(self) -> tuple[int, ...]: ...
+    @overload
+    def stride(self, dim: int) -> int: ...
     def numel(self) -> int: ...
     def dim(self) -> int: ...
     @property
@@ -514,6 +588,14 @@ def _device_guard(device: Device) -> AbstractContextManager[Any]:
     return guard() if guard is not None else nullcontext()
 
 
+def _is_dtype_arg(value: object) -> bool:
+    """Whether ``Tensor.to``'s first argument stands for a dtype rather than a device: anything but a Device, an
+    int ordinal or a device string (a bool is no ordinal), or a string naming a dtype."""
+    if isinstance(value, str):
+        return _names_dtype(value)
+    return value is not None and (not isinstance(value, (Device, int)) or isinstance(value, bool))
+
+
 def _names_dtype(spec: str) -> bool:
     try:
         np.dtype(spec)
@@ -531,6 +613,10 @@ def _convert_index(op: str, index: Any, device: Device) -> tuple[Any, bool]:
         if type(part) is int:  # (the common parts first: ints, slices and None take no other check)
             out.append(part)
             continue
+        if type(part) is list:
+            # As NumPy and PyTorch: a list of ints (or bools) is an advanced index, as the same integer (bool)
+            # tensor would be; an empty list selects nothing.
+            part = list_index(op, part)
         if type(part) is np.ndarray and part.dtype.kind in "iub":
             # As PyTorch: a NumPy index array indexes as a tensor would, copied to the indexed tensor's device.
             from devtensor.creation import asarray  # (creation imports tensor)

@@ -1,4 +1,5 @@
-"""Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``.size``, ``.real``, ``.imag``,
+"""Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``.size``, ``.strides`` (bytes, as
+NumPy's), ``stride()`` (elements, as PyTorch's), ``.real``, ``.imag``,
 ``bool()``, ``float()``, ``int()``, ``complex()``, ``operator.index()``, ``in``, ``ravel``, ``astype``,
 ``to_device``, ``format()``, ``round()`` and ``divmod()``.
 
@@ -152,6 +153,37 @@ class TensorProtocols:
         size = SizeInt(t._array.size)
         size._shape = t._shape
         return size
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Strides in bytes, as NumPy's ``ndarray.strides`` (NumPy's name, NumPy's meaning; PyTorch's
+        :meth:`stride` counts elements). Meta tensors report the C-contiguous strides of their shape."""
+        t = cast("Tensor", self)
+        item = t._dtype.itemsize
+        return tuple(s * item for s in t._backend.element_strides(t._array))
+
+    @overload
+    def stride(self) -> tuple[int, ...]: ...
+    @overload
+    def stride(self, dim: int) -> int: ...
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """Strides in elements, PyTorch's ``Tensor.stride()``: all of them as a tuple, or ``stride(dim)`` one
+        dim's (negative dims count from the end). Meta tensors report the C-contiguous strides of their shape.
+
+        Raises:
+            ArgumentTypeError (TypeError): ``dim`` not an int.
+            IndexOutOfRangeError (IndexError): ``dim`` out of range (a 0-d tensor has no dim, as PyTorch's).
+        """
+        t = cast("Tensor", self)
+        strides = t._backend.element_strides(t._array)
+        if dim is None:
+            return strides
+        from devtensor.meta import normalize_dim  # (meta imports tensor)
+
+        if len(strides) == 0:
+            normalize_dim("stride", dim, 0)  # (type errors first)
+            raise IndexOutOfRangeError(f"stride: a 0-d tensor has no dimensions, got dim {dim}")
+        return strides[normalize_dim("stride", dim, len(strides))]
 
     @property
     def real(self) -> Tensor:
@@ -357,3 +389,31 @@ class TensorProtocols:
         from devtensor.kernels.bitwise import round as round_op
 
         return round_op.functional(self, decimals=0 if ndigits is None else ndigits)
+
+    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        """Whether every element is close to ``other``'s: :func:`devtensor.allclose` (``torch.Tensor.allclose``;
+        values as ``np.allclose``), a Python bool."""
+        from devtensor.kernels.closeness import allclose
+
+        return allclose(cast("Tensor", self), other, rtol, atol, equal_nan)
+
+    # (last in the class: from here on ``type`` in this class's namespace is the method)
+    @overload
+    def type(self, dtype: None = None, non_blocking: bool = False) -> str: ...
+    @overload
+    def type(self, dtype: Any, non_blocking: bool = False) -> Self: ...
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> str | Self:
+        """PyTorch's ``Tensor.type``: with ``dtype`` (any form ``dtype=`` takes), this tensor's values as that dtype,
+        ``self`` when it has it already (``Tensor.to(dtype)``: NumPy's unsafe cast); without, the type's name,
+        ``"devtensor.<dtype name>"`` (PyTorch's names its legacy tensor class, such as ``"torch.FloatTensor"``).
+        ``non_blocking`` is accepted and has no effect.
+
+        Raises:
+            ArgumentTypeError (TypeError): ``dtype`` names no supported dtype (PyTorch's type-name strings, such
+                as ``"torch.FloatTensor"``, included); ``non_blocking`` not a bool.
+        """
+        t = cast("Tensor", self)
+        as_bool("type", "non_blocking", non_blocking)
+        if dtype is None:
+            return f"devtensor.{t.dtype.name}"
+        return cast(Self, t.to(to_dtype(dtype, op="type")))

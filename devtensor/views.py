@@ -58,7 +58,6 @@ from devtensor.structured.aliases import (
     shown_signature,
 )
 from devtensor.structured.fronts import compile_factory
-from devtensor.structured.generated import generated_factory
 from devtensor.structured.schema import stored_schema
 from devtensor.tensor import Tensor
 
@@ -419,15 +418,6 @@ def _reshapes(op: ViewOp) -> bool:
     return op.name in ("reshape", "view") and op.module.split(".")[0] == "devtensor"
 
 
-def view_fingerprint(op: ViewOp, method: bool = False) -> str:
-    """Everything a view front's source depends on, as text (see :func:`devtensor.structured.fronts.fingerprint`)."""
-    params = ";".join(f"{p.name}:{int(p.kw_only)}{int(p.has_default)}" for p in op.schema.params)
-    values = ",".join(_value_names(op, method))
-    aliases = "" if method else f"|{alias_pairs(op.schema.params, required=True)}"
-    direct = "|reshape" if _reshapes(op) else ""
-    return f"{op.name}|view|{int(method)}|{params}|{int(op.multi)}|{op.varargs}|{values}{aliases}{direct}"
-
-
 def _value_names(op: ViewOp, method: bool) -> list[str]:
     names = ["_name", "_op", "_meta", "_handlers"] + (["_functional"] if method else [])
     return names + [f"_default_{p.name}" for p in op.schema.params if p.has_default]
@@ -565,22 +555,15 @@ def _values(op: ViewOp, method: bool) -> dict[str, Any]:
 
 
 def _front(op: ViewOp, method: bool = False) -> Callable[..., Any]:
-    """The view op's front (or varargs method): from ``devtensor._generated_fronts`` for a built-in op whose
-    definition it was generated for; else compiled here, its source registered with linecache."""
+    """The view op's front (or varargs method), compiled here from its generated source, which is registered
+    with linecache (``<devtensor.reshape>``; a user's view op ``<devtensor.custom.NAME>``)."""
     name = view_factory_name(op.name, method)
-    factory: Callable[..., Any] | None = None
-    builtin = op.module.split(".")[0] == "devtensor"
-    if builtin:
-        factory = generated_factory("devtensor._generated_fronts", name, view_fingerprint(op, method))
-    source = None
-    if factory is None:
-        kind = "" if builtin else "custom."
-        filename = f"<devtensor.{kind}{op.name}{'.method' if method else ''}>"
-        source = view_factory_source(op, method)
-        factory = compile_factory(filename, source, name, VIEW_COMMON)
+    kind = "" if op.module.split(".")[0] == "devtensor" else "custom."
+    filename = f"<devtensor.{kind}{op.name}{'.method' if method else ''}>"
+    source = view_factory_source(op, method)
+    factory = compile_factory(filename, source, name, VIEW_COMMON)
     fn, _ = factory(**_values(op, method))
-    if source is not None:
-        fn.__source__ = source  # the factory's, as run-time compiled structured fronts keep it
+    fn.__source__ = source  # the factory's, as the structured fronts keep it
     fn.__doc__ = op.doc
     fn.__qualname__ = op.name
     fn.__module__ = "devtensor"

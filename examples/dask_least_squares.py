@@ -18,7 +18,10 @@ ratio, and the largest difference between the two runs' coefficients (and from t
 from __future__ import annotations
 
 import argparse
+import asyncio
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +34,12 @@ import devtensor as dt
 import devtensor.dask as dd
 
 NOISE = 0.1
+
+#: Seconds each worker process is given to stop when the cluster closes. distributed's own close gives it 4 s,
+#: then kills it with the warning "Worker process still alive after 4.0 seconds, killing": on a loaded machine a
+#: worker's orderly exit (closing its comms, then interpreter shutdown with Dask, distributed and devtensor
+#: imported) can take longer than that.
+WORKER_STOP_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -127,6 +136,25 @@ def compare(
     return Result(times[device], times[None], coef[device], coef[None], beta)
 
 
+async def _stop_workers(cluster: LocalCluster, timeout: float) -> None:
+    await asyncio.gather(*(worker.close(timeout=timeout) for worker in list(cluster.workers.values())))
+
+
+@contextmanager
+def local_cluster(workers: int, worker_stop_seconds: float = WORKER_STOP_SECONDS) -> Iterator[Client]:
+    """A ``distributed.LocalCluster`` of ``workers`` worker processes (one thread each, no dashboard) and a Client
+    on it, the current Dask scheduler inside the ``with`` block. On exit, also after an error: the client closes,
+    then the worker processes are asked to stop and each is given ``worker_stop_seconds`` to exit by itself, then
+    the cluster (its scheduler) closes. Nothing is killed unless a worker outlives that time."""
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        with Client(cluster) as client:
+            yield client
+        cluster.sync(_stop_workers, cluster, worker_stop_seconds)
+    finally:
+        cluster.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=2_000_000, help="rows of X (default 2,000,000)")
@@ -136,10 +164,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each; the best time counts (default 3)")
     args = parser.parse_args()
-    with (
-        LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
-        Client(cluster),
-    ):
+    with local_cluster(args.workers):
         result = compare(args.rows, args.chunk_rows, args.features, args.device, args.repeat)
     print(f"X: {args.rows} x {args.features} float32 in chunks of {args.chunk_rows} rows, {args.workers} workers")
     print(f"devtensor chunks ({args.device}): {result.devtensor_seconds:.3f} s")

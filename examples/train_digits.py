@@ -11,7 +11,9 @@ step eagerly (losses and weights equal to the planned run's bit for bit); ``--bu
 eager step (:class:`DevtensorMLP`: buffers allocated once before training, filled through the out= and inplace
 variants of devtensor's ops).
 The same algorithm, written in plain NumPy with the same initial weights, minibatches and buffers, runs beside
-it; per epoch the script prints the loss, the test accuracy of both and the seconds per epoch of both.
+it; per epoch the script prints the loss, the test accuracy of both and the seconds per epoch of both. The NumPy
+step computes the probabilities as the devtensor step does (:func:`train_step`'s ``exp(log_softmax)``, the
+buffered step's ``softmax``: equal in exact arithmetic, not in float32), so the two agree bit for bit on the CPU.
 
 Run: ``python examples/train_digits.py`` (``--eager`` or ``--buffers`` for an eager step, ``--device cuda`` to
 train on a GPU, ``--epochs N``).
@@ -233,10 +235,17 @@ class PlainMLP(DevtensorMLP):
 
 
 class NumpyMLP:
-    """The same algorithm in plain NumPy, with the same buffers-and-views discipline."""
+    """The same algorithm in plain NumPy, with the same buffers-and-views discipline.
 
-    def __init__(self, cfg: Config, data: Data, weights: dict[str, NDArray]) -> None:
+    The probabilities are computed as the devtensor step beside it computes them, so that the weights agree bit
+    for bit: ``log_softmax=False`` as :meth:`DevtensorMLP.step`'s ``softmax`` (``exp(shifted) / rowsum``),
+    ``log_softmax=True`` as :func:`train_step`'s ``exp(log_softmax)`` (``exp(shifted - log(rowsum))``). The two
+    are equal in exact arithmetic but round differently in float32: over 30 epochs that moves the test accuracy of
+    some epochs by one test sample."""
+
+    def __init__(self, cfg: Config, data: Data, weights: dict[str, NDArray], log_softmax: bool = False) -> None:
         self.cfg = cfg
+        self.log_softmax = log_softmax
         b = cfg.batch
         n_full = (len(data.x_train) // b) * b
         x, y = data.x_train[:n_full], data.y_train[:n_full]
@@ -267,10 +276,19 @@ class NumpyMLP:
         self.logits += self.b2
         np.max(self.logits, axis=1, keepdims=True, out=self.rowmax)
         np.subtract(self.logits, self.rowmax, out=self.probs)
-        np.exp(self.probs, out=self.probs)
-        np.sum(self.probs, axis=1, keepdims=True, out=self.rowsum)
-        loss = float(np.mean(np.log(self.rowsum[:, 0]) + self.rowmax[:, 0] - self.logits[np.arange(len(yb)), yb]))
-        self.probs /= self.rowsum
+        if self.log_softmax:  # train_step's steps: log_softmax (as devtensor's kernel computes it), then exp
+            np.exp(self.probs, out=self.dlogits)  # (dlogits as scratch space until its turn)
+            np.sum(self.dlogits, axis=1, keepdims=True, out=self.rowsum)
+            np.log(self.rowsum, out=self.rowsum)
+            self.probs -= self.rowsum
+            np.multiply(self.probs, yb1h, out=self.dlogits)
+            loss = float(self.dlogits.sum() * -inv_b)
+            np.exp(self.probs, out=self.probs)
+        else:  # DevtensorMLP.step's: softmax (as devtensor's kernel computes it)
+            np.exp(self.probs, out=self.probs)
+            np.sum(self.probs, axis=1, keepdims=True, out=self.rowsum)
+            loss = float(np.mean(np.log(self.rowsum[:, 0]) + self.rowmax[:, 0] - self.logits[np.arange(len(yb)), yb]))
+            self.probs /= self.rowsum
         np.subtract(self.probs, yb1h, out=self.dlogits)
         self.dlogits *= inv_b
         np.matmul(self.h.T, self.dlogits, out=self.dw2)
@@ -324,11 +342,13 @@ def train(cfg: Config, device: str = "cpu", verbose: bool = True, path: str = "p
         model: DevtensorMLP = DevtensorMLP(cfg, data, weights, device)
     else:
         model = PlainMLP(cfg, data, weights, device, planned=path == "plan")
-    ref = NumpyMLP(cfg, data, weights)
+    ref = NumpyMLP(cfg, data, weights, log_softmax=path != "buffers")
     times: list[float] = []
     ref_times: list[float] = []
     if verbose:
         print(f"digits: {len(data.x_train)} train / {len(data.x_test)} test samples, device {device}, {PATHS[path]}")
+        probs = "exp(log_softmax)" if ref.log_softmax else "softmax"
+        print(f"numpy reference: the same step, probabilities as {probs} (the weights agree bit for bit on the CPU)")
         print(f"{'epoch':>5} {'loss':>8} {'test acc':>9} {'numpy acc':>10} {'devtensor s':>12} {'numpy s':>8}")
     for epoch in range(cfg.epochs):
         order = batch_order(cfg, len(model.batches), epoch)

@@ -335,8 +335,8 @@ def _axis_ref(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _ddof_ref(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A reference for ``op(self, dim=None, keepdim=False, correction=1)`` from NumPy's ``fn(a, axis, ddof=...)``."""
 
-    def ref(a: Any, dim: Any = None, keepdim: bool = False, correction: int = 1) -> Any:
-        return fn(a, axis=_axis(a, dim), keepdims=keepdim, ddof=correction)
+    def ref(a: Any, dim: Any = None, keepdim: bool = False, correction: int | None = 1) -> Any:
+        return fn(a, axis=_axis(a, dim), keepdims=keepdim, ddof=1 if correction is None else correction)
 
     return ref
 
@@ -393,7 +393,7 @@ def _elementwise() -> list[OpSamples]:
         unary("logical_not", reference=np.logical_not, skip=cmp_skip),
         unary("relu", "if", signed=True, reference=lambda a: np.maximum(a, 0)),
         unary("clone", reference=np.copy, skip={"inplace": NO_INPLACE}),
-        unary("conj", reference=np.conjugate),
+        unary("conj", reference=_keep_bool(np.conjugate)),
         unary("real", reference=np.real, skip={"inplace": NO_INPLACE}),
         unary("imag", reference=np.imag, skip={"inplace": NO_INPLACE}),
         unary("bitwise_not", "bi", signed=True, reference=np.invert),
@@ -445,13 +445,32 @@ def _elementwise() -> list[OpSamples]:
 
 #: The ops of devtensor.kernels.math_ufuncs: (name, NumPy ufunc, dtype classes NumPy has loops for, PyTorch has
 #: an inplace variant, the result is bool).
-MATH_UNARY: list[tuple[str, np.ufunc, str, bool, bool]] = [
+def _tensordot_ref(a: Any, b: Any, dims: Any = 2) -> Any:
+    """np.tensordot, with a contracted dim of size 1 repeated to its partner's size first (PyTorch's rule)."""
+    if not isinstance(dims, int):
+        for i, j in zip(*dims, strict=True):
+            n = max(a.shape[i], b.shape[j])
+            a, b = np.repeat(a, n // a.shape[i], axis=i), np.repeat(b, n // b.shape[j], axis=j)
+    return np.tensordot(a, b, axes=dims)
+
+
+def _keep_bool(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, except that a bool array is returned as it is (PyTorch's sign and conj of bool)."""
+    return lambda a: a.copy() if a.dtype.kind == "b" else fn(a)
+
+
+def _reciprocal_ref(a: Any) -> Any:
+    """reciprocal's values: PyTorch's kind, true division (bool and integers give floats), not np.reciprocal's."""
+    return np.true_divide(1, a)
+
+
+MATH_UNARY: list[tuple[str, Callable[..., Any], str, bool, bool]] = [
     ("floor", np.floor, "bif", True, False),
     ("ceil", np.ceil, "bif", True, False),
     ("trunc", np.trunc, "bif", True, False),
-    ("sign", np.sign, "ifc", True, False),
+    ("sign", _keep_bool(np.sign), "bifc", True, False),
     ("square", np.square, "bifc", True, False),
-    ("reciprocal", np.reciprocal, "bifc", True, False),
+    ("reciprocal", _reciprocal_ref, "bifc", True, False),
     ("log1p", np.log1p, "bifc", True, False),
     ("expm1", np.expm1, "bifc", True, False),
     ("log2", np.log2, "bifc", True, False),
@@ -572,9 +591,16 @@ def _scans_and_indexing() -> list[OpSamples]:
                 Sample((x, 5)),
                 Sample((A((0, 3)), 1, 0)),
                 Sample((S((2, 3), signed=True), 1, -1)),
+                # PyTorch's prepend/append: joined along dim first, dtypes promoted.
+                Sample((x, 1, 1, A((2, 1), shift=1), A((2, 2), shift=2))),
+                Sample((A((3, 2), "i"), 2, 0), {"append": A((1, 2), "f")}),
+                Sample((A((4,), "b"), 1, -1), {"prepend": A((2,), "b", shift=1)}),
+                Sample((x, 0, 1), {"prepend": A((2, 1))}),
             ),
             "bifc",
-            reference=lambda a, n=1, dim=-1: np.diff(a, n=n, axis=dim),
+            reference=lambda a, n=1, dim=-1, prepend=None, append=None: np.diff(
+                a, n=n, axis=dim, **{k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+            ),
             lacks={"0-d": "diff refuses 0-d tensors (as torch.diff)"},
             skip=no_inplace,
         )
@@ -605,7 +631,6 @@ def _scans_and_indexing() -> list[OpSamples]:
                 Sample((x, 2, 1)),
                 Sample((x, -4, -1)),
                 Sample((A(()), 1)),
-                Sample((A(()), 1, 0)),
                 Sample((A((0, 3)), 1, 1)),
                 Sample((S((2, 3)), 1, 0)),
             ),
@@ -655,6 +680,7 @@ def _scans_and_indexing() -> list[OpSamples]:
                 Sample((A((3,)), 0, np.array(2))),
                 Sample((x, 1, np.zeros((2, 0), i64))),
                 Sample((S((2, 3)), -1, np.array([[2], [0]]))),
+                Sample((x, 1, np.array([[2, 0], [1, 1]], np.int32))),  # (PyTorch's gather takes int32 too)
             ),
             "bifc",
             reference=_gather_ref,
@@ -670,6 +696,9 @@ def _scans_and_indexing() -> list[OpSamples]:
                 Sample((A(()), np.zeros((), i64), 0)),
                 Sample((x, np.zeros((2, 0), i64), 1)),
                 Sample((S((2, 3)), np.array([[2], [0]]), -1)),
+                # Negative indices count from the end (PyTorch's and NumPy's).
+                Sample((x, np.array([[-1, 0], [-3, 2]]), 1)),
+                Sample((x, np.array([-6, -1]))),
             ),
             "bifc",
             broadcasts=True,
@@ -711,9 +740,10 @@ def _scans_and_indexing() -> list[OpSamples]:
                 Sample((A(()), A((), shift=1), 0)),
                 Sample((A((0, 3)), A((3, 2)), 1)),
                 Sample((S((2, 3)), S((3, 2)), 1)),
+                Sample((A((2, 1)), A((3, 2), shift=1), ([1], [0]))),  # (a size-1 contracted dim broadcasts)
             ),
             "bifc",
-            reference=lambda a, b, dims=2: np.tensordot(a, b, axes=dims),
+            reference=_tensordot_ref,
             skip=no_inplace,
         ),
     ]
@@ -819,7 +849,7 @@ def _reductions() -> list[OpSamples]:
         reduction("argmax", real, int_dim_only=True, reference=_axis_ref(np.argmax)),
         reduction("argmin", real, int_dim_only=True, reference=_axis_ref(np.argmin)),
         reduction("var", reference=_ddof_ref(np.var), kwargs=[{"correction": 0}, {"correction": 2}]),
-        reduction("std", reference=_ddof_ref(np.std), kwargs=[{"correction": 0}]),
+        reduction("std", reference=_ddof_ref(np.std), kwargs=[{"correction": 0}, {"correction": None}]),
         reduction("logsumexp", real),
         reduction("all", reference=_axis_ref(np.all), skip=bool_result),
         reduction("any", reference=_axis_ref(np.any), skip=bool_result),
@@ -838,6 +868,9 @@ def _nn() -> list[OpSamples]:
                     Sample((A(()), 0)),
                     Sample((A((0, 3)), 1)),
                     Sample((S((2, 3)), -1)),
+                    # PyTorch's dtype=: self cast to it first.
+                    Sample((A((2, 3)), 1), {"dtype": np.float32}),
+                    Sample((A((2, 3), "i"), 0, "float32")),
                 ),
                 "bif",
                 skip={"inplace": NO_INPLACE},
@@ -1051,7 +1084,8 @@ def _views() -> list[OpSamples]:
 
 def _random_ops() -> list[OpSamples]:
     def full_of(value: Any) -> Callable[..., Any]:
-        return lambda self, *args, **kwargs: np.full_like(self, value)
+        # (a complex self: both parts drawn from the real distribution, as PyTorch's real view)
+        return lambda self, *args, **kwargs: np.full_like(self, value * (1 + 1j) if self.dtype.kind == "c" else value)
 
     def bernoulli_ref(self: Array, p: Any) -> Array:
         return (np.broadcast_to(np.asarray(p), self.shape) >= 0.5).astype(self.dtype)
@@ -1068,8 +1102,9 @@ def _random_ops() -> list[OpSamples]:
                 Sample((A(()), 2.5, 2.5)),
                 Sample((A((0, 3)), 0.0, 1.0)),
                 Sample((S((2, 3)), 2.5, 2.5)),
+                Sample((A((2, 3), "c"), 2.5, 2.5)),
             ),
-            "f",
+            "fc",
             reference=full_of(2.5),
         ),
         OpSamples(
@@ -1079,8 +1114,9 @@ def _random_ops() -> list[OpSamples]:
                 Sample((A(()), 1.5, 0.0)),
                 Sample((A((0, 3)), 0.0, 1.0)),
                 Sample((S((2, 3)), 1.5), {"std": 0.0}),
+                Sample((A((2, 3), "c"), 1.5, 0.0)),
             ),
-            "f",
+            "fc",
             reference=full_of(1.5),
         ),
         OpSamples(
@@ -1322,6 +1358,7 @@ from op_samples_data_dependent import data_dependent_entries  # noqa: E402
 from op_samples_linalg import linalg_entries  # noqa: E402
 from op_samples_ordering import ordering_entries  # noqa: E402
 from op_samples_shape_more import shape_more_entries  # noqa: E402
+from op_samples_writes import write_entries  # noqa: E402
 
 OPS: dict[str, OpSamples] = {
     entry.name: entry
@@ -1334,6 +1371,7 @@ OPS: dict[str, OpSamples] = {
         *ordering_entries(),
         *data_dependent_entries(),
         *shape_more_entries(),
+        *write_entries(),
         *_reductions(),
         *_nn(),
         *_shape(),

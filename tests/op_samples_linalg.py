@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from op_samples import NO_INPLACE, A, OpSamples, S, Sample, Strided
+from op_samples import NO_INPLACE, A, Array, OpSamples, S, Sample, Strided
 
 __all__ = ["linalg_entries"]
 
@@ -46,8 +46,8 @@ def _square(op: str, reference: Any = None, *, kinds: str = "bifc", **extra: Any
     )
 
 
-def _any_matrix(op: str, reference: Any = None, **extra: Any) -> OpSamples:
-    """An entry for an op of one (not necessarily square) matrix argument."""
+def _any_matrix(op: str, reference: Any = None, samples: tuple[Sample, ...] = (), **extra: Any) -> OpSamples:
+    """An entry for an op of one (not necessarily square) matrix argument (and ``samples``)."""
     return OpSamples(
         op,
         (
@@ -56,6 +56,7 @@ def _any_matrix(op: str, reference: Any = None, **extra: Any) -> OpSamples:
             Sample((A((2, 4, 3), shift=1),)),
             Sample((A((0, 3)),)),
             Sample((S((3, 2)),)),
+            *samples,
         ),
         "bifc",
         reference=reference,
@@ -63,6 +64,58 @@ def _any_matrix(op: str, reference: Any = None, **extra: Any) -> OpSamples:
         skip=_SKIP,
         **extra,
     )
+
+
+# PyTorch's tolerance tensors (broadcasting with the batch dims) and hermitian=True (only the lower triangle read).
+_TOLERANCE_SAMPLES = (
+    Sample((A((2, 3, 4), signed=True),), {"atol": np.array([0.1, 100.0])}),
+    Sample((A((2, 3, 4), signed=True),), {"atol": np.array([[0.1], [100.0]]), "rtol": 0.5}),
+    Sample((A((3, 3), signed=True),), {"rtol": np.array(0.3)}),
+    Sample((A((3, 3), signed=True),), {"hermitian": True}),
+    Sample((A((2, 3, 3), "c"),), {"hermitian": True, "atol": 0.5}),
+)
+
+
+def _singular(a: Array, hermitian: bool) -> Array:
+    if hermitian:
+        return np.abs(np.linalg.eigvalsh(a))  # (NumPy's eigvalsh reads the lower triangle, as PyTorch)
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def _cut(s: Array, shape: tuple[int, ...], atol: Any, rtol: Any) -> Array:
+    if rtol is None:
+        rtol = np.finfo(s.dtype).eps * max(shape[-2:]) if atol is None else 0.0
+    tol = [np.asarray(t)[..., None] for t in (0.0 if atol is None else atol, rtol)]
+    return np.maximum(s.max(axis=-1, keepdims=True) * tol[1], tol[0])
+
+
+def _batch(a: Array, atol: Any, rtol: Any) -> tuple[int, ...]:
+    return np.broadcast_shapes(a.shape[:-2], *(np.shape(t) for t in (atol, rtol) if t is not None))
+
+
+def _rank_ref(a: Array, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Array:
+    batch = _batch(a, atol, rtol)
+    if a.size == 0:
+        return np.zeros(batch, np.int64)
+    a = np.broadcast_to(a.astype(np.result_type(a.dtype, np.float64)), (*batch, *a.shape[-2:]))
+    s = _singular(a, hermitian)
+    return np.asarray((s > _cut(s, a.shape, atol, rtol)).sum(axis=-1), dtype=np.int64)
+
+
+def _pinv_ref(a: Array, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Array:
+    batch = _batch(a, atol, rtol)
+    dtype = np.result_type(a.dtype, np.float64)
+    if a.size == 0:
+        return np.zeros((*batch, a.shape[-1], a.shape[-2]), dtype)
+    a = np.broadcast_to(a.astype(dtype), (*batch, *a.shape[-2:]))
+    if hermitian:
+        w, v = np.linalg.eigh(a)
+        keep = np.abs(w) > _cut(np.abs(w), a.shape, atol, rtol)
+        return np.asarray((v * np.where(keep, 1 / np.where(keep, w, 1), 0)[..., None, :]) @ v.conj().swapaxes(-1, -2))
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    keep = s > _cut(s, a.shape, atol, rtol)
+    inverse = np.where(keep, 1 / np.where(keep, s, 1), 0)
+    return np.asarray((vh.conj().swapaxes(-1, -2) * inverse[..., None, :]) @ u.conj().swapaxes(-1, -2))
 
 
 def _result(fields: Any) -> Any:
@@ -75,8 +128,8 @@ def linalg_entries() -> list[OpSamples]:
         _square("linalg_det", np.linalg.det),
         _square("linalg_inv", np.linalg.inv),
         _square("linalg_slogdet", lambda a: _result(np.linalg.slogdet(a))),
-        _any_matrix("linalg_pinv"),
-        _any_matrix("linalg_matrix_rank", np.linalg.matrix_rank),
+        _any_matrix("linalg_pinv", _pinv_ref, samples=_TOLERANCE_SAMPLES),
+        _any_matrix("linalg_matrix_rank", _rank_ref, samples=_TOLERANCE_SAMPLES),
         _any_matrix("linalg_svdvals", lambda a: np.linalg.svd(a, compute_uv=False)),
         _any_matrix("linalg_qr", lambda a, mode="reduced": _result(np.linalg.qr(a, mode=mode))),
         _any_matrix("linalg_svd", lambda a, full_matrices=True: _result(np.linalg.svd(a, full_matrices))),
@@ -145,6 +198,9 @@ def linalg_entries() -> list[OpSamples]:
                 *(Sample((A((2, 3, 4)), o)) for o in ("nuc", 2, -2, 1, -1, float("inf"), float("-inf"))),
                 Sample((A((3, 4, 2)), "fro", (0, 2), True)),
                 Sample((A((0, 3)),)),
+                # Empty matrices: 0 where the norm is a maximum or a sum over nothing (PyTorch's values).
+                *(Sample((A((2, 0, 3)), o)) for o in ("nuc", 2, 1, -1, float("inf"))),
+                *(Sample((A((3, 0)), o)) for o in ("nuc", 2, 1, float("inf"), float("-inf"))),
                 Sample((S((3, 4)), 1)),
             ),
             "bifc",
@@ -199,7 +255,7 @@ def linalg_entries() -> list[OpSamples]:
             (
                 *(Sample((A((2, 3), k), A((2, 3), k, shift=1))) for k in "ifc"),
                 Sample((A((3, 2)), A((3, 1), shift=2)), {"dim": 0}, broadcast=True),
-                Sample((A((4, 3)), A((3,), shift=1)), broadcast=True),
+                Sample((A((4, 3)), A((1, 3), shift=1)), broadcast=True),  # (one number of dims: PyTorch's rule)
                 Sample((A((0, 3)), A((0, 3)))),
                 Sample((S((2, 3)), S((2, 3), shift=1))),
             ),
@@ -214,7 +270,7 @@ def linalg_entries() -> list[OpSamples]:
             (
                 *(Sample((A((2, 3), k), A((2, 3), k, shift=1))) for k in "bifc"),
                 Sample((A((3, 2)), A((3, 1), shift=2)), {"dim": 0}, broadcast=True),
-                Sample((A((4, 3)), A((3,), shift=1)), broadcast=True),
+                Sample((A((4, 3)), A((1, 3), shift=1)), broadcast=True),  # (one number of dims: PyTorch's rule)
                 Sample((A((0, 3)), A((0, 3)))),
                 Sample((S((2, 3)), S((2, 3), shift=1))),
             ),

@@ -22,19 +22,30 @@ def _movedim_ref(a: Any, source: Any, destination: Any) -> Any:
 
 
 def _einsum_ref(operands: Any, equation: str) -> Any:
+    lhs, arrow, rhs = equation.partition("->")
+    if arrow and "..." in lhs and "..." not in rhs:
+        # PyTorch sums the '...' dims absent from the output: NumPy's result with them in front, summed.
+        kept = np.einsum(f"{lhs}->...{rhs}", *operands)
+        return np.asarray(kept.sum(axis=tuple(range(kept.ndim - len(rhs)))))
     return np.asarray(np.einsum(equation, *operands))
 
 
-def _searchsorted_ref(s: Any, x: Any, out_int32: bool = False, right: bool = False, side: Any = None) -> Any:
+def _searchsorted_ref(
+    s: Any, x: Any, out_int32: bool = False, right: bool = False, side: Any = None, sorter: Any = None
+) -> Any:
     which: Literal["left", "right"] = "right" if right or side == "right" else "left"
     dtype = np.int32 if out_int32 else np.int64
     if s.ndim == 1:
-        return np.searchsorted(s, x, side=which).astype(dtype)
+        return np.asarray(np.searchsorted(s, x, side=which, sorter=sorter)).astype(dtype)
     if s.shape[-1] == 0:
         return np.zeros(x.shape, dtype)
+    order = np.argsort(s, axis=-1) if sorter is None else sorter  # (np.searchsorted's sorter: one row at a time)
+    count = int(np.prod(s.shape[:-1]))
     rows = [
-        np.searchsorted(r, v, side=which)
-        for r, v in zip(s.reshape(-1, s.shape[-1]), x.reshape(len(s), -1), strict=True)
+        np.searchsorted(r, v, side=which, sorter=o)
+        for r, v, o in zip(
+            s.reshape(count, s.shape[-1]), x.reshape(count, -1), order.reshape(count, s.shape[-1]), strict=True
+        )
     ]
     return np.array(rows, dtype=dtype).reshape(x.shape)
 
@@ -42,6 +53,7 @@ def _searchsorted_ref(s: Any, x: Any, out_int32: bool = False, right: bool = Fal
 def shape_more_entries() -> list[OpSamples]:
     """The entries of movedim, tile, repeat_interleave, einsum and searchsorted."""
     sorted_rows = np.sort(A((2, 4), signed=True), axis=-1)
+    unsorted_rows = A((2, 4), signed=True, shift=2)
     return [
         OpSamples(
             "movedim",
@@ -111,6 +123,8 @@ def shape_more_entries() -> list[OpSamples]:
                 Sample(([A(()), A((3,))], ",i->i")),
                 Sample(([A((0, 3)), A((3, 2))], "ij,jk->ik")),
                 Sample(([S((2, 3)), S((4, 3))], "ij,kj->ik")),
+                Sample(([A((2, 3, 4))], "...ij->ij")),
+                Sample(([A((2, 3)), A((3,), shift=1)], "...j,...j->"), broadcast=True),
             ),
             "bifc",
             broadcasts=True,
@@ -129,6 +143,12 @@ def shape_more_entries() -> list[OpSamples]:
                 Sample((np.array([0.0, 1.0]), A((0, 3)))),
                 Sample((np.zeros((2, 0)), A((2, 3)))),  # empty rows: every value at index 0
                 Sample((np.array([0.0, 1.0, 2.0]), S((2, 3)))),
+                # A Python number (0-d result), an unsorted sequence with its sorter, an empty sequence per row.
+                Sample((np.array([1.0, 3.0, 5.0]), 4.0), {"right": True}),
+                Sample((np.array([1, 3, 5]), 3)),
+                Sample((np.array([5.0, -1.0, 3.0]), A((4,), signed=True)), {"sorter": np.array([1, 2, 0])}),
+                Sample((unsorted_rows, A((2, 3), signed=True)), {"sorter": np.argsort(unsorted_rows, axis=-1)}),
+                Sample((np.zeros((2, 0)), A((2, 3)))),
             ),
             "bif",
             reference=_searchsorted_ref,

@@ -36,7 +36,7 @@ def state_of(t: Tensor) -> TensorState:
         view = t.numpy()
         data = view.copy()
         address = int(view.__array_interface__["data"][0])
-    return TensorState(t.shape, t.dtype, str(t.device), t.strides, t.version, data, address)
+    return TensorState(t.shape, t.dtype, str(t.device), t.stride(), t.version, data, address)
 
 
 @dataclass(frozen=True)

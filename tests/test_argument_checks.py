@@ -193,7 +193,10 @@ def test_round_with_a_huge_ndigits() -> None:
             round(t, ndigits)
     with pytest.raises(dt.ScalarOverflowError, match="decimals"):
         dt.round(t, decimals=2**40)
-    assert round(t, 2**31 - 1).shape == (2,)  # the largest NumPy takes (its values are NumPy's: NaN here)
+    # The largest NumPy takes is accepted: checked on a meta tensor (the check only), since NumPy's own rounding
+    # with 2**31 - 1 decimals takes seconds (its values are NumPy's: NaN here).
+    assert round(dt.empty(2, device="meta"), 2**31 - 1).shape == (2,)
+    assert round(t, 2**15).shape == (2,)
 
 
 # --- divmod --------------------------------------------------------------------------------------------------

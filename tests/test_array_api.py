@@ -55,6 +55,15 @@ def test_data_type_functions() -> None:
     assert xp.can_cast(xp.int8, xp.int16) and not xp.can_cast(xp.int16, xp.int8)
     assert xp.result_type(xp.int8, xp.uint8) == np.int16
     assert xp.result_type(dt.tensor([1], dtype="int8"), 1) == np.int8
+    # Python scalars alone have no result type in the standard: a ValueError, as array-api-strict's
+    with pytest.raises(ArgumentValueError, match=r"result_type.*array or dtype"):
+        xp.result_type(-2, 1, 10.0)
+    with pytest.raises(ArgumentValueError, match="result_type"):
+        xp.result_type()
+    assert xp.result_type(xp.float16, 1.0) == np.float16 and xp.float16 == np.dtype("float16")
+    assert "float16" not in xp.__array_namespace_info__().dtypes()  # (not a standard dtype, as NumPy's)
+    np.testing.assert_array_equal(xp.full((2,), np.asarray(1.5, np.float16)).numpy(), np.full(2, 1.5, np.float16))
+    assert xp.full_like(xp.zeros(2), dt.tensor(3)).tolist() == [3.0, 3.0]
     t = dt.tensor([1.5, 2.5])
     assert xp.astype(t, xp.int32).tolist() == [1, 2]
     assert xp.astype(t, xp.float64, copy=False) is t

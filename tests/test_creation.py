@@ -23,9 +23,10 @@ from hypothesis import strategies as st
 from tensor_state import assert_unchanged, snapshot
 
 import devtensor as dt
+import devtensor.array_api
 from devtensor import dtypes
 from devtensor.device import register_device_type
-from devtensor.errors import ArgumentTypeError, CastingError, NoDataError, ScalarOverflowError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, CastingError, NoDataError, ScalarOverflowError
 from devtensor.tensor import Tensor
 
 SUPPORTED = SUPPORTED_DTYPES
@@ -103,7 +104,8 @@ def test_asarray_shares_memory_where_it_can() -> None:
 def test_from_numpy_is_zero_copy_and_checks_its_argument() -> None:
     src = np.arange(12, dtype=np.uint16).reshape(3, 4)[:, 1:]
     t = dt.from_numpy(src)
-    assert np.shares_memory(t.numpy(), src) and t.strides == (4, 1) and t.dtype == np.uint16
+    assert np.shares_memory(t.numpy(), src) and t.stride() == (4, 1) and t.strides == src.strides
+    assert t.dtype == np.uint16
     src[0, 0] = 99
     assert t.numpy()[0, 0] == 99
     ro = np.ones(2)
@@ -202,6 +204,27 @@ def test_like_functions_take_shape_dtype_and_device_from_the_input(like: Maker) 
         like(bad)
 
 
+def test_full_takes_a_zero_d_tensor_or_array_as_numpy_full() -> None:
+    for fill in (dt.tensor(2.5, dtype=dt.float32), np.asarray(2.5, np.float32)):
+        t = dt.full((2, 3), fill)
+        expected = np.full((2, 3), np.asarray(2.5, np.float32))
+        assert t.dtype == expected.dtype == np.float32
+        np.testing.assert_array_equal(t.numpy(), expected)
+        like = dt.full_like(dt.zeros(2, dtype=dt.int64), fill)
+        assert like.dtype == np.int64 and like.tolist() == [2, 2]
+    # cast as NumPy's full casts an array (unchecked, astype's), not checked as a Python number
+    wrapped = dt.full((2,), np.asarray(300), dtype=dt.uint8)
+    np.testing.assert_array_equal(wrapped.numpy(), np.full((2,), np.asarray(300), dtype=np.uint8))
+    assert dt.full((2,), dt.tensor(7), dtype=dt.float64).tolist() == [7.0, 7.0]
+    assert_meta(dt.full((2,), dt.tensor(True), device="meta"), (2,), np.bool_)
+    with pytest.raises(ArgumentValueError, match=words("full", "fill_value", "0-d", "[2]")):
+        dt.full((2,), dt.ones(2))
+    with pytest.raises(ArgumentValueError, match=words("full_like", "fill_value", "0-d")):
+        dt.full_like(dt.ones(2), np.ones(2))
+    with pytest.raises(ArgumentValueError, match=words("full", "fill_value", "meta")):
+        dt.full((2,), dt.empty((), device="meta"))
+
+
 def test_full_like() -> None:
     src = dt.zeros(2, 2, dtype=dt.uint8)
     t = dt.full_like(src, 5)
@@ -221,10 +244,19 @@ reals = st.one_of(ints, st.floats(-20, 20, allow_nan=False).map(lambda x: round(
 @given(start=reals, end=reals, step=reals.filter(lambda s: abs(s) >= 0.25))
 def test_arange_matches_numpy(start: float, end: float, step: float) -> None:
     expected = np.arange(start, end, step)
+    xp_t = dt.array_api.arange(start, end, step)  # the standard's rule: a step away from end gives []
+    assert xp_t.dtype == expected.dtype and xp_t.shape == expected.shape
+    if (end - start) * step < 0:  # PyTorch's rule: a step pointing away from end raises
+        with pytest.raises(ValueError, match=words("arange", "step", "away")):
+            dt.arange(start, end, step)
+        return
     t = dt.arange(start, end, step)
     assert t.dtype == expected.dtype and t.shape == expected.shape
     np.testing.assert_allclose(t.numpy(), expected)
     assert dt.arange(start, end, step, device="meta").shape == expected.shape
+    # 0-d tensors and arrays as bounds: their values (PyTorch's Scalar arguments, NumPy's 0-d arrays)
+    t0 = dt.arange(dt.tensor(start), np.array(end), dt.tensor(step))
+    assert t0.dtype == expected.dtype and np.array_equal(t0.numpy(), t.numpy())
 
 
 def test_arange_forms_dtypes_and_errors() -> None:
@@ -235,6 +267,12 @@ def test_arange_forms_dtypes_and_errors() -> None:
     assert dt.arange(np_int).tolist() == [0, 1, 2]
     assert dt.arange(1, 4, dtype=dt.float32).dtype == np.float32
     assert dt.arange(10, 0, -3).tolist() == [10, 7, 4, 1]
+    assert dt.arange(3, 3, -1).shape == (0,)  # an empty range with either sign of step
+    with pytest.raises(ValueError, match=words("arange", "step", "away")):
+        dt.arange(0, -3, 2)
+    assert dt.array_api.arange(0, -3, 2).shape == (0,)
+    with pytest.raises(ValueError, match=words("arange", "end", "0-d")):
+        dt.arange(dt.tensor([1, 2]))
     assert_meta(dt.arange(2, 10**12, 10**11, device="meta"), (10,), np.int64)
     with pytest.raises(ValueError, match=words("arange", "step", "nonzero")):
         dt.arange(0, 5, 0)
@@ -258,6 +296,25 @@ def test_linspace_matches_numpy(start: float, end: float, steps: int) -> None:
 
 def test_linspace_errors() -> None:
     assert dt.linspace(0, 10, 3, dtype=dt.int32).tolist() == [0, 5, 10]
+    with pytest.raises(ValueError, match=words("linspace", "start", "0-d")):
+        dt.linspace(dt.tensor([0.0]), 1, 2)
+    with pytest.raises(ArgumentTypeError, match=words("linspace", "end", "real")):
+        dt.linspace(0, dt.tensor(1j), 2)
+
+
+def test_linspace_tensor_bounds_and_integer_rounding() -> None:
+    # 0-d tensors (any real dtype) and 0-d arrays as bounds: their values.
+    expected = np.linspace(-1.0, 3.0, 5)
+    assert np.array_equal(dt.linspace(dt.tensor(-1, dtype=dt.int32), dt.tensor(3.0), 5).numpy(), expected)
+    assert np.array_equal(dt.array_api.linspace(np.array(-1.0), dt.tensor(3.0), 5).numpy(), expected)
+    assert np.array_equal(dt.array_api.linspace(dt.tensor(0.0), dt.tensor(1.0), 4, endpoint=False).numpy(),
+                          np.linspace(0.0, 1.0, 4, endpoint=False))  # fmt: skip
+    # Into an integer dtype: truncation toward zero (PyTorch), not NumPy 2's rounding down.
+    assert dt.linspace(-5, 5, 4, dtype=dt.int64).tolist() == [-5, -1, 1, 5]  # -1.67, 1.67
+    assert np.linspace(-5, 5, 4, dtype=np.int64).tolist() == [-5, -2, 1, 5]
+    assert dt.linspace(-3.7, 2.2, 6, dtype=dt.int16).tolist() == [-3, -2, -1, 0, 1, 2]
+    # Stepped from both ends: the last value is end exactly.
+    assert dt.linspace(0, 100, 33, dtype=dt.int64).tolist() == np.trunc(np.linspace(0, 100, 33)).astype(int).tolist()
     with pytest.raises(ValueError, match=words("linspace", "steps", "non-negative")):
         dt.linspace(0, 1, -1)
     with pytest.raises(ArgumentTypeError, match=words("linspace", "steps", "int")):

@@ -177,7 +177,7 @@ def test_arange_of_huge_or_infinite_ranges_is_a_value_error(device: str) -> None
         (lambda d: dt.arange(5, dtype=dt.bool, device=d), ("arange", "0 to 4", "bool", "0 to 1")),
         (lambda d: dt.linspace(0, 300, 4, dtype=dt.uint8, device=d), ("linspace", "0 to 300", "uint8", "0 to 255")),
         (lambda d: dt.linspace(0, -3, 4, dtype=dt.uint8, device=d), ("linspace", "-3 to 0", "uint8")),
-        (lambda d: dt.linspace(-0.5, 1, 3, dtype=dt.uint8, device=d), ("linspace", "-1 to 1", "uint8")),
+        (lambda d: dt.linspace(-1.5, 1, 3, dtype=dt.uint8, device=d), ("linspace", "-1 to 1", "uint8")),
         (lambda d: dt.linspace(0, 2, 3, dtype=dt.bool, device=d), ("linspace", "bool", "0 to 1")),
         (lambda d: dt.full((2,), 300, dtype=dt.uint8, device=d), ("full", "300", "uint8")),
         (lambda d: dt.full((2,), -1.5, dtype=dt.uint8, device=d), ("full", "uint8")),

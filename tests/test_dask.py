@@ -1,10 +1,11 @@
 """Dask arrays of devtensor chunks: the NumPy functions Dask calls on a chunk type (NEP 13/18/35), Dask's array
 operations on the threaded scheduler (CPU chunks, and CUDA chunks through the CuPy stand-in), ``devtensor.dask``
 (to_dask, from_dask, map_blocks), pickling, and one ``distributed.LocalCluster`` of two worker processes (the
-cluster starts once for this module) running chunked ops; the least-squares example, reduced."""
+example's, started once) running chunked ops and stopping cleanly; the least-squares example, reduced."""
 
 from __future__ import annotations
 
+import logging
 import pickle
 import sys
 from collections.abc import Callable, Iterator
@@ -20,7 +21,6 @@ pytest.importorskip("distributed")
 
 import dask
 import dask.array as da
-from distributed import Client, LocalCluster
 from helpers import loaded_example
 
 import devtensor as dt
@@ -326,6 +326,28 @@ def test_map_blocks_new_block_shapes_and_dtype() -> None:
     np.testing.assert_allclose(host(dd.from_dask(z)), A * [1.0, 0.0, 2.0, 3.0], rtol=1e-6)
 
 
+def test_planned_body_in_map_blocks_on_the_threaded_scheduler_equals_eager() -> None:
+    """The README's use: a ``dt.planned`` function as the block function on Dask's threaded scheduler; each worker
+    thread replays into its own buffers, and ``copy_outputs=True`` keeps each block's result."""
+    import functools
+
+    def body(b: Tensor) -> Tensor:
+        h = dt.tanh(b * 0.5 + 1.0)
+        return h * h - b
+
+    rng = np.random.default_rng(3)
+    data = dt.tensor(rng.standard_normal((24_000, 16)).astype(np.float32))
+    x = dd.to_dask(data, (1_000, 16))
+    fast = dt.planned(body)
+    r = dd.map_blocks(functools.partial(fast, copy_outputs=True), x)
+    want = np.concatenate([body(data[i : i + 1_000]).numpy() for i in range(0, 24_000, 1_000)])
+    for _ in range(3):
+        with dask.config.set(scheduler="threads", num_workers=6):
+            got = host(dd.from_dask(r))
+        assert got.tobytes() == want.tobytes()
+    assert len(fast.plans) == 2  # the meta run's block signature and the CPU blocks'
+
+
 def test_map_blocks_errors_surface_before_compute() -> None:
     x = chunked()
     with pytest.raises(ArgumentTypeError, match=r"map_blocks\(exp\): no argument is a dask.array.Array"):
@@ -373,28 +395,40 @@ def test_cuda_tensor_unpickled_without_cuda_refuses_clearly(fake_cupy: ModuleTyp
 
 
 @pytest.fixture(scope="module")
-def client() -> Iterator[Client]:
-    with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
-        Client(cluster) as c,
-    ):
-        yield c
-
-
-def test_cluster_runs_chunked_ops_on_worker_processes(client: Client) -> None:
-    x = chunked()
-    xtx, total, soft = dask.compute(x.T @ x, da.exp(x).sum(axis=0), dd.map_blocks(dt.softmax, x, dim=1))
-    for value in (xtx, total, soft):
-        assert isinstance(value, Tensor) and value.device.type == "cpu"
-    np.testing.assert_allclose(host(xtx), A.T @ A, rtol=1e-5)
-    np.testing.assert_allclose(host(total), np.exp(A).sum(axis=0), rtol=1e-5)
-    pids = client.run(lambda: __import__("os").getpid())
-    assert len(set(pids.values())) == 2
-
-
-@pytest.fixture(scope="module")
 def example() -> Iterator[ModuleType]:
     yield from loaded_example(EXAMPLE, "dask_least_squares")
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_cluster_runs_chunked_ops_on_worker_processes_and_stops_them_cleanly(example: ModuleType) -> None:
+    """Chunked ops run on two worker processes; the example's cluster then stops them without killing: each
+    worker here is made to take 5 s to exit (a thread it waits for), past the 4 s after which distributed's own
+    close kills it with "Worker process still alive after 4.0 seconds, killing", as a loaded machine made it."""
+    records = _Records()
+    nanny_log = logging.getLogger("distributed.nanny")
+    nanny_log.addHandler(records)
+    try:
+        with example.local_cluster(2) as client:
+            x = chunked()
+            xtx, total, soft = dask.compute(x.T @ x, da.exp(x).sum(axis=0), dd.map_blocks(dt.softmax, x, dim=1))
+            for value in (xtx, total, soft):
+                assert isinstance(value, Tensor) and value.device.type == "cpu"
+            np.testing.assert_allclose(host(xtx), A.T @ A, rtol=1e-5)
+            np.testing.assert_allclose(host(total), np.exp(A).sum(axis=0), rtol=1e-5)
+            pids = client.run(lambda: __import__("os").getpid())
+            assert len(set(pids.values())) == 2
+            client.run(lambda: __import__("threading").Thread(target=__import__("time").sleep, args=(5,)).start())
+    finally:
+        nanny_log.removeHandler(records)
+    assert not [m for m in records.messages if "still alive" in m or "kill" in m.lower()], records.messages
 
 
 @pytest.mark.usefixtures("threads")

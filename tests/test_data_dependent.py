@@ -191,3 +191,33 @@ def test_unique_and_unique_consecutive_along_a_dim(x: Any, data: st.DataObject) 
     np.testing.assert_array_equal(runs.numpy(), np.take(x, np.array(starts, dtype=np.int64), axis=axis))
     np.testing.assert_array_equal(run_counts.numpy(), np.diff([*starts, len(slices)]))
     np.testing.assert_array_equal(run_inverse.numpy(), np.searchsorted(starts, np.arange(len(slices)), "right") - 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    hnp.arrays(np.int64, st.integers(0, 12), elements=st.integers(0, 9)),
+    st.booleans(),
+    st.integers(0, 12),
+)
+def test_bincount_matches_numpy(x: np.ndarray[Any, Any], weighted: bool, minlength: int) -> None:
+    weights = np.arange(x.size, dtype=np.float32) * 0.5 if weighted else None
+    got = dt.bincount(dt.tensor(x), None if weights is None else dt.tensor(weights), minlength=minlength)
+    expected = np.bincount(x, weights, minlength)
+    assert got.dtype == expected.dtype  # int64 counts, float64 weighted sums (NumPy's)
+    np.testing.assert_array_equal(got.numpy(), expected)
+    assert dt.tensor(x).bincount(minlength=minlength).tolist() == np.bincount(x, minlength=minlength).tolist()
+
+
+def test_bincount_errors() -> None:
+    with pytest.raises(ValueError, match=r"bincount.*non-negative"):
+        dt.bincount(dt.tensor([1, -1]))
+    with pytest.raises(ValueError, match=r"bincount.*1-d"):
+        dt.bincount(dt.tensor([[1]]))
+    with pytest.raises(TypeError, match=r"bincount.*float64"):
+        dt.bincount(dt.tensor([1.0]))
+    with pytest.raises(ValueError, match=r"bincount.*weights"):
+        dt.bincount(dt.tensor([1, 2]), dt.tensor([1.0]))
+    with pytest.raises(ValueError, match=r"bincount.*minlength"):
+        dt.bincount(dt.tensor([1]), minlength=-1)
+    with pytest.raises(dt.NoDataError):
+        dt.bincount(dt.empty(3, dtype=dt.int64, device="meta"))

@@ -79,6 +79,7 @@ def test_device_strings_with_spaces_are_refused_everywhere(spec: str) -> None:
             call()
 
 
+@pytest.mark.usefixtures("young_heap")
 def test_interning_is_weak_but_identity_is_unique_while_alive() -> None:
     gc.collect()
     before = len(Device._interned)
@@ -93,6 +94,7 @@ def test_interning_is_weak_but_identity_is_unique_while_alive() -> None:
     assert t.device is Device("meta") and Device("cpu") is dt.Device("cpu")
 
 
+@pytest.mark.usefixtures("young_heap")
 def test_a_device_made_again_after_it_died_is_a_fresh_equal_object() -> None:
     first = Device("cuda:54321")
     text = repr(first)

@@ -79,6 +79,7 @@ def test_rejected_dtype_specs_raise_a_type_error_naming_op_arg_and_value(spec: A
         dt.tensor([1], dtype=spec)
 
 
+@pytest.mark.usefixtures("young_heap")
 def test_a_tensor_as_dtype_says_to_pass_its_dtype_and_is_not_kept_alive() -> None:
     t = dt.zeros(1000)
     ref = weakref.ref(t._array)  # tensors take no weak reference; their array lives as long as they do

@@ -651,3 +651,40 @@ def test_eq_with_a_numpy_scalar_is_elementwise_or_an_error(scalar: Any) -> None:
     # once == falls back to identity and returns the Python bool False
     assert isinstance(result, Tensor)
     assert result.tolist() == [True, False]
+
+
+_CLOSE_VALUES = st.sampled_from([0.0, 1.0, 1.0 + 1e-9, 1.0 + 1e-5, -1.0, 1e-9, np.inf, -np.inf, np.nan, 100.0, 100.001])
+
+
+@given(
+    hnp.arrays(np.float64, hnp.array_shapes(max_dims=2, max_side=4), elements=_CLOSE_VALUES),
+    st.sampled_from([np.float64, np.float32, np.int64, np.bool_]),
+    st.sampled_from([0.0, 1e-5, 1e-3]),
+    st.sampled_from([0.0, 1e-8, 0.5]),
+    st.booleans(),
+)
+def test_isclose_and_allclose_match_numpy(
+    a: npt.NDArray[Any], other_dtype: Any, rtol: float, atol: float, equal_nan: bool
+) -> None:
+    b = np.roll(a, 1)
+    if np.dtype(other_dtype).kind in "ib":
+        b = np.nan_to_num(b, nan=0.0, posinf=7.0, neginf=-7.0).astype(other_dtype)
+    got = dt.isclose(dt.tensor(a), dt.tensor(b), rtol, atol, equal_nan)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got.numpy(), np.isclose(a, b, rtol, atol, equal_nan))
+    assert dt.allclose(dt.tensor(a), dt.tensor(b), rtol, atol, equal_nan) is bool(
+        np.allclose(a, b, rtol, atol, equal_nan)
+    )
+    assert dt.tensor(a).allclose(dt.tensor(b), rtol, atol, equal_nan) is bool(np.allclose(a, b, rtol, atol, equal_nan))
+
+
+def test_isclose_checks_its_tolerances() -> None:
+    t = dt.tensor([1.0])
+    with pytest.raises(ValueError, match=r"isclose.*rtol"):
+        dt.isclose(t, t, rtol=-1.0)
+    with pytest.raises(ValueError, match=r"isclose.*atol"):
+        dt.isclose(t, t, atol=float("nan"))
+    with pytest.raises(TypeError, match=r"isclose.*atol"):
+        dt.isclose(t, t, atol="0")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"isclose.*equal_nan"):
+        dt.isclose(t, t, equal_nan=1)  # type: ignore[arg-type]

@@ -87,16 +87,16 @@ def test_mypy_checks_user_impls_against_the_generated_signatures(
         "from devtensor.tensor import Tensor\n"
         "from devtensor.typed import ConstOut, CPUTensor, CUDATensor\n"
         "import softplus_kernels\n"
-        "@softplus_kernels.softplus.cpu\n"
+        "@softplus_kernels.fused_softplus.cpu\n"
         "def good(self: CPUTensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None: ...\n"
-        "@softplus_kernels.softplus.cpu\n"
+        "@softplus_kernels.fused_softplus.cpu\n"
         "def generic(self: Tensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None: ...\n"
-        "@softplus_kernels.softplus.cuda\n"
+        "@softplus_kernels.fused_softplus.cuda\n"
         "def no_threshold(self: CUDATensor, beta: float, *, out: ConstOut[CUDATensor]) -> None: ...\n"
     )
     monkeypatch.setenv("MYPYPATH", f"{EXAMPLE_DIR}{':'}{ROOT / 'stubs'}")
     stdout, _, _ = mypy_api.run(["--config-file", str(ROOT / "mypy.ini"), "--no-error-summary", str(source)])
     errors = [line for line in stdout.splitlines() if ": error:" in line]
     assert any(":6: error:" in e and "[type-var]" in e for e in errors), stdout
-    assert any(":8: error:" in e and "[arg-type]" in e for e in errors), stdout
+    assert any(":8: error:" in e and "[kernel-signature]" in e for e in errors), stdout
     assert not any(":4: error:" in e or ":5: error:" in e for e in errors), stdout

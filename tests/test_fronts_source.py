@@ -1,30 +1,31 @@
-"""Fronts as source: built-in fronts come from the generated modules (nothing compiled at import), run-time fronts
-register their source with linecache, so tracebacks and inspect.getsource show it."""
+"""Fronts as source: every front (built-in or custom) is built at run time from the generator and registers its
+source with linecache, so tracebacks and inspect.getsource show it; with the compiled core, importing devtensor
+builds none of them (each is built on its first call the compiled lane does not take)."""
 
 from __future__ import annotations
 
 import inspect
 import itertools
+import subprocess
+import sys
 import traceback
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 import devtensor as dt
-from devtensor import _generated_fronts, library
+from devtensor import library
 from devtensor.dispatcher import DispatchKey
 from devtensor.errors import ArgumentTypeError
-from devtensor.structured import StructuredOp, TensorSpec, all_ops, get_op, schema_from_meta
-from devtensor.structured.fronts import front_source, generate_front
+from devtensor.structured import StructuredOp, TensorSpec, all_ops, core, get_op, schema_from_meta
+from devtensor.structured.fronts import front_source
 from devtensor.structured.schema import stored_schema
 from devtensor.tensor import Tensor
 from devtensor.typed import ConstOut, CPUTensor
 from devtensor.views import ViewOp, all_view_ops
 
 _counter = itertools.count()
-FRONTS = Path(_generated_fronts.__file__).name
 
 
 pytestmark = pytest.mark.usefixtures("remove_new_ops")
@@ -38,29 +39,37 @@ def test_getsource_of_a_builtin_front() -> None:
     assert dt.add.__name__ == dt.add.__qualname__ == "add"
 
 
-def test_every_builtin_front_comes_from_the_generated_modules() -> None:
-    """Nothing is compiled for built-in ops: every front's code lives in the generated files (so their
-    fingerprints match the definitions)."""
+def test_every_front_is_built_from_the_generator_with_its_source_registered() -> None:
+    """No front is checked in: each one's code is the generator's, compiled under ``<devtensor.NAME>``."""
     for op in all_ops():
         if op.module.split(".")[0] != "devtensor":
             continue
-        for fn in (op.functional, op.inplace):
+        for fn, suffix in ((op.functional, ""), (op.inplace, "_")):
             if fn is not None:
-                assert Path(fn.__code__.co_filename).name == FRONTS, (op.name, fn.__code__.co_filename)
+                code = inspect.unwrap(fn).__code__
+                assert code.co_filename == f"<devtensor.{op.name}{suffix}>", (op.name, code.co_filename)
     for vop in all_view_ops():
-        assert Path(vop.functional.__code__.co_filename).name == FRONTS, vop.name
-        if vop.method is not None:
-            assert Path(vop.method.__code__.co_filename).name == FRONTS, vop.name
-    for fn in (dt.cpu.add, dt.cuda.mul_, dt.cpu.sum):
-        assert Path(fn.__code__.co_filename).name == "_generated_bindings.py"
+        assert vop.functional.__code__.co_filename == f"<devtensor.{vop.name}>", vop.name
+        if vop.method is not None and vop.method is not vop.functional:  # (a varargs method of its own)
+            assert vop.method.__code__.co_filename == f"<devtensor.{vop.name}.method>", vop.name
+    for fn, name in ((dt.cpu.add, "cpu.add"), (dt.cuda.mul_, "cuda.mul_"), (dt.cpu.sum, "cpu.sum")):
+        assert fn.__code__.co_filename == f"<devtensor.{name}>"
+        assert f"def {name.split('.')[1]}(" in inspect.getsource(fn)
 
 
-def test_a_stale_generated_front_is_compiled_instead(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(_generated_fronts.FINGERPRINTS, "make_mul", "stale")
-    fn = generate_front(dt.mul.op, "functional")  # type: ignore[attr-defined]
-    assert fn.__code__.co_filename == "<devtensor.mul>"
-    assert "def mul(" in inspect.getsource(fn)
-    assert fn(dt.tensor([2.0]), 3).tolist() == [6.0]
+@pytest.mark.skipif(core.CORE is None, reason="without the compiled core the Python fronts are built at import")
+def test_importing_devtensor_builds_no_structured_front() -> None:
+    code = (
+        "import devtensor as dt\n"
+        "from devtensor.structured import all_ops\n"
+        "fronts = [f for op in all_ops() for f in (op.functional, op.inplace) if f is not None]\n"
+        "print(len(fronts), sum(f.python_built for f in fronts))\n"
+        "dt.ones(2) + 1.0\n"
+        "print(sum(f.python_built for f in fronts))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    total, built, after = (int(n) for n in done.stdout.split())
+    assert total > 200 and built == 0 and 0 < after < 10
 
 
 def define_checked(name: str) -> StructuredOp:
@@ -162,11 +171,3 @@ def test_view_op_impl_by_key_name_and_override_through_its_table() -> None:
 def test_backend_fallbacks_do_not_serve_view_ops() -> None:
     assert get_op("transpose").table.fallbacks is False
     assert get_op("add").table.fallbacks is True
-
-
-def test_a_generated_module_with_other_common_names_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Generated with other common names (the generator changed since): every front is compiled instead."""
-    monkeypatch.setattr(_generated_fronts, "COMMON_NAMES", ("_gone",))
-    fn = generate_front(dt.mul.op, "functional")  # type: ignore[attr-defined]
-    assert fn.__code__.co_filename == "<devtensor.mul>"
-    assert fn(dt.tensor([2.0]), 3).tolist() == [6.0]

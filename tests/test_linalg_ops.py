@@ -73,8 +73,13 @@ def test_single_output_ops_match_numpy(dtype: Any) -> None:
     b = rand(4, 2, dtype=dtype)
     close(LA.solve(t, dt.tensor(b)), np.linalg.solve(a, b))
     close(LA.solve(t, dt.tensor(b[:, 0])), np.linalg.solve(a, b[:, 0]))
-    x = LA.solve(t, dt.tensor(b.T), left=False)
+    x = LA.solve(t, dt.tensor(b.T[None]), left=False)
     close(x @ t, np.broadcast_to(b.T, (2, 2, 4)))
+    # PyTorch's batch of vectors: B of shape A.shape[:-1] holds one vector per matrix.
+    v = LA.solve(t, dt.tensor(b.T))
+    assert v.shape == (2, 4)
+    close(v, np.linalg.solve(a, b.T[..., None])[..., 0])
+    close(LA.solve(t, dt.tensor(b.T), left=False), np.linalg.solve(np.swapaxes(a, -1, -2), b.T[..., None])[..., 0])
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -97,10 +102,33 @@ def test_norms_match_numpy(dtype: Any) -> None:
     close(LA.vector_norm(t, dtype=wide), np.linalg.vector_norm(a.astype(wide)))
 
 
+@pytest.mark.usefixtures("fake_cupy")
+@pytest.mark.parametrize("device", ["cpu", "cuda:0", "meta"])
+def test_matrix_norms_of_empty_matrices(device: str) -> None:
+    # PyTorch's values: a maximum or a sum over nothing is 0; a minimum over nothing raises.
+    for shape, fine, refused in (
+        ((2, 0, 3), ("fro", "nuc", 2, 1, -1, math.inf), (-2, -math.inf)),
+        ((3, 0), ("fro", "nuc", 2, 1, math.inf, -math.inf), (-2, -1)),
+    ):
+        t = dt.zeros(shape, dtype=dt.float32, device=device)
+        for ord in fine:
+            r = LA.matrix_norm(t, ord)
+            assert r.shape == shape[:-2] and r.dtype == dt.float32
+            if device != "meta":
+                assert (r.cpu().numpy() == 0).all()
+        for ord in refused:
+            with pytest.raises(dt.ShapeError, match="is a minimum over the"):
+                LA.matrix_norm(t, ord)
+    if device != "meta":
+        assert LA.norm(dt.zeros((0, 3), device=device), "nuc").item() == 0.0
+
+
 def test_products_and_diagonals_match_numpy() -> None:
     a, b = rand(2, 4, 3), rand(4, 3)
     ta, tb = dt.tensor(a), dt.tensor(b)
-    close(LA.cross(ta, tb), np.cross(a, b))
+    close(LA.cross(ta, tb[None]), np.cross(a, b))
+    with pytest.raises(dt.ShapeError, match="same number of dimensions"):
+        LA.cross(ta, tb)  # (PyTorch's rule; the Array API's cross broadcasts these)
     close(LA.cross(dt.tensor(a[0].T), dt.tensor(b.T), dim=0), np.cross(a[0].T, b.T, axis=0))
     close(LA.vecdot(ta, tb), np.vecdot(a, b))
     c = rand(4, 3, dtype=np.complex128)
@@ -407,6 +435,7 @@ def test_array_api_linalg_extension() -> None:
     close(xla.cholesky(dt.tensor(s), upper=True), np.linalg.cholesky(s, upper=True))
     close(xla.solve(dt.tensor(s), dt.tensor(a[0, :3])), np.linalg.solve(s, a[0, :3]))
     close(xla.cross(dt.tensor(a[0, :, :3]), dt.tensor(a[1, :, :3]), axis=-1), np.cross(a[0], a[1]))
+    close(xla.cross(dt.tensor(a[:, :, :3]), dt.tensor(a[1, 0, :3])), np.cross(a[:, :, :3], a[1, 0, :3]))
     assert xla.matrix_transpose(t).shape == (2, 3, 4)
 
 
@@ -462,3 +491,31 @@ def test_bad_uplo_and_full_matrices_name_the_argument() -> None:
         dt.linalg.eigvalsh(a, "q")  # type: ignore[arg-type]
     with pytest.raises(ArgumentTypeError, match=r"linalg_svd.*'full_matrices'.*str"):
         dt.linalg.svd(a, full_matrices="x")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 2.0, 3.0, math.inf])
+def test_cdist_is_the_p_norm_of_the_row_differences(p: float) -> None:
+    rng = np.random.default_rng(1)
+    x1 = rng.standard_normal((2, 30, 5))  # more than 25 rows: PyTorch would use a matrix product here
+    x2 = rng.standard_normal((1, 27, 5))
+    x1[0, 0, :2] = x2[0, 0, :2]  # some equal coordinates (p=0 counts the differing ones)
+    got = dt.cdist(dt.tensor(x1), dt.tensor(x2), p)
+    expected = np.linalg.norm(x1[..., :, None, :] - x2[..., None, :, :], ord=p, axis=-1)
+    assert got.shape == (2, 30, 27)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12, atol=0)
+    f32 = dt.cdist(dt.tensor(x1, dtype=dt.float32), dt.tensor(x2, dtype=dt.float32), p)
+    assert f32.dtype == np.float32
+
+
+def test_cdist_errors() -> None:
+    a = dt.ones(3, 4)
+    with pytest.raises(ValueError, match=r"cdist.*columns"):
+        dt.cdist(a, dt.ones(2, 5))
+    with pytest.raises(ValueError, match=r"cdist.*non-negative"):
+        dt.cdist(a, a, -1.0)
+    with pytest.raises(TypeError, match=r"cdist.*int64"):
+        dt.cdist(dt.ones(3, 4, dtype=dt.int64), a)
+    with pytest.raises(ValueError, match=r"cdist.*at least 2"):
+        dt.cdist(dt.ones(4), a)
+    with pytest.raises(ValueError, match="compute_mode"):
+        dt.cdist(a, a, compute_mode="fast")  # type: ignore[arg-type]

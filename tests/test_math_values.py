@@ -98,10 +98,27 @@ def test_errors_name_the_op() -> None:
         dt.floor(dt.tensor(np.array([1j])))
     with pytest.raises(TypeError, match="atan2"):
         dt.atan2(dt.tensor(np.array([1j])), 1.0)
-    with pytest.raises(TypeError, match="sign"):
-        dt.sign(dt.tensor(np.array([True])))
+    assert dt.sign(dt.tensor(np.array([True, False]))).tolist() == [True, False]  # (PyTorch's; NumPy raises)
     with pytest.raises(ValueError, match="hypot"):
         dt.hypot(dt.tensor(np.ones(2)), dt.tensor(np.ones(3)))
+
+
+def test_reciprocal_of_integers_is_true_division() -> None:
+    # PyTorch's kind: bool and integers give floats (float64, as devtensor's division), never NumPy's integer
+    # reciprocal (1 / 0 -> INT64_MIN); an inplace self or out of an integer dtype is refused (same_kind).
+    got = dt.reciprocal(dt.tensor(np.array([0, 2, -4], dtype=np.int32)))
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got.numpy(), [np.inf, 0.5, -0.25])
+    assert dt.reciprocal(dt.tensor(np.array([True, False]))).tolist() == [1.0, np.inf]
+    ints = dt.tensor(np.array([1, 2]))
+    with pytest.raises(dt.CastingError, match="reciprocal_"):
+        ints.reciprocal_()
+    with pytest.raises(dt.CastingError, match="reciprocal"):
+        dt.reciprocal(ints, out=dt.empty(2, dtype=dt.int64))
+    assert ints.tolist() == [1, 2] and ints.version == 0
+    out = dt.empty(2, dtype=dt.float32)
+    dt.reciprocal(ints, out=out)
+    assert out.tolist() == [1.0, 0.5]
 
 
 def test_math_ops_on_the_cuda_stand_in(fake_cupy: Any) -> None:

@@ -105,6 +105,29 @@ def test_softmax_dtypes_and_argument_errors() -> None:
         assert fn(dt.tensor(5.0), -1).item() == (1.0 if fn is dt.softmax else 0.0)
 
 
+@pytest.mark.usefixtures("fake_cupy")
+@pytest.mark.parametrize("device", ["cpu", "cuda:0", "meta"])
+def test_softmax_dtype_argument(device: str) -> None:
+    # PyTorch's dtype=: self is cast to it first; the result has it.
+    x = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]])
+    for arr in (x, x.astype(np.int64), x.astype(np.float16)):
+        t = dt.tensor(arr, device=device)
+        for dtype in (dt.float32, "float64", np.float16):
+            s, ls = dt.softmax(t, 1, dtype=dtype), t.log_softmax(1, dtype=dtype)
+            assert s.dtype == ls.dtype == np.dtype(dtype) and s.shape == x.shape
+            if device != "meta":
+                expected = softmax_reference(arr.astype(np.dtype(dtype)), 1)
+                rtol = 1e-3 if s.dtype == np.float16 else 1e-6
+                np.testing.assert_allclose(s.cpu().numpy(), expected, rtol=rtol, atol=rtol)
+                np.testing.assert_allclose(ls.cpu().numpy(), np.log(expected), rtol=rtol, atol=rtol)
+    t = dt.tensor(x, device=device)
+    for fn in (dt.softmax, dt.log_softmax):
+        with pytest.raises(TypeError, match=rf"{fn.__name__}: argument 'dtype' must be a floating dtype"):
+            fn(t, 0, dtype=dt.int32)
+        with pytest.raises(TypeError, match=fn.__name__):
+            fn(t, 0, dtype="complex64")
+
+
 def test_softmax_out_variant() -> None:
     x = dt.from_numpy(np.random.default_rng(1).standard_normal((3, 4)))
     expected = dt.softmax(x, 1)
@@ -597,3 +620,26 @@ def test_an_overflow_of_the_narrowing_write_into_out_is_reported_after_the_write
         warnings.simplefilter("error")
         call(quiet)
     np.testing.assert_array_equal(quiet.numpy(), out.numpy())
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(max_dims=3), elements=st.floats(-50, 50)), st.floats(0.1, 4.0))
+def test_softplus_matches_the_formula_with_numpy(x: npt.NDArray[Any], beta: float) -> None:
+    # PyTorch's formula: x itself where beta * x > threshold, else log1p(exp(beta * x)) / beta
+    z = x * beta
+    expected = np.where(z > 20.0, x, np.log1p(np.exp(z)) / beta)
+    np.testing.assert_array_equal(dt.softplus(dt.tensor(x), beta=beta).numpy(), expected)
+
+
+def test_softplus_dtypes_out_and_errors() -> None:
+    x = dt.tensor([-2.0, 0.0, 3.0], dtype=dt.float32)
+    got = dt.softplus(x, 1.0, 1.0)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got.numpy(), [np.log1p(np.exp(-2.0)), np.log(2.0), 3.0], rtol=1e-6)
+    out = dt.empty(3, dtype=dt.float32)
+    assert dt.softplus(x, out=out) is out and out.version == 1
+    before = snapshot(x)
+    with pytest.raises(ArgumentTypeError, match=r"softplus.*int64"):
+        dt.softplus(dt.tensor([1, 2]))
+    with pytest.raises(ArgumentTypeError, match=r"softplus.*beta"):
+        dt.softplus(x, beta="2")  # type: ignore[arg-type]
+    assert_unchanged(before)

@@ -1,6 +1,7 @@
 """NumPy's ``axis``/``keepdims`` on the multi-output ops (``max``/``min`` along a dim, ``sort``, ``topk``,
 ``aminmax``) and the data-dependent ops (``unique``, ``unique_consecutive``): the rule of
-devtensor.structured.aliases, as on the single-output fronts."""
+devtensor.structured.aliases, as on the single-output fronts; ``max``/``min`` with ``axis=`` give NumPy's result
+(the values alone)."""
 
 from __future__ import annotations
 
@@ -39,11 +40,14 @@ def same(x: Any, y: Any) -> None:
 
 # name: (the call with NumPy's names, the call with PyTorch's)
 CALLS: dict[str, tuple[Callable[[Tensor], Any], Callable[[Tensor], Any]]] = {
-    "max-method": (lambda t: t.max(axis=1, keepdims=True), lambda t: t.max(1, True)),
-    "max-function": (lambda t: dt.max(t, axis=-1), lambda t: dt.max(t, -1)),
-    "max-all": (lambda t: t.max(axis=None), lambda t: t.max()),  # type: ignore[call-overload]
-    "min-method": (lambda t: t.min(axis=0), lambda t: t.min(0)),
+    "max-method": (lambda t: t.max(axis=1, keepdims=True), lambda t: t.amax(1, True)),
+    "max-function": (lambda t: dt.max(t, axis=-1), lambda t: dt.amax(t, -1)),
+    "max-all": (lambda t: t.max(axis=None), lambda t: t.max()),
+    "max-axes": (lambda t: t.max(axis=(0, 2)), lambda t: t.amax((0, 2))),
+    "max-keepdims-no-dim": (lambda t: t.max(keepdims=True), lambda t: t.amax(None, True)),
+    "min-method": (lambda t: t.min(axis=0), lambda t: t.amin(0)),
     "min-keepdims-only": (lambda t: t.min(2, keepdims=True), lambda t: t.min(2, True)),
+    "min-dim-keepdims": (lambda t: dt.min(t, dim=1, keepdims=True), lambda t: dt.min(t, 1, True)),
     "sort": (lambda t: dt.sort(t, axis=0), lambda t: dt.sort(t, 0)),
     "sort-method-descending": (lambda t: t.sort(axis=1, descending=True), lambda t: t.sort(1, True)),
     "topk": (lambda t: t.topk(2, axis=1), lambda t: t.topk(2, 1)),
@@ -71,8 +75,9 @@ def test_numpy_names_call_the_op_under_pytorchs(name: str) -> None:
 @given(st.integers(-3, 2), st.booleans())
 def test_max_and_sort_with_numpy_names_give_numpys_values(axis: int, keepdims: bool) -> None:
     t = dt.from_numpy(A.copy())
-    np.testing.assert_array_equal(host(t.max(axis=axis, keepdims=keepdims).values), A.max(axis, keepdims=keepdims))
-    np.testing.assert_array_equal(host(t.min(axis=axis, keepdims=keepdims).values), A.min(axis, keepdims=keepdims))
+    np.testing.assert_array_equal(host(t.max(axis=axis, keepdims=keepdims)), A.max(axis, keepdims=keepdims))
+    np.testing.assert_array_equal(host(t.min(axis=axis, keepdims=keepdims)), A.min(axis, keepdims=keepdims))
+    np.testing.assert_array_equal(host(t.max(axis=axis) - t.min(axis=axis)), A.max(axis) - A.min(axis))
     np.testing.assert_array_equal(host(t.sort(axis=axis).values), np.sort(A, axis=axis))
     np.testing.assert_array_equal(host(dt.unique(t.round(), axis=axis)), np.unique(A.round(), axis=axis))
 
@@ -107,9 +112,20 @@ def test_both_names_with_out_changes_nothing() -> None:
 
 def test_aliases_with_out_fill_the_outs() -> None:
     values, indices = dt.empty(2, 1, 4, dtype=dt.float64), dt.empty(2, 1, 4, dtype=dt.int64)
-    dt.max(dt.from_numpy(A.copy()), axis=1, keepdims=True, out=(values, indices))
+    dt.max(dt.from_numpy(A.copy()), dim=1, keepdims=True, out=(values, indices))
     np.testing.assert_array_equal(host(values), A.max(1, keepdims=True))
     np.testing.assert_array_equal(host(indices), A.argmax(1)[:, None, :])
+    values = dt.empty(2, 4, dtype=dt.float64)
+    dt.min(dt.from_numpy(A.copy()), axis=1, out=values)  # NumPy's form: one out, as np.min's
+    np.testing.assert_array_equal(host(values), A.min(1))
+
+
+def test_max_min_numpy_form_errors_name_the_function_and_axis() -> None:
+    t = dt.from_numpy(A.copy())
+    with pytest.raises(IndexError, match=r"^max: .*'axis' is 3"):
+        t.max(axis=3)
+    with pytest.raises(ArgumentTypeError, match=r"^min: got 'other' with NumPy's 'axis'"):
+        dt.min(t, other=t, axis=0)  # type: ignore[call-overload]
 
 
 def test_unknown_and_unbindable_arguments_stay_type_errors() -> None:

@@ -91,6 +91,8 @@ CASES: dict[str, tuple[np.ndarray[Any, Any], Callable[[Any], Any]]] = {
     "take_along_axis": (F, lambda a: np.take_along_axis(a, np.argsort(a, axis=0), axis=0)),
     "arange-like": (F, lambda a: np.arange(1, 7, 2, like=a)),
     "isin-invert": (F, lambda a: np.isin(a, [np.nan, 2.0, -1.0], invert=True)),
+    "bincount": (np.array([0, 3, 3, 1]), lambda a: np.bincount(a)),
+    "bincount-weights-minlength": (np.array([0, 3, 3, 1]), lambda a: np.bincount(a, a * 0.5, minlength=6)),
 }
 
 
@@ -134,14 +136,14 @@ FALLBACKS: dict[str, Callable[[Any], Any]] = {
     "unique-index": lambda a: np.unique(a, return_index=True),
     "searchsorted-sorter": lambda a: np.searchsorted(a[0], [1.0], sorter=np.arange(4)),
     "einsum-interleaved": lambda a: np.einsum(a, [0, 1], [1]),
-    "bincount": lambda a: np.bincount(a[0]),
+    "bincount-list-weights": lambda a: np.bincount(a[0], weights=[0.5] * a.shape[1]),
     "histogram": lambda a: np.histogram(a, bins=3),
 }
 
 
 @pytest.mark.parametrize("name", list(FALLBACKS))
 def test_unsupported_arguments_run_numpys_own_on_cpu(name: str) -> None:
-    array = np.abs(np.nan_to_num(F)).astype(np.int64) if name == "bincount" else np.nan_to_num(F)
+    array = np.abs(np.nan_to_num(F)).astype(np.int64) if name.startswith("bincount") else np.nan_to_num(F)
     call = FALLBACKS[name]
     expected = call(array.copy())
     got = call(dt.tensor(array))
@@ -154,7 +156,7 @@ def test_unsupported_arguments_run_numpys_own_on_cpu(name: str) -> None:
 @pytest.mark.usefixtures("fake_cupy")
 @pytest.mark.parametrize("name", list(FALLBACKS))
 def test_unsupported_arguments_on_cuda_are_a_type_error_naming_the_function(name: str) -> None:
-    array = np.abs(np.nan_to_num(F)).astype(np.int64) if name == "bincount" else np.nan_to_num(F)
+    array = np.abs(np.nan_to_num(F)).astype(np.int64) if name.startswith("bincount") else np.nan_to_num(F)
     function = name.split("-")[0]
     with pytest.raises(TypeError, match=rf"numpy\.{function}.*cuda"):
         FALLBACKS[name](dt.tensor(array, device="cuda"))

@@ -158,6 +158,13 @@ def test_functions_of_the_table_against_numpy() -> None:
     _same(np.concatenate([t, t], axis=None), np.concatenate([a, a], axis=None))
     _same(np.stack([t, t], axis=1), np.stack([a, a], axis=1))
     _same(np.where(t > 0, t, 0), np.where(a > 0, a, 0))
+    # NumPy's where takes the condition's truth (nonzero; NaN is true), of any dtype, tensor or not
+    c = np.array([[0.0, 1.0, np.nan], [-2.0, 0.0, 3.0]])
+    _same(np.where(dt.tensor(c), 1, 0), np.where(c, 1, 0))
+    _same(np.where(dt.tensor(c.astype(np.complex64)), t, 0), np.where(c.astype(np.complex64), a, 0))
+    i8 = np.nan_to_num(c).astype(np.int8)
+    _same(np.where(i8, t, -1), np.where(i8, a, -1))
+    _same(np.where([[1, 0, 2], [0, 0, 1]], t, 0), np.where([[1, 0, 2], [0, 0, 1]], a, 0))
     _same(np.clip(t, -1, 2), np.clip(a, -1, 2))
     _same(np.clip(t, None, 2), np.clip(a, None, 2))
     _same(np.reshape(t, (3, 2)), np.reshape(a, (3, 2)))

@@ -15,6 +15,8 @@ import pytest
 
 import devtensor as dt
 
+pytestmark = pytest.mark.usefixtures("young_heap")  # (its tests collect the views they drop)
+
 
 def _resize_warns(out: dt.Tensor) -> None:
     with pytest.warns(UserWarning, match="resized"):

@@ -462,3 +462,112 @@ def test_constants_inside_the_step_replay_as_eager(step: Any) -> None:
     for _ in range(2):
         got = plan(x, copy_outputs=True)
         assert got.dtype == want.dtype and got.numpy().tobytes() == want.numpy().tobytes()
+
+
+# --- Threads: each concurrent replay of one plan has its own buffers -------------------------------------------
+
+
+def _thread_step(x: Tensor, w: Tensor) -> Any:
+    h = dt.tanh(x @ w)
+    return h * 2.0 - 1.0, (h * h).sum(1)
+
+
+def _thread_inputs(count: int) -> list[tuple[Tensor, Tensor]]:
+    rng = np.random.default_rng(7)
+    w = dt.tensor(rng.standard_normal((48, 48)).astype(np.float32) * 0.2)
+    return [(dt.tensor(rng.standard_normal((96, 48)).astype(np.float32)), w) for _ in range(count)]
+
+
+def _replay_in_threads(call: Any, inputs: list[tuple[Tensor, Tensor]], rounds: int) -> list[str]:
+    """Run ``call(*inputs[i])`` ``rounds`` times in thread ``i`` (all threads started together); the mismatches
+    against the single-threaded eager results, compared right after each call (outputs without copies live in
+    the thread's buffers until its next replay)."""
+    import threading
+
+    want = [[o.numpy().copy() for o in _thread_step(*args)] for args in inputs]
+    barrier = threading.Barrier(len(inputs))
+    wrong: list[str] = []
+
+    def work(index: int) -> None:
+        barrier.wait()
+        for round_ in range(rounds):
+            got = call(*inputs[index])
+            for out, expected in zip(got, want[index], strict=True):
+                if out.numpy().tobytes() != expected.tobytes():
+                    wrong.append(f"thread {index} round {round_}")
+
+    threads = [threading.Thread(target=work, args=(index,)) for index in range(len(inputs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return wrong
+
+
+@pytest.mark.parametrize("copy", [False, True])
+def test_concurrent_replays_of_one_plan_never_share_buffers(copy: bool) -> None:
+    inputs = _thread_inputs(6)
+    plan = dt.plan(_thread_step, *inputs[0])
+    assert _replay_in_threads(lambda x, w: plan(x, w, copy_outputs=copy), inputs, 60) == []
+    assert plan._made <= 7  # the building thread's buffers and one set per other thread, at most
+
+
+@pytest.mark.parametrize("copy", [False, True])
+def test_concurrent_calls_of_one_planned_function_never_share_buffers(copy: bool) -> None:
+    inputs = _thread_inputs(6)
+    step = dt.planned(_thread_step)
+    assert _replay_in_threads(lambda x, w: step(x, w, copy_outputs=copy), inputs, 60) == []
+    assert len(step.plans) == 1  # one signature: one plan, planned once although six threads called at once
+
+
+def test_threads_beyond_the_pool_run_the_step_eagerly_and_buffers_go_back_to_the_pool() -> None:
+    import threading
+
+    inputs = _thread_inputs(5)
+    plan = dt.plan(_thread_step, *inputs[0])
+    plan.max_threads = 2
+    assert _replay_in_threads(plan, inputs, 30) == []
+    assert plan._made == 2
+    # A thread that ended gave its buffers back: a new thread takes them, the building thread keeps its own.
+    seen: list[Any] = []
+    thread = threading.Thread(target=lambda: seen.append(plan(*inputs[1])[1]))
+    thread.start()
+    thread.join()
+    assert plan._made == 2
+    assert all(seen[0] is not buffer for buffer in plan.buffers)
+    assert np.array_equal(seen[0].numpy(), _thread_step(*inputs[1])[1].numpy())
+
+
+def test_a_step_resizing_an_out_tensor_is_refused_at_planning_naming_the_op() -> None:
+    import warnings
+
+    def grows(a: Tensor) -> None:
+        v = dt.cat([a, a])
+        dt.add(v, v, out=a)  # eager resizes a to [2, 3], with its warning
+
+    def shrinks(a: Tensor, empty: Tensor) -> None:
+        a.neg_()
+        dt.sum(empty, 0, out=a)  # eager resizes a to [3]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(dt.PlanError, match=r"add\.out resizes its out= tensor from \[1, 3\] to \[2, 3\]"):
+            dt.plan(grows, dt.ones(1, 3))
+        with pytest.raises(dt.PlanError, match=r"sum\.out resizes its out= tensor from \[1, 3\] to \[3\]"):
+            dt.plan(shrinks, dt.ones(1, 3), dt.zeros(0, 3))
+
+
+def test_planning_raises_the_error_eager_raises_first() -> None:
+    def step(a: Tensor) -> None:
+        _ = a**-1  # eager: pow's kernel refuses an integer to a negative power (no meta function sees it)
+        dt.sum(a, 0, out=a)  # tracing: sum's out would need a resize and is an input
+
+    a = dt.tensor(np.arange(1, 7).reshape(2, 3))
+    before = a.numpy().copy()
+    for run in (step, lambda t: dt.plan(step, t)):
+        with pytest.raises(ArgumentValueError, match=r"pow: integers to negative integer powers"):
+            run(a)
+    assert np.array_equal(a.numpy(), before) and a._storage.version == 0
+    # An error that eager raises first anyway comes from the trace, unchanged.
+    with pytest.raises(dt.errors.ShapeError, match=r"sum: argument 'out' of shape \[2, 3\] is also an input"):
+        dt.plan(lambda t: dt.sum(t, 0, out=t), a)

@@ -185,3 +185,88 @@ def test_random_op_sequences_planned_equal_eager(data: st.DataObject, triple: An
             assert [t._storage.version for t in planned_args] == eager_versions
             want = step(*eager_args)
     assert all(t._storage.version >= v for t, v in zip(planned_args, versions, strict=True))
+
+
+def _lowered_and_kernel_replays(step: Callable[..., Any], make: Callable[[], list[Any]]) -> tuple[bool, bool]:
+    """Replay ``step``'s plan lowered (devtensor.lowering) and through the kernels, each twice on its own fresh
+    arguments, and compare outputs, arguments and versions bit for bit with each other and with eager. Returns
+    (whether some record was lowered, whether eager ran)."""
+    from devtensor.plan import replay
+
+    eager_args = make()
+    try:
+        want = [_copied(step(*eager_args)), _copied(step(*eager_args))]
+    except Exception:
+        return False, False
+    runs = []
+    for lower in (True, False):
+        replay.LOWER[0] = lower
+        try:
+            plan = dt.plan(step, *make())
+        finally:
+            replay.LOWER[0] = True
+        args = make()
+        outputs = [_copied(plan(*args)), _copied(plan(*args))]
+        runs.append((plan._local.replay.__lowered__, outputs, args))
+    for _lowered, outputs, args in runs:
+        assert _same(want, outputs)
+        assert all(_same(e, p) for e, p in zip(eager_args, args, strict=True))
+        assert [t._storage.version for t in args] == [t._storage.version for t in eager_args]
+    return runs[0][0] > 0, True
+
+
+#: The ops whose kernels offer a lowering (devtensor.lowering; the ufunc family's one-call ops through their
+#: direct path): each must be lowered by some sample below, so the comparison covers it.
+LOWERED_OPS = {
+    *("add", "sub", "mul", "maximum", "minimum", "exp", "log", "neg", "sqrt", "abs"),
+    *("matmul", "mm", "addmm", "tanh", "sum", "prod", "amax", "amin", "softmax", "log_softmax", "cross_entropy"),
+}
+
+
+def test_lowered_replays_equal_the_kernels_bit_for_bit() -> None:
+    """Every op sample, in its functional, inplace and out= variants and with its first operand a buffer of the
+    plan (``clone`` of it): a plan whose records are lowered to raw calls replays the values, arguments and
+    versions of the same plan through the kernels, and of eager."""
+    lowered: set[str] = set()
+    for name, sample in POOL:
+        functional = _fn(name, "functional")
+        assert functional is not None
+        args, kwargs = sample.make("cpu")
+        try:
+            result = functional(*args, **kwargs)
+        except Exception:
+            continue
+        variants = ["functional", "chain"]
+        if _fn(name, "inplace") is not None and isinstance(result, Tensor):
+            first = args[0] if args else None
+            if isinstance(first, Tensor) and _fits(first, result):
+                variants.append("inplace")
+        if isinstance(result, Tensor) and "out" not in OPS[name].skip:
+            variants.append("out")
+        for variant in variants:
+            call = _Call(name, sample, "inplace" if variant == "inplace" else "functional", False)
+            if variant == "out":
+                call.out_spec = (tuple(result.shape), result.dtype)
+            step, make = _build([call], _Clone, False)
+            if variant == "chain":
+                call.chain = True
+            done, _ran = _lowered_and_kernel_replays(step, make)
+            if done:
+                lowered.add(name)
+    assert lowered >= LOWERED_OPS, sorted(LOWERED_OPS - lowered)
+
+
+def _copied(value: Any) -> Any:
+    if isinstance(value, Tensor):
+        return value.clone()
+    if isinstance(value, (list, tuple)):
+        return [_copied(item) for item in value]
+    return value
+
+
+class _Clone:
+    """The stand-in of the custom op in :func:`_build`'s chain: ``clone``, a buffer of the plan."""
+
+    @staticmethod
+    def functional(t: Tensor) -> Tensor:
+        return t.clone()

@@ -205,3 +205,104 @@ def test_creation_on_another_device_is_not_recorded() -> None:
     # (arange on the plan's own device is recorded, as a constant: tests/test_plan.py)
     with pytest.raises(dt.PlanError, match="neither an argument"):
         dt.plan(lambda t: dt.arange(3, device="meta") + t, dt.tensor([1.0, 2.0, 3.0]))
+
+
+# --- Lowered replays: views of arguments kept between replays, one floating-point state per step -------------
+
+
+def _heat(u: Tensor, un: Tensor, lap: Tensor, k: float) -> None:
+    dt.add(u[2:], u[:-2], out=lap)
+    dt.sub(lap, u[1:-1], alpha=2.0, out=lap)
+    dt.mul(lap, k, out=lap)
+    dt.add(u[1:-1], lap, out=un[1:-1])
+
+
+def test_views_of_arguments_are_kept_until_the_argument_changes() -> None:
+    rng = np.random.default_rng(5)
+
+    def args() -> list[Any]:
+        return [dt.tensor(rng.standard_normal(11)), dt.zeros(11, dtype=dt.float64), dt.zeros(9, dtype=dt.float64)]
+
+    first, second = args(), args()
+    plan = dt.plan(_heat, *first, 0.25)
+    assert plan._local.replay.__lowered__ == 4  # every op lowered, the views made through no front per replay
+    for planned in (first, second, first):  # another argument, then the first again: the views follow
+        u, un, lap = planned
+        eu, eun, elap = eager = [t.clone() for t in planned]
+        _heat(eu, eun, elap, 0.25)
+        plan(u, un, lap, 0.25)
+        plan(u, un, lap, 0.25)
+        _heat(eu, eun, elap, 0.25)
+        assert all(_same(e, p) for e, p in zip(eager, planned, strict=True))
+
+
+def test_a_read_only_argument_written_through_a_view_raises_as_eager() -> None:
+    frozen = np.zeros(11)
+    frozen.flags.writeable = False
+    u, lap = dt.tensor(np.linspace(0.0, 1.0, 11)), dt.zeros(9, dtype=dt.float64)
+    plan = dt.plan(_heat, u, dt.zeros(11, dtype=dt.float64), lap, 0.25)
+    plan(u, dt.zeros(11, dtype=dt.float64), lap, 0.25)  # checked once: the replays are lowered
+    for run in (_heat, plan):
+        with pytest.raises(dt.errors.ReadOnlyError, match=r"add: argument 'out' is read-only"):
+            run(u, dt.from_numpy(frozen), lap, 0.25)
+
+
+def test_floating_point_conditions_are_reported_once_after_the_steps_last_write() -> None:
+    def step(a: Tensor, b: Tensor, c: Tensor, d: Tensor) -> None:
+        dt.sub(a, b, alpha=1e308, out=c)  # the product overflows: a condition of a two-step kernel
+        dt.add(c, 1.0, out=d)
+
+    def args() -> list[Tensor]:
+        return [dt.tensor(np.array([1.0, 2.0])), dt.tensor(np.array([10.0, 0.0])), dt.zeros(2), dt.zeros(2)]
+
+    planned = args()
+    plan = dt.plan(step, *planned)
+    with pytest.warns(RuntimeWarning):  # (the first replay goes through the fronts: the arguments' write check)
+        plan(*planned)
+    assert plan._local.replay.__lowered__ == 2
+    with pytest.warns(RuntimeWarning, match="overflow encountered") as caught:
+        plan(*planned)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    # As the error the caller asks for: every write happens first, then the condition is raised.
+    planned[2][:] = 0.0
+    planned[3][:] = 0.0
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+        plan(*planned)
+    assert planned[2].tolist() == [-np.inf, 2.0] and planned[3].tolist() == [-np.inf, 3.0]
+    # (eager raises at the first op, after its write: the second op's out keeps its values)
+
+
+def test_a_custom_ops_kernel_offers_its_lowering_as_built_in_ones_do() -> None:
+    from devtensor.lowering import LOWERINGS, Lowering, lowers
+    from devtensor.plan import replay
+    from devtensor.typed import ConstOut, CPUTensor
+
+    def _meta(self: Tensor) -> Any:
+        return self.shape, self.dtype
+
+    op = library.custom_op("plan_lowered_triple", out_may_be_input=True, method=False)(_meta)
+
+    @op.impl("cpu")
+    def triple_cpu(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        np.multiply(self.array, 3, out=out.array)
+
+    @lowers(triple_cpu)
+    def _lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+        lw.call(np.multiply, args["self"], 3, out=out)
+        return True
+
+    def step(a: Tensor) -> Tensor:
+        return op.functional(a) + 1.0
+
+    try:
+        a = dt.tensor(np.arange(4.0))
+        replay.LOWER[0] = False
+        kernel = dt.plan(step, a)
+        replay.LOWER[0] = True
+        lowered = dt.plan(step, a)
+        assert lowered._local.replay.__lowered__ == 2 and kernel._local.replay.__lowered__ == 0
+        assert _same(lowered(a), step(a)) and _same(kernel(a), step(a))
+    finally:
+        replay.LOWER[0] = True
+        LOWERINGS.pop(triple_cpu, None)
+        library.remove_op("plan_lowered_triple")

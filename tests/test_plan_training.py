@@ -24,14 +24,24 @@ def example() -> Iterator[ModuleType]:
     yield from loaded_example(EXAMPLE, "train_digits_plan")
 
 
-def _setup(example: ModuleType, planned: bool) -> tuple[Any, Any, Any]:
+def _data(example: ModuleType) -> Any:
+    """Synthetic digits-like data (no scikit-learn needed): 8x8 "images" in [0, 1], 10 classes."""
     rng = np.random.default_rng(7)
-    # Synthetic digits-like data (no scikit-learn needed): 8x8 "images" in [0, 1], 10 classes.
     x = rng.random((320, 64), dtype=np.float32)
     y = rng.integers(0, 10, 320).astype(np.int64)
-    data = example.Data(x, y, x[:40], y[:40])
-    cfg = example.Config(hidden=32, batch=32, lr=0.1, epochs=3, seed=0)
-    weights = example.init_weights(cfg, 64, 10)
+    return example.Data(x, y, x[:40], y[:40])
+
+
+def _config(example: ModuleType) -> Any:
+    return example.Config(hidden=32, batch=32, lr=0.1, epochs=3, seed=0)
+
+
+def _weights(example: ModuleType) -> Any:
+    return example.init_weights(_config(example), 64, 10)
+
+
+def _setup(example: ModuleType, planned: bool) -> tuple[Any, Any, Any]:
+    cfg, data, weights = _config(example), _data(example), _weights(example)
     return cfg, example.PlainMLP(cfg, data, weights, "cpu", planned=planned), example.NumpyMLP(cfg, data, weights)
 
 
@@ -49,6 +59,24 @@ def test_planned_training_equals_eager_training_bit_for_bit(example: ModuleType)
         assert getattr(planned, name).numpy().tobytes() == getattr(eager, name).numpy().tobytes(), name
     assert len(planned.train_step.plans) == 1  # one signature: one plan, traced once
     assert planned.accuracy() == eager.accuracy()
+
+
+@pytest.mark.parametrize("path", ["plan", "buffers"])
+def test_the_numpy_reference_trains_the_same_weights_bit_for_bit(example: ModuleType, path: str) -> None:
+    """The script prints the NumPy reference's test accuracy beside devtensor's per epoch: the reference computes
+    the probabilities as the path's step does (the plain step: exp(log_softmax); the buffered one: softmax), so
+    the weights, hence the accuracies, are equal (with softmax's steps against the plain step they differed in the
+    last bits, and the digits run printed one epoch's accuracy apart)."""
+    cfg, planned, _ = _setup(example, True)
+    model = planned if path == "plan" else example.DevtensorMLP(cfg, _data(example), _weights(example), "cpu")
+    ref = example.NumpyMLP(cfg, _data(example), _weights(example), log_softmax=path == "plan")
+    for epoch in range(cfg.epochs):
+        order = example.batch_order(cfg, len(model.batches), epoch)
+        model.epoch(order)
+        ref.epoch(order)
+    for name in ("w1", "b1", "w2", "b2"):
+        assert getattr(model, name).numpy().tobytes() == getattr(ref, name).tobytes(), name
+    assert model.w1.numpy().tobytes() != _weights(example)["w1"].tobytes()
 
 
 def test_a_replayed_step_allocates_no_more_than_the_numpy_reference(example: ModuleType) -> None:

@@ -239,6 +239,7 @@ def _all_kinds(fake_cupy: ModuleType) -> list[Any]:
     ]
 
 
+@pytest.mark.usefixtures("young_heap")
 def test_weak_references_to_every_tensor_class(fake_cupy: ModuleType) -> None:
     tensors = _all_kinds(fake_cupy)
     refs = [weakref.ref(t) for t in tensors]

@@ -446,7 +446,7 @@ def test_bad_dtypes_are_refused() -> None:
     with pytest.raises(TypeError, match="uniform_"):
         dt.rand(3, dtype=dt.int64)
     with pytest.raises(TypeError, match="normal_"):
-        dt.randn(3, dtype=dt.complex64)
+        dt.randn(3, dtype=dt.int32)
     with pytest.raises(TypeError, match="random_"):
         dt.randint(0, 3, (2,), dtype=dt.complex64)
     with pytest.raises(TypeError, match="randperm"):
@@ -457,6 +457,29 @@ def test_bad_dtypes_are_refused() -> None:
         dt.bernoulli(dt.tensor([1, 0]))  # integer probabilities
     with pytest.raises(TypeError):
         dt.rand(3, dtype="nonsense")
+
+
+@pytest.mark.usefixtures("fake_cupy")
+@pytest.mark.parametrize("device", ["cpu", "cuda:0"])
+def test_complex_draws_as_pytorch(device: str) -> None:
+    # PyTorch draws a complex tensor as its real view: rand/uniform_ each part from [from_, to); randn/normal_
+    # the complex normal (each part with std / sqrt(2), the mean added to both parts).
+    g = dt.Generator(device=device).manual_seed(7)
+    z = dt.randn(100_000, dtype=dt.complex128, generator=g, device=device).cpu().numpy()
+    assert z.dtype == np.complex128
+    assert abs(np.mean(np.abs(z) ** 2) - 1.0) < 0.03 and abs(z.real.std() - z.imag.std()) < 0.02
+    u = dt.rand(50_000, dtype=dt.complex64, generator=g, device=device).cpu().numpy()
+    assert u.dtype == np.complex64 and (u.real >= 0).all() and (u.real < 1).all() and (u.imag < 1).all()
+    assert abs(u.real.mean() - 0.5) < 0.02 and abs(u.imag.mean() - 0.5) < 0.02
+    t = dt.zeros(50_000, dtype=dt.complex128, device=device)
+    t.uniform_(2.0, 3.0, generator=g)
+    w = t.cpu().numpy()
+    assert (w.real >= 2).all() and (w.imag < 3).all() and abs(w.imag.mean() - 2.5) < 0.02
+    t.normal_(1.0, 2.0, generator=g)
+    n = t.cpu().numpy()
+    assert abs(n.real.mean() - 1.0) < 0.05 and abs(n.imag.mean() - 1.0) < 0.05
+    assert abs(n.real.std() - 2.0 / np.sqrt(2.0)) < 0.05
+    assert dt.randn_like(t).dtype == dt.rand_like(t).dtype == dt.complex128
 
 
 def test_bad_bounds_and_sizes_are_refused() -> None:

@@ -211,6 +211,9 @@ def test_var_default_correction_is_bessel() -> None:
     x = np.array([1.0, 2.0, 4.0, 7.0])
     assert dt.var(dt.from_numpy(x)).item() == pytest.approx(np.var(x, ddof=1))
     assert dt.std(dt.from_numpy(x), correction=0).item() == pytest.approx(np.std(x))
+    # PyTorch's correction=None: the default, 1.
+    assert dt.var(dt.from_numpy(x), correction=None).item() == pytest.approx(np.var(x, ddof=1))
+    assert dt.std(dt.from_numpy(x), 0, True, correction=None).tolist() == [pytest.approx(np.std(x, ddof=1))]
 
 
 def _logsumexp_reference(arr: Array, axis: Axis, keepdims: bool) -> Array:
@@ -535,3 +538,24 @@ def test_a_numpy_integer_dim_is_an_int(fn: Callable[..., dt.Tensor]) -> None:
     np.testing.assert_array_equal(fn(x, np.int64(1)).numpy(), fn(x, 1).numpy())
     with pytest.raises(TypeError, match=f"{fn.__name__}: argument 'dim'"):
         fn(x, True)
+
+
+@pytest.mark.parametrize("fn", [dt.sum, dt.mean, dt.prod, dt.var, dt.std])
+@pytest.mark.parametrize("perm", [(2, 0, 1), (1, 2, 0), (0, 2, 1)])
+def test_reductions_of_non_contiguous_inputs_give_numpys_exact_values(
+    fn: Callable[..., dt.Tensor], perm: tuple[int, ...]
+) -> None:
+    # NumPy sums in the order of a fresh result's layout (its input's); a C-ordered out= would change the
+    # summation order (a difference of 1 ulp, e.g. np.mean of a transposed (50, 30, 40) float32 array over dim 2).
+    base = np.random.default_rng(0).standard_normal((30, 40, 50)).astype(np.float32)
+    a = base.transpose(perm)
+    reference = getattr(np, fn.__name__)
+    kw = {"ddof": 1} if fn in (dt.var, dt.std) else {}
+    t = dt.from_numpy(base).permute(*perm)
+    for dim in (0, 1, 2):
+        expected = reference(a, axis=dim, **kw)
+        np.testing.assert_array_equal(fn(t, dim).numpy(), expected)
+        out = dt.empty(*expected.shape, dtype=dt.float32)
+        fn(t, dim, out=out)
+        np.testing.assert_array_equal(out.numpy(), expected)
+    np.testing.assert_array_equal(dt.mean(t[:, ::2], 2).numpy(), np.mean(a[:, ::2], axis=2))

@@ -93,6 +93,15 @@ def test_diff_errors() -> None:
         dt.diff(dt.tensor(np.float64(1.0)))
     with pytest.raises(ValueError, match="non-negative"):
         dt.diff(dt.tensor(np.ones(3)), -1)
+    # prepend/append: PyTorch's shape rules (the number of dims, the sizes off dim).
+    with pytest.raises(dt.ShapeError, match="'prepend' must have the number of dims"):
+        dt.diff(dt.tensor(np.ones(3)), prepend=dt.tensor(0.0))
+    with pytest.raises(dt.ShapeError, match=r"'append' of shape .* except along dim 0"):
+        dt.diff(dt.tensor(np.ones((2, 3))), dim=0, append=dt.tensor(np.zeros((1, 2))))
+    same(
+        dt.diff(dt.tensor(np.arange(3)), prepend=dt.tensor([0.5]), append=dt.tensor([9.0])),
+        np.diff(np.arange(3), prepend=[0.5], append=[9.0]),
+    )
 
 
 # --- tril, triu, roll, count_nonzero ----------------------------------------------------------------------------
@@ -237,8 +246,10 @@ def test_index_out_of_range_is_an_index_error_and_writes_nothing(call: Any) -> N
 
 def test_index_errors_follow_pytorch() -> None:
     t = dt.tensor(np.arange(6.0).reshape(2, 3))
-    with pytest.raises(TypeError, match="gather: expected dtype int64"):
-        dt.gather(t, 0, dt.tensor(np.array([[0]], np.int32)))
+    with pytest.raises(IndexError, match=r"roll: dimension 0 .* 0-d"):
+        dt.roll(dt.tensor(1.0), 1, 0)
+    with pytest.raises(TypeError, match="gather: expected dtype int32 or int64"):
+        dt.gather(t, 0, dt.tensor(np.array([[0]], np.uint8)))
     with pytest.raises(ValueError, match="gather"):
         dt.gather(t, 0, dt.tensor(np.array([0, 1])))
     with pytest.raises(IndexError, match="gather"):

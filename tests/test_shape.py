@@ -309,7 +309,7 @@ def test_expand_and_broadcast_to_match_numpy(pair: tuple[dt.Tensor, Array], data
 def test_expanded_views_refuse_writes() -> None:
     base = dt.tensor([1.0, 2.0, 3.0])
     e = base.expand(2, 3)
-    assert e.strides == (0, 1)
+    assert e.stride() == (0, 1) and e.strides == (0, 8)
     snap = snapshot(base)
     with pytest.raises(MemoryOverlapError, match=words("add_", "self")):
         e.add_(1)
@@ -711,3 +711,61 @@ def test_cat_and_stack_of_an_empty_list_raise_the_documented_value_error(fn: Cal
     # docstrings: "ValueError: an empty list"; once ArgumentTypeError "got only Python numbers"
     with pytest.raises(ValueError, match="empty"):
         fn([])
+
+
+# --- inplace view ops: squeeze_, unsqueeze_, transpose_, t_, swapdims_, swapaxes_ --------------------------------
+
+INPLACE_VIEWS: dict[str, tuple[Callable[[Tensor], Tensor], Callable[[Any], Any]]] = {
+    "squeeze_": (lambda t: t.squeeze_(), lambda a: np.squeeze(a)),
+    "squeeze_(1)": (lambda t: t.squeeze_(1), lambda a: np.squeeze(a, 1)),
+    "squeeze_((1, 3))": (lambda t: t.squeeze_((1, 3)), lambda a: np.squeeze(a, (1, 3))),
+    "unsqueeze_(-1)": (lambda t: t.unsqueeze_(-1), lambda a: np.expand_dims(a, -1)),
+    "transpose_(0, 2)": (lambda t: t.transpose_(0, 2), lambda a: np.swapaxes(a, 0, 2)),
+    "swapdims_(0, -1)": (lambda t: t.swapdims_(0, -1), lambda a: np.swapaxes(a, 0, -1)),
+    "swapaxes_(1, 2)": (lambda t: t.swapaxes_(1, 2), lambda a: np.swapaxes(a, 1, 2)),
+}
+
+
+@pytest.mark.usefixtures("fake_cupy")
+@pytest.mark.parametrize("device", ["cpu", "cuda:0", "meta"])
+@pytest.mark.parametrize("name", sorted(INPLACE_VIEWS))
+def test_inplace_view_ops(name: str, device: str) -> None:
+    # PyTorch's inplace view ops change self's shape and strides over the same memory, return self and bump the
+    # version counter once; other views of the memory keep their own shape.
+    call, reference = INPLACE_VIEWS[name]
+    a = np.arange(6.0).reshape(2, 1, 3, 1)
+    t = dt.tensor(a, device=device)
+    other = t[0]
+    version = t.version
+    assert call(t) is t
+    expected = reference(a)
+    assert t.shape == expected.shape and t.version == version + 1 and other.version == version + 1
+    assert other.shape == (1, 3, 1)
+    if device != "meta":
+        np.testing.assert_array_equal(t.cpu().numpy(), expected)
+        t.add_(1)  # writes through the new strides into the same memory
+        np.testing.assert_array_equal(other.cpu().numpy(), a[0] + 1)
+
+
+def test_inplace_view_ops_refused_change_nothing_and_t_() -> None:
+    t = dt.tensor(np.arange(6.0).reshape(2, 3))
+    snap = snapshot(t)
+    with pytest.raises(IndexError, match="transpose"):
+        t.transpose_(0, 2)
+    with pytest.raises(IndexError, match="unsqueeze"):
+        t.unsqueeze_(3)
+    with pytest.raises(ShapeError, match="t_"):
+        dt.zeros(1, 1, 1).t_()
+    assert_unchanged(snap)
+    assert t.t_() is t and t.shape == (3, 2) and t.version == 1
+    np.testing.assert_array_equal(t.numpy(), np.arange(6.0).reshape(2, 3).T)
+    v = dt.tensor([1.0, 2.0])
+    assert v.t_().shape == (2,) and v.version == 1  # at most 1-d: unchanged but for the version (PyTorch)
+
+
+def test_inplace_view_ops_are_refused_by_a_static_plan() -> None:
+    def step(x: Tensor) -> Tensor:
+        return x.unsqueeze_(0)
+
+    with pytest.raises(dt.PlanError, match="unsqueeze_"):
+        dt.plan(step, dt.tensor([1.0, 2.0]))

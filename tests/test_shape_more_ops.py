@@ -4,6 +4,8 @@ from tests/op_samples_shape_more.py."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -75,6 +77,23 @@ def test_searchsorted() -> None:
         dt.searchsorted(dt.tensor(s), dt.tensor(v), side="left", right=True)
     with pytest.raises(ValueError, match="leading dims"):
         dt.searchsorted(dt.tensor(np.zeros((3, 2))), dt.tensor(v))
+    # A number input, a sorter (PyTorch's and NumPy's), and their errors.
+    assert dt.searchsorted(dt.tensor(s), 2.5).shape == () and dt.searchsorted(dt.tensor(s), 2.5).item() == 3
+    u = np.array([5.0, 1.0, 3.0])
+    order = dt.tensor(np.argsort(u))
+    np.testing.assert_array_equal(
+        dt.searchsorted(dt.tensor(u), dt.tensor(v), sorter=order).numpy(), np.searchsorted(u, v, sorter=np.argsort(u))
+    )
+    with pytest.raises(dt.ShapeError, match="number 'input' needs a 1-D"):
+        dt.searchsorted(dt.tensor(np.zeros((3, 2))), 1.0)
+    with pytest.raises(ValueError, match="'sorter' is outside"):
+        dt.searchsorted(dt.tensor(u), 1.0, sorter=dt.tensor([0, 1, 3]))
+    with pytest.raises(TypeError, match="'sorter' must be an int64"):
+        dt.searchsorted(dt.tensor(u), 1.0, sorter=dt.tensor([0, 1, 2], dtype="int32"))
+    with pytest.raises(dt.ShapeError, match="'sorter' of shape"):
+        dt.searchsorted(dt.tensor(u), 1.0, sorter=dt.tensor([0, 1]))
+    # An empty row per batch: all zeros (was a raw NumPy reshape error).
+    assert dt.searchsorted(dt.zeros((2, 0)), dt.ones((2, 3))).tolist() == [[0, 0, 0], [0, 0, 0]]
 
 
 def test_arange_linspace_out() -> None:
@@ -95,3 +114,51 @@ def test_arange_linspace_out() -> None:
     np.testing.assert_array_equal(keep.numpy(), 0)
     with pytest.raises(dt.DeviceMismatchError):
         dt.linspace(0, 1, 3, device="meta", out=dt.zeros(3))
+
+
+def words(*parts: str) -> str:
+    """A regex matching a message that contains every part, in order."""
+    return ".*".join(re.escape(p) for p in parts)
+
+
+FACTORY_OUT = {
+    "empty": (lambda out, **kw: dt.empty(2, 3, out=out, **kw), None),
+    "zeros": (lambda out, **kw: dt.zeros((2, 3), out=out, **kw), np.zeros((2, 3))),
+    "ones": (lambda out, **kw: dt.ones(2, 3, out=out, **kw), np.ones((2, 3))),
+    "full": (lambda out, **kw: dt.full((2, 3), 7, out=out, **kw), np.full((2, 3), 7)),
+    "eye": (lambda out, **kw: dt.eye(2, 3, out=out, **kw), np.eye(2, 3)),
+}
+
+
+@pytest.mark.usefixtures("fake_cupy")
+@pytest.mark.parametrize("device", ["cpu", "cuda:0", "meta"])
+@pytest.mark.parametrize("name", sorted(FACTORY_OUT))
+def test_factory_out(name: str, device: str) -> None:
+    # PyTorch's factories take out=: dtype and device default to out's, the out rules of every op apply.
+    make, expected = FACTORY_OUT[name]
+    o = dt.full((2, 3), 5, dtype="int32", device=device)
+    version = o.version
+    assert make(o) is o and o.dtype == dt.int32 and o.shape == (2, 3) and o.version == version + 1
+    if expected is not None and device != "meta":
+        np.testing.assert_array_equal(o.cpu().numpy(), expected.astype(np.int32))
+    # An empty out is resized silently; a strided out (a view) is written through.
+    fresh = dt.empty((0,), dtype="float32", device=device)
+    make(fresh)
+    assert fresh.shape == (2, 3) and fresh.dtype == dt.float32
+    base = dt.zeros((2, 6), device=device)
+    make(base[:, ::2])
+    if expected is not None and device != "meta":
+        np.testing.assert_array_equal(base.cpu().numpy()[:, ::2], expected)
+        np.testing.assert_array_equal(base.cpu().numpy()[:, 1::2], 0)
+    # A refused call changes nothing: a dtype that does not cast same_kind, another device.
+    keep = dt.zeros((2, 3), dtype="int64", device=device)
+    version = keep.version
+    with pytest.raises(TypeError, match=words(name, "same_kind")):
+        make(keep, dtype="float64")
+    with pytest.raises(dt.DeviceMismatchError, match=words(name, "device", "out")):
+        make(keep, device="meta" if device != "meta" else "cpu")
+    with pytest.raises(TypeError, match=words(name, "out", "Tensor")):
+        make(np.zeros((2, 3)))
+    assert keep.version == version and keep.shape == (2, 3)
+    if device != "meta":
+        np.testing.assert_array_equal(keep.cpu().numpy(), 0)

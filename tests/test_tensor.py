@@ -44,7 +44,7 @@ def test_attributes_of_a_contiguous_tensor() -> None:
     assert t.device == dt.Device("cpu") and t.device is dt.Device("cpu")
     assert t.ndim == 2 and t.dim() == 2
     assert t.numel() == 12 and t.element_size() == 4
-    assert t.strides == (4, 1)  # in elements, as PyTorch's stride()
+    assert t.stride() == (4, 1) and t.strides == (16, 4)  # stride() in elements (PyTorch), strides in bytes (NumPy)
     assert t.version == 0
     assert t.is_contiguous()
     assert not t.is_readonly
@@ -52,16 +52,26 @@ def test_attributes_of_a_contiguous_tensor() -> None:
 
 def test_strides_and_contiguity_of_views() -> None:
     arr, t = grid(3, 4)
-    assert t[:, ::2].strides == (4, 2) and not t[:, ::2].is_contiguous()
-    assert dt.from_numpy(arr.T).strides == (1, 4) and not dt.from_numpy(arr.T).is_contiguous()
-    assert t[1].strides == (1,) and t[1].is_contiguous()
+    assert t[:, ::2].stride() == (4, 2) and not t[:, ::2].is_contiguous()
+    assert dt.from_numpy(arr.T).stride() == (1, 4) and not dt.from_numpy(arr.T).is_contiguous()
+    assert t[1].stride() == (1,) and t[1].is_contiguous()
     assert t[None].shape == (1, 3, 4)
-    assert t[..., 0].shape == (3,) and t[..., 0].strides == (4,)
+    assert t[..., 0].shape == (3,) and t[..., 0].stride() == (4,) and t[..., 0].stride(0) == 4
+    for view, reference in ((t[:, ::2], arr[:, ::2]), (t.T, arr.T), (t[..., 0], arr[..., 0])):
+        assert view.strides == reference.strides  # bytes, NumPy's meaning under NumPy's name
+    assert t.stride(-2) == 4 and t.stride(1) == 1
+    with pytest.raises(IndexError, match=words("stride", "out of range")):
+        t.stride(2)
+    with pytest.raises(IndexError, match=words("stride", "no dimensions")):
+        dt.tensor(1.0).stride(0)
+    bad_dim: Any = "0"
+    with pytest.raises(TypeError, match=words("stride", "dim", "int")):
+        t.stride(bad_dim)
 
 
 def test_zero_d_and_zero_size_tensors() -> None:
     s = dt.tensor(2.5)
-    assert s.shape == () and s.ndim == 0 and s.numel() == 1 and s.strides == ()
+    assert s.shape == () and s.ndim == 0 and s.numel() == 1 and s.strides == () and s.stride() == ()
     with pytest.raises(IndexError, match=words("size", "no dimensions")):
         s.size(0)
     with pytest.raises(IndexError, match=words("size", "out of range")):
@@ -76,9 +86,10 @@ def test_zero_d_and_zero_size_tensors() -> None:
 def test_meta_tensor_attributes() -> None:
     m = dt.empty(2, 3, 4, dtype=dt.int16, device="meta")
     assert m.shape == (2, 3, 4) and m.dtype == np.int16 and m.device == dt.Device("meta")
-    assert m.ndim == 3 and m.numel() == 24 and m.strides == (12, 4, 1) and m.is_contiguous()
+    assert m.ndim == 3 and m.numel() == 24 and m.stride() == (12, 4, 1) and m.is_contiguous()
+    assert m.strides == (24, 8, 2)  # bytes
     assert m.version == 0 and len(m) == 2
-    assert dt.empty(2, 0, 3, device="meta").strides == (3, 3, 1)  # as PyTorch's contiguous strides
+    assert dt.empty(2, 0, 3, device="meta").stride() == (3, 3, 1)  # as PyTorch's contiguous strides
     assert m[0].shape == (3, 4) and m[:, 1:].shape == (2, 2, 4)
 
 
@@ -137,7 +148,7 @@ def test_dlpack_round_trip_with_numpy_is_zero_copy() -> None:
     assert np.shares_memory(w.numpy(), arr) and w.version == 0
     strided = dt.from_dlpack(arr[:, ::2])
     np.testing.assert_array_equal(strided.numpy(), arr[:, ::2])
-    assert strided.strides == (4, 2)
+    assert strided.stride() == (4, 2)
     not_dlpack: Any = [1, 2]
     with pytest.raises(ArgumentTypeError, match=words("from_dlpack", "DLPack")):
         dt.from_dlpack(not_dlpack)
@@ -185,11 +196,33 @@ def test_to_rejects_bad_devices_and_dtypes() -> None:
         t.to("tpu")
     with pytest.raises(TypeError, match=words("to", "dtype")):
         t.to(dtype="float128")
-    with pytest.raises(TypeError, match=words("to", "device")):
+    # After a dtype, the next positional argument is PyTorch's non_blocking.
+    with pytest.raises(TypeError, match=words("to", "non_blocking", "float64")):
         t.to(dt.float32, dt.float64)
-    with pytest.raises(TypeError, match=words("to", "device", "float32")):
+    with pytest.raises(TypeError, match=words("to", "non_blocking", "float64")):
         t.to("float32", "float64")
+    with pytest.raises(TypeError, match=words("to", "device", "float32")):
+        t.to(device="float32", dtype="float64")
+    with pytest.raises(TypeError, match=words("to", "at most 3 positional")):
+        t.to(dt.float32, False, False, False)
+    with pytest.raises(TypeError, match=words("to", "multiple values", "dtype")):
+        t.to(dt.float32, dtype=dt.float32)
+    with pytest.raises(TypeError, match=words("to", "unexpected keyword", "memory")):
+        t.to(memory="x")
     assert_unchanged(snap)
+
+
+def test_to_takes_pytorchs_positional_forms() -> None:
+    _, t = grid()
+    # to(dtype, non_blocking, copy), to(device, dtype, non_blocking, copy), to(other, non_blocking, copy)
+    assert t.to(t.dtype, False, False) is t
+    copied = t.to(t.dtype, True, True)
+    assert copied is not t and copied.dtype == t.dtype and np.array_equal(copied.numpy(), t.numpy())
+    assert t.to("cpu", dt.float32, False, True).dtype == dt.float32
+    other = dt.zeros(1, dtype=dt.int16)
+    assert t.to(other).dtype == dt.int16 and t.to(other, False, False).device == other.device
+    assert t.to(device="cpu", dtype=dt.int8, non_blocking=True).dtype == dt.int8
+    assert t.to("cpu", non_blocking=np.bool_(True)) is t
 
 
 # --- __getitem__ ----------------------------------------------------------------------------------------------
@@ -244,15 +277,34 @@ def test_tensor_indexing_copies() -> None:
     assert flagged.shape == (1, 3, 4) and not np.shares_memory(flagged.numpy(), arr)
 
 
+def test_list_indices_are_advanced_indices_as_numpy() -> None:
+    arr, t = grid()
+    for index in ([0, 1], (slice(None), [0, 1, 1]), [[0], [2]], [True, False, True], (1, [3, -1]), []):
+        picked = t[index]
+        np.testing.assert_array_equal(picked.numpy(), arr[index])
+        assert picked.shape == arr[index].shape and not np.shares_memory(picked.numpy(), arr)
+    reference = arr.copy()
+    t[[0, 2]] = 5.0
+    t[:, [1]] = dt.tensor([[9.0], [8.0], [7.0]])
+    reference[[0, 2]] = 5.0
+    reference[:, [1]] = [[9.0], [8.0], [7.0]]
+    np.testing.assert_array_equal(t.numpy(), reference)
+    assert t.version == 2
+    m = dt.empty(3, 4, device="meta")
+    assert m[[0, 1]].shape == (2, 4) and m[:, [0, 1, 1]].shape == (3, 3)
+
+
 def test_bad_indices_raise() -> None:
     _, t = grid()
     with pytest.raises(IndexError, match=words("__getitem__", "out of bounds")):
         t[3]
     with pytest.raises(IndexError, match="__getitem__"):
         t[0, 0, 0]
-    bad: Any = [0, 1]
-    with pytest.raises(ArgumentTypeError, match=words("__getitem__", "list")):
+    bad: Any = [0.5, 1]
+    with pytest.raises(ArgumentTypeError, match=words("__getitem__", "list", "ints or bools")):
         t[bad]
+    with pytest.raises(ArgumentTypeError, match=words("__setitem__", "list")):
+        t[[slice(None), 0]] = 1.0
     with pytest.raises(TypeError, match=words("__getitem__", "float")):
         t[1.5]
     with pytest.raises(ArgumentTypeError, match=words("__getitem__", "integer or bool")):
@@ -474,3 +526,16 @@ def test_a_float_slice_bound_is_a_devtensor_type_error(index: Any) -> None:
         with pytest.raises(ArgumentTypeError, match=r"^__setitem__: slice indices must be integers"):
             t[index] = 0.0
         assert_unchanged(before)
+
+
+def test_type_converts_as_to_and_names_the_type_without_a_dtype() -> None:
+    t = dt.tensor([1.5, -2.5])
+    assert t.type() == "devtensor.float64" and dt.tensor([1], dtype=dt.int8).type() == "devtensor.int8"
+    assert t.type("float64") is t  # (as Tensor.to: the tensor itself when it has the dtype)
+    converted = t.type(dt.int32)
+    assert converted.dtype == np.int32 and converted.tolist() == np.array([1.5, -2.5]).astype(np.int32).tolist()
+    assert t.type(np.float32, non_blocking=True).dtype == np.float32
+    with pytest.raises(TypeError, match=words("type", "dtype", "torch.FloatTensor")):
+        t.type("torch.FloatTensor")
+    with pytest.raises(TypeError, match=words("type", "non_blocking")):
+        t.type(dt.float32, non_blocking=1)  # type: ignore[call-overload]

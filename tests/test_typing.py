@@ -4,7 +4,11 @@ project's mypy.ini, so ``--strict``) checks them all; each file is one test."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -16,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TYPING = ROOT / "tests" / "typing"
 FILES = sorted(TYPING.glob("pass_*.py")) + sorted(TYPING.glob("fail_*.py"))
 _ERROR = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+): error: (?P<message>.*?)  \[(?P<code>[a-z-]+)\]$")
-_EXPECT = re.compile(r"#\s*E:\s*(?P<code>[a-z-]+)\s*$")
+# ``# E: code`` marks a line mypy must reject with that code; `` !pyright`` after it: pyright cannot (a plugin check).
+_EXPECT = re.compile(r"#\s*E:\s*(?P<code>[a-z-]+)(?:\s+!pyright)?\s*$")
 
 
 @pytest.fixture(scope="module")
@@ -64,3 +69,137 @@ def test_typing_file(path: Path, mypy_errors: dict[str, dict[int, list[tuple[str
 def test_every_fail_file_marks_errors() -> None:
     for path in TYPING.glob("fail_*.py"):
         assert _expected(path), f"{path.name} marks no expected error"
+
+
+# --- A user's package, outside the repository, against devtensor installed as the README says ---------------------
+
+PYRIGHT = shutil.which("basedpyright") or shutil.which("pyright")
+
+_USER_OPS = '''\
+import numpy as np
+
+from devtensor import library
+from devtensor.structured import TensorSpec
+from devtensor.tensor import TensorMeta
+from devtensor.typed import ConstOut, CPUTensor
+from mypkg import softplus_kernels
+
+
+@library.custom_op("softplus", out_may_be_input=True)
+def softplus_op(self: TensorMeta, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
+    """The meta function."""
+    return self.shape, self.dtype
+
+
+@softplus_kernels.softplus.cpu
+def _(self: CPUTensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None:
+    x = self.array * beta
+    out.array[...] = np.where(x > threshold, self.array, np.logaddexp(0, x) / beta)
+'''
+
+_USER_CUDA = """\
+import cupy
+
+from devtensor.typed import CUDATensor
+
+
+def data(t: CUDATensor) -> cupy.ndarray:
+    return t.array
+"""
+
+
+@pytest.fixture(scope="module")
+def user_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Python of a fresh virtual environment where devtensor is installed as the README says (``pip install -e``,
+    the default editable mode; its dependencies come from this environment's site-packages)."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "-e", str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return python
+
+
+def _run(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
+    return subprocess.run([str(python), *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
+
+
+def _pyright(python: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    assert PYRIGHT is not None
+    return subprocess.run(
+        [PYRIGHT, "--pythonpath", str(python), "mypkg"], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.mark.slow
+def test_author_path_outside_the_repository(user_python: Path, tmp_path: Path) -> None:
+    """README's author path: install, define an op, generate its declarations, type-check (mypy --strict with the
+    plugin, pyright strict when installed) with no extra flag, change the op's signature, regenerate (the stale impl
+    does not stop the generator), and the type checkers then point at the impl."""
+    package = tmp_path / "mypkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "ops.py").write_text(_USER_OPS)
+    (package / "cuda_part.py").write_text(_USER_CUDA)
+    (tmp_path / "mypy.ini").write_text("[mypy]\nstrict = True\nplugins = devtensor.mypy_plugin\n")
+    (tmp_path / "pyrightconfig.json").write_text('{"typeCheckingMode": "strict", "reportMissingModuleSource": false}')
+    codegen = ("-m", "devtensor.codegen", "--package", "mypkg.ops", "--out", "mypkg/softplus_kernels.py")
+
+    done = _run(user_python, tmp_path, *codegen)
+    assert done.returncode == 0, done.stderr
+    done = _run(user_python, tmp_path, "-m", "mypy", "mypkg")
+    assert done.returncode == 0, done.stdout + done.stderr
+    if PYRIGHT is not None:
+        done = _pyright(user_python, tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = _run(
+        user_python,
+        tmp_path,
+        "-c",
+        "import devtensor as dt, mypkg.ops as m; print(m.softplus_op.functional(dt.ones(2)))",
+    )
+    assert done.returncode == 0, done.stderr
+
+    # A new parameter: --check says the file is stale, the generator still runs, the checkers flag the old impl.
+    ops = package / "ops.py"
+    ops.write_text(ops.read_text().replace("threshold: float = 20.0)", "threshold: float = 20.0, scale: float = 1.0)"))
+    done = _run(user_python, tmp_path, *codegen, "--check")
+    assert done.returncode == 1 and "stale: mypkg/softplus_kernels.py" in done.stderr, done.stderr
+    done = _run(user_python, tmp_path, *codegen)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "softplus: impl '_' has parameters" in done.stderr
+    done = _run(user_python, tmp_path, "-m", "mypy", "mypkg")
+    assert done.returncode == 1 and "mypkg/ops.py:16: error:" in done.stdout, done.stdout
+    if PYRIGHT is not None:
+        done = _pyright(user_python, tmp_path)
+        assert done.returncode == 1 and "ops.py:16" in done.stdout, done.stdout
+
+    # The impl fixed: everything passes again.
+    ops.write_text(ops.read_text().replace("threshold: float, *,", "threshold: float, scale: float, *,"))
+    done = _run(user_python, tmp_path, *codegen, "--check")
+    assert done.returncode == 0, done.stderr
+    done = _run(user_python, tmp_path, "-m", "mypy", "mypkg")
+    assert done.returncode == 0, done.stdout
+    if PYRIGHT is not None:
+        done = _pyright(user_python, tmp_path)
+        assert done.returncode == 0, done.stdout
+
+    # A module that registers through op.impl without importing the generated module, checked alone (first in
+    # mypy's order, nothing cached for it): still checked against the generated declarations, named plainly.
+    (package / "aaa_impls.py").write_text(
+        "from devtensor.typed import ConstOut, CPUTensor\n"
+        "from mypkg.ops import softplus_op\n"
+        "@softplus_op.impl('cpu')\n"
+        "def _(self: CPUTensor, beta: float, *, out: ConstOut[CPUTensor]) -> None: ...\n"
+    )
+    done = _run(user_python, tmp_path, "-m", "mypy", "mypkg/aaa_impls.py")
+    assert "aaa_impls.py:3: error: impl of 'softplus' (cpu) has parameters (self, beta, *, out), expected " in (
+        done.stdout
+    ), done.stdout
+    assert "Never" not in done.stdout

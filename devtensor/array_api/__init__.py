@@ -64,6 +64,10 @@ uint8 = _dtypes.uint8
 uint16 = _dtypes.uint16
 uint32 = _dtypes.uint32
 uint64 = _dtypes.uint64
+#: Not one of the standard's dtypes, but NumPy's and PyTorch's namespaces have it and devtensor supports it
+#: (libraries written against the standard test ``xp.float16`` where a backend offers it); it is left out of
+#: ``__array_namespace_info__().dtypes()``, which lists the standard's, as NumPy's namespace leaves it out.
+float16 = _dtypes.float16
 float32 = _dtypes.float32
 float64 = _dtypes.float64
 complex64 = _dtypes.complex64
@@ -186,6 +190,7 @@ __all__ = [
     "empty_like",
     "eye",
     "finfo",
+    "float16",
     "float32",
     "float64",
     "from_dlpack",

@@ -44,12 +44,31 @@ def _shape(op: str, shape: int | Sequence[int]) -> tuple[int, ...]:
 
 
 def arange(
-    start: int | float, /, stop: int | float | None = None, step: int | float = 1, *, dtype: Any = None,
+    start: int | float | Tensor, /, stop: int | float | Tensor | None = None, step: int | float | Tensor = 1, *,
+    dtype: Any = None,
     device: DeviceLike | None = None,
 ) -> Tensor:  # fmt: skip
     """Values from ``start`` to ``stop`` (exclusive) by ``step`` (``arange(n)``: 0..n-1): devtensor's
-    :func:`~devtensor.arange`, whose dtype default (int64 for ints, float64 otherwise) is the standard's."""
+    :func:`~devtensor.arange`, whose dtype default (int64 for ints, float64 otherwise) is the standard's. The
+    bounds may be 0-d arrays. A ``step`` pointing away from ``stop`` gives an empty array (the standard's rule;
+    devtensor.arange raises there, as PyTorch does)."""
+    if stop is None:
+        start, stop = 0, start
+    try:
+        away = (_value(stop) - _value(start)) * _value(step) < 0
+    except TypeError:
+        away = False  # (devtensor.arange names the argument that is not a number)
+    if away:
+        if dtype is None:  # devtensor.arange's default: int64 when every argument is an int
+            ints = all(isinstance(_value(v), (int, np.integer, np.bool_)) for v in (start, stop, step))
+            dtype = _dt.int64 if ints else _dt.float64
+        return _dt.arange(0, 0, dtype=dtype, device=device)
     return _dt.arange(start, stop, step, dtype=dtype, device=device)
+
+
+def _value(x: Any) -> Any:
+    """A 0-d array's value (a number as it is): for the comparisons of :func:`arange`."""
+    return x.item() if isinstance(x, (Tensor, np.ndarray)) and x.ndim == 0 else x
 
 
 def asarray(obj: Any, /, *, dtype: Any = None, device: DeviceLike | None = None, copy: bool | None = None) -> Tensor:
@@ -89,27 +108,31 @@ def ones_like(x: Tensor, /, *, dtype: Any = None, device: DeviceLike | None = No
 
 
 def full(
-    shape: int | Sequence[int], fill_value: bool | int | float | complex, *, dtype: Any = None,
-    device: DeviceLike | None = None,
+    shape: int | Sequence[int], fill_value: bool | int | float | complex | Tensor | np.ndarray[Any, Any], *,
+    dtype: Any = None, device: DeviceLike | None = None,
 ) -> Tensor:  # fmt: skip
-    """``fill_value`` in a tensor of ``shape``; the dtype default follows the value's kind (bool, int64,
-    float64, complex128), as the standard's defaults."""
+    """``fill_value`` in a tensor of ``shape``; the dtype default follows a number's kind (bool, int64,
+    float64, complex128), as the standard's defaults, and a 0-d array's (tensor's) own dtype, as NumPy's."""
     return _dt.full(_shape("full", shape), fill_value, dtype=dtype, device=device)
 
 
 def full_like(
-    x: Tensor, /, fill_value: bool | int | float | complex, *, dtype: Any = None, device: DeviceLike | None = None
-) -> Tensor:
-    """``fill_value`` in a tensor of ``x``'s shape (and dtype and device unless given)."""
+    x: Tensor, /, fill_value: bool | int | float | complex | Tensor | np.ndarray[Any, Any], *, dtype: Any = None,
+    device: DeviceLike | None = None,
+) -> Tensor:  # fmt: skip
+    """``fill_value`` (a number, or a 0-d array or tensor) in a tensor of ``x``'s shape (and dtype and device
+    unless given)."""
     return _dt.full_like(x, fill_value, dtype=dtype, device=device)
 
 
 def linspace(
-    start: int | float | complex, stop: int | float | complex, /, num: int, *, dtype: Any = None,
+    start: int | float | complex | Tensor, stop: int | float | complex | Tensor, /, num: int, *, dtype: Any = None,
     device: DeviceLike | None = None, endpoint: bool = True,
 ) -> Tensor:  # fmt: skip
     """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``): devtensor's
-    :func:`~devtensor.linspace` (real bounds; complex bounds are computed with NumPy on the host)."""
+    :func:`~devtensor.linspace` (real bounds; complex bounds are computed with NumPy on the host). The bounds
+    may be 0-d arrays."""
+    start, stop = _value(start), _value(stop)
     if isinstance(start, complex) or isinstance(stop, complex):
         values = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype or np.complex128)
         return _dt.asarray(values, device=device)

@@ -129,13 +129,16 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype[Any]:
     ``result_type``.
 
     Raises:
-        ArgumentTypeError: no arguments, or an argument of none of those kinds; dtypes NumPy cannot promote.
+        ArgumentValueError: no arguments, or Python scalars only (the standard defines no result for them; a
+            ValueError as array-api-strict's and array-api-compat's namespaces raise, so that callers catching
+            TypeError for undefined mixed-kind promotions do not take it for one).
+        ArgumentTypeError: an argument of none of those kinds; dtypes NumPy cannot promote.
     """
     if not arrays_and_dtypes:
-        raise ArgumentTypeError("result_type: at least one array or dtype is required")
+        raise ArgumentValueError("result_type: at least one array or dtype is required")
     operands = [x.dtype if isinstance(x, Tensor) else x for x in arrays_and_dtypes]
     if all(type(x) in _dtypes.SCALAR_TYPES for x in operands):
-        raise ArgumentTypeError("result_type: at least one array or dtype is required besides Python scalars")
+        raise ArgumentValueError("result_type: at least one array or dtype is required besides Python scalars")
     try:
         return _dtypes.to_dtype(np.result_type(*operands), op="result_type")
     except TypeError as e:

@@ -62,7 +62,11 @@ def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
 
 
 def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
-    """The cross product of 3-vectors along ``axis`` (``x1`` and ``x2`` broadcast): :func:`devtensor.linalg.cross`."""
+    """The cross product of 3-vectors along ``axis`` (``x1`` and ``x2`` broadcast, of any numbers of dims: the
+    standard's rule, where :func:`devtensor.linalg.cross` wants one number of dims, as PyTorch)."""
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1.ndim != x2.ndim:
+        ndim = max(x1.ndim, x2.ndim)
+        x1, x2 = (x.reshape((1,) * (ndim - x.ndim) + tuple(x.shape)) for x in (x1, x2))
     return _la.cross(x1, x2, dim=operator.index(axis))
 
 
@@ -157,8 +161,11 @@ def slogdet(x: Tensor, /) -> SlogdetResult:
 
 
 def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
-    """The solution of ``x1 @ X = x2`` (``x2`` 1-D: a vector; else a batch of matrices, batch axes broadcast):
-    :func:`devtensor.linalg.solve`."""
+    """The solution of ``x1 @ X = x2`` (``x2`` 1-D: a vector; else a batch of matrices, batch axes broadcast: the
+    standard's rule): :func:`devtensor.linalg.solve`, which reads an ``x2`` of shape ``x1.shape[:-1]`` as a batch of
+    vectors (PyTorch's rule); here such an ``x2`` is a matrix, given a leading batch axis of 1 to say so."""
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x2.ndim > 1 and tuple(x2.shape) == tuple(x1.shape[:-1]):
+        x2 = x2.reshape((1, *x2.shape))
     return _la.solve(x1, x2)
 
 

@@ -10,9 +10,9 @@ schemas this package writes:
 * ``devtensor/cpu.py``, ``devtensor/cuda.py``: the typed device bindings;
 * ``devtensor/kernel_signatures.py``: the type of each op's impls and typed registrars
   (:mod:`~devtensor.codegen.kernels`);
-* ``devtensor/_generated_fronts.py``, ``devtensor/_generated_bindings.py``: the fronts' source, one factory per
-  op and variant, and the ops' schemas as data, so that nothing is compiled or derived for built-in ops at import
-  (:mod:`~devtensor.codegen.fronts`).
+* ``devtensor/_generated_schemas.py``: the ops' schemas as data, so that no schema is derived for built-in ops at
+  import (:mod:`~devtensor.codegen.fronts`). No front is written to a file: fronts are built at run time from
+  the generator (:func:`devtensor.structured.fronts.build_front`), the compiled core's lanes in front of them.
 
 Run ``python -m devtensor.codegen`` to regenerate, ``python -m devtensor.codegen --check`` to exit 1 when the
 checked-in files are stale (a test runs the check).
@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from devtensor.codegen.declarations import OPERATORS, bindings_module, methods_module, ops_module
-from devtensor.codegen.fronts import bindings_fronts_module, fronts_module
+from devtensor.codegen.fronts import schemas_module
 from devtensor.codegen.kernels import KERNELS_TITLE, KEYS, kernels_module
 from devtensor.structured import all_ops, schema_from_meta
 from devtensor.views import all_view_ops
@@ -36,8 +36,7 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 OPS_FILE = _PACKAGE / "_generated_ops.py"
 METHODS_FILE = _PACKAGE / "_generated_methods.py"
 KERNELS_FILE = _PACKAGE / "kernel_signatures.py"
-FRONTS_FILE = _PACKAGE / "_generated_fronts.py"
-BINDINGS_FILE = _PACKAGE / "_generated_bindings.py"
+SCHEMAS_FILE = _PACKAGE / "_generated_schemas.py"
 
 
 def generate() -> dict[Path, str]:
@@ -56,17 +55,27 @@ def generate() -> dict[Path, str]:
         OPS_FILE: ops_module(ops, view_ops),
         METHODS_FILE: methods_module(ops, view_ops),
         KERNELS_FILE: kernels_module(ops, KERNELS_TITLE),
-        FRONTS_FILE: fronts_module(ops, view_ops),
-        BINDINGS_FILE: bindings_fronts_module(ops),
+        SCHEMAS_FILE: schemas_module(ops, view_ops),
         **{_PACKAGE / f"{device}.py": bindings_module(ops, device) for device in KEYS},
     }
 
 
 def generate_for_package(package: str) -> str:
-    """The kernel-signatures module for the ops defined by ``package`` (imported here to define them)."""
+    """The kernel-signatures module for the ops defined by ``package`` (imported here to define them).
+
+    The import registers the package's impls; an impl that does not match its op's schema (written for a signature
+    that just changed, or through a stale generated registrar) is skipped, not raised, and named on stderr: the
+    declarations are generated from the meta functions alone, and the type checker then reports each such impl
+    against them (see :mod:`devtensor.structured.stale`).
+    """
     import importlib
 
-    importlib.import_module(package)
+    from devtensor.structured.stale import collecting_stale_impls
+
+    with collecting_stale_impls() as stale:
+        importlib.import_module(package)
+    for message in stale:
+        print(f"codegen: skipped a registration that does not match its op now: {message}", file=sys.stderr)
     ops = [op for op in all_ops() if op.module == package or op.module.startswith(package + ".")]
     if not ops:
         raise SystemExit(f"codegen: package {package!r} defines no structured op")
@@ -101,7 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.out is None:
             print(text, end="")
         elif args.check:
-            return 0 if args.out.exists() and args.out.read_text() == text else 1
+            if args.out.exists() and args.out.read_text() == text:
+                return 0
+            print(f"stale: {args.out} (rerun without --check to regenerate it)", file=sys.stderr)
+            return 1
         else:
             args.out.write_text(text)
             print(f"wrote {args.out}")

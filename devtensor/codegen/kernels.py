@@ -12,6 +12,11 @@ KEYS: dict[str, tuple[str, str]] = {"cpu": ("CPUTensor", "CPU"), "cuda": ("CUDAT
 _MAX_TYPEVARS = 8
 
 
+def _meta_fullname(op: StructuredOp) -> str:
+    """``module.qualname`` of the op's meta function (what mypy calls its fullname)."""
+    return f"{op.meta.__module__}.{op.meta.__qualname__}"
+
+
 def camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
 
@@ -179,6 +184,8 @@ def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
             f' ``@{op.name}.xp``."""',
             "",
             "    __slots__ = ()",
+            "    #: The op's meta function (the mypy plugin finds the registrar of an op by it).",
+            f"    meta_function: Final = {_meta_fullname(op)!r}",
             "",
         ]
         for device, (cls_name, typevars) in protocols.items():
@@ -215,7 +222,7 @@ def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
         "",
         "from collections.abc import Sequence",
         "from types import ModuleType",
-        "from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload",
+        "from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar, final, overload",
         "",
         "from devtensor.dtypes import DTypeLike, Scalar",
         "from devtensor.generator import Generator",
@@ -241,8 +248,8 @@ def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
         "        return KernelRegistrar(name)",
         "",
         "",
-        "del DTypeLike, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final,"
-        " overload",
+        "del DTypeLike, Final, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar,"
+        " final, overload",
         "",
     ]
     return "\n".join(lines)

@@ -6,11 +6,15 @@ Importing this package defines every built-in op (and attaches the Tensor method
 # The backends first: they register the device types ("cuda") the kernels are registered for.
 import devtensor.backends  # noqa: F401
 from devtensor.kernels import (
+    activations,
     bitwise,
+    closeness,
     complex_parts,
+    distances,
     distributions,
     elementwise,
     fft,
+    filling,
     indexing_ops,
     linalg,
     linalg_norms,
@@ -22,16 +26,21 @@ from devtensor.kernels import (
     random,
     reductions,
     scans,
+    scatter,
     shape,
     shape_more,
 )
 
 __all__ = [
+    "activations",
     "bitwise",
+    "closeness",
     "complex_parts",
+    "distances",
     "distributions",
     "elementwise",
     "fft",
+    "filling",
     "indexing_ops",
     "linalg",
     "linalg_norms",
@@ -43,6 +52,7 @@ __all__ = [
     "random",
     "reductions",
     "scans",
+    "scatter",
     "shape",
     "shape_more",
 ]

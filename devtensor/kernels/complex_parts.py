@@ -10,24 +10,38 @@ Tensor attributes ``t.real``/``t.imag`` (properties, as PyTorch's and NumPy's) a
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
 from devtensor import kernel_signatures as _ks
 from devtensor.kernels.ufunc_family import D, unary_ufunc
 from devtensor.structured import TensorSpec, structured_op
-from devtensor.tensor import TensorMeta
+from devtensor.tensor import Tensor, TensorMeta
 from devtensor.typed import ConstOut
+from devtensor.typed.const_out import InplaceOut
 
 __all__ = ["conj", "imag", "real"]
+
+
+def _conj_kernel(xp: Any, self: Tensor, *, out: Any) -> None:
+    o = out.array
+    a = o if type(out) is InplaceOut else self._array
+    if a.dtype.kind == "b":  # (NumPy's conjugate of bool is int8; PyTorch's, the Array API's: bool)
+        if a is not o:
+            xp.copyto(o, a)
+        return
+    xp.conjugate(a, out=o)
+
 
 conj = unary_ufunc(
     "conj",
     np.conjugate,
-    doc="""The complex conjugate of each element (``torch.conj``, ``np.conjugate``, the Array API's ``conj``); real
-    and integer inputs are returned unchanged in value and dtype. (PyTorch's lazy conjugate bit is not modelled:
-    the result is new memory.)""",
-    cupy="conjugate",
+    kernel=_conj_kernel,
+    dtypes={np.dtype(np.bool_): np.dtype(np.bool_)},
+    doc="""The complex conjugate of each element (``torch.conj``, ``np.conjugate``, the Array API's ``conj``); real,
+    integer and bool inputs are returned unchanged in value and dtype (bool stays bool, as PyTorch; NumPy gives
+    int8). (PyTorch's lazy conjugate bit is not modelled: the result is new memory.)""",
 )
 
 

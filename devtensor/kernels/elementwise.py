@@ -27,6 +27,7 @@ from devtensor.kernels.ufunc_family import (
     weak,
     write_with_special,
 )
+from devtensor.lowering import Lowering, lowers
 from devtensor.meta import (
     _IINFO,
     binary_ufunc_meta,
@@ -221,6 +222,16 @@ def _tanh_kernel(xp: ModuleType, self: Tensor, *, out: Any) -> None:
     write_with_special(xp, np.tanh, (a,), o, special, fixed)
 
 
+@lowers(_tanh_kernel)
+def _tanh_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """tanh's lowering (devtensor.lowering): the kernel's one ``np.tanh`` call for real dtypes (complex ones, whose
+    special elements the kernel finds per call, replay the kernel)."""
+    if out.dtype.kind == "c":
+        return False
+    lw.call(np.tanh, args["self"], out=out)
+    return True
+
+
 tanh = unary_ufunc(
     "tanh",
     np.tanh,
@@ -363,7 +374,8 @@ def _clamp(xp: ModuleType, self: D, min: D | Scalar | None, max: D | Scalar | No
 @structured_op(out_may_be_input=True, inplace=False, method=False)
 def where(condition: TensorMeta, self: TensorMetaOrScalar, other: TensorMetaOrScalar) -> TensorSpec:
     """``self`` where ``condition`` is true, else ``other``, elementwise (``torch.where``, ``np.where``).
-    ``condition`` must be a bool tensor (ArgumentTypeError otherwise, as PyTorch). The result dtype promotes
+    ``condition`` must be a bool tensor (ArgumentTypeError otherwise, as PyTorch; ``np.where(t, x, y)`` on a
+    tensor takes NumPy's truth of any dtype, ``t != 0``, before calling this op). The result dtype promotes
     ``self`` and ``other`` (NumPy's ``result_type``, weak Python scalars); all three broadcast."""
     if condition.dtype.kind != "b":
         raise ArgumentTypeError(f"where: argument 'condition' must be a bool tensor, got dtype {condition.dtype}")

@@ -140,6 +140,9 @@ def roll(
             f"roll: shifts and dimensions must align: got {len(shift)} shift(s) {list(shift)} and {len(raw)} "
             f"dim(s) {list(raw)}"
         )
+    if not ndim and raw:
+        # PyTorch: a 0-d tensor has no dim to roll along (where most ops take dim 0 or -1 of a 0-d tensor).
+        raise IndexOutOfRangeError(f"roll: dimension {raw[0]} (argument 'dims') given, but the tensor is 0-d")
     axes = tuple(normalize_dim("roll", d, ndim, "dims") for d in raw)
     if not ndim:  # 0-d: nothing to roll
         return PlannedSpec(self.shape, self.dtype, ((), ()))
@@ -282,7 +285,7 @@ def _check_bounds(xp: ModuleType, op: str, arg: str, index: Any, size: int, *, n
 @structured_op(inplace=False)
 def gather(self: TensorMeta, dim: int, index: TensorMeta) -> PlannedSpec[int | None]:
     """Values of ``self`` along ``dim`` at ``index`` (``torch.gather``; values as ``np.take_along_axis``):
-    ``result[i][j][k] = self[index[i][j][k]][j][k]`` for ``dim == 0``, and so on. ``index`` is an int64 tensor
+    ``result[i][j][k] = self[index[i][j][k]][j][k]`` for ``dim == 0``, and so on. ``index`` is an int64 or int32 tensor
     with ``self``'s number of dims and sizes ``<= self``'s in every dim but ``dim``; the result has
     ``index``'s shape and ``self``'s dtype.
 
@@ -290,13 +293,13 @@ def gather(self: TensorMeta, dim: int, index: TensorMeta) -> PlannedSpec[int | N
     (NumPy), cuda (CuPy); meta gives shape and dtype. All tensors on one device.
 
     Raises:
-        ArgumentTypeError (TypeError): ``index`` not int64.
+        ArgumentTypeError (TypeError): ``index`` not int64 or int32 (PyTorch's rule).
         ShapeError (ValueError): ``index`` with another number of dims, or larger than ``self`` in a dim other
             than ``dim``.
         IndexOutOfRangeError (IndexError): ``dim`` out of range; an index outside ``[0, size)`` (checked before
             any write; negative indices are errors, as PyTorch).
     """
-    _index_dtype("gather", "index", index)
+    _index_dtype("gather", "index", index, ("int32", "int64"))  # (PyTorch's gather takes both)
     nd = len(self.shape)
     d = normalize_dim("gather", dim, nd)
     if len(index.shape) != nd and not (nd <= 1 and len(index.shape) <= 1):
@@ -331,16 +334,16 @@ def take_along_dim(
 ) -> PlannedSpec[tuple[int, tuple[int, ...], tuple[int, ...]] | None]:
     """Values of ``self`` at ``indices`` along ``dim`` (``torch.take_along_dim``; values as
     ``np.take_along_axis``): ``self`` and ``indices`` (int64, the same number of dims) broadcast in every dim
-    but ``dim``; with ``dim=None`` both are flattened. Result: the broadcast shape with ``indices``'s size in
-    ``dim``, ``self``'s dtype.
+    but ``dim``; with ``dim=None`` both are flattened. Negative indices count from the end (PyTorch's and
+    NumPy's). Result: the broadcast shape with ``indices``'s size in ``dim``, ``self``'s dtype.
 
     Variants: functional and out; no inplace. Devices: cpu (NumPy), cuda (CuPy); meta gives shape and dtype.
 
     Raises:
         ArgumentTypeError (TypeError): ``indices`` not int64.
         ShapeError (ValueError): different numbers of dims, or shapes that do not broadcast outside ``dim``.
-        IndexOutOfRangeError (IndexError): ``dim`` out of range; an index outside ``[0, size)`` (checked before
-            any write).
+        IndexOutOfRangeError (IndexError): ``dim`` out of range; an index outside ``[-size, size)`` (checked
+            before any write).
     """
     _index_dtype("take_along_dim", "indices", indices)
     if dim is None:
@@ -376,11 +379,11 @@ def _take_along_dim(
     a, idx = self._array, indices._array
     if plan is None:
         flat = a.reshape(-1)
-        _check_bounds(xp, "take_along_dim", "indices", idx, flat.shape[0])
+        _check_bounds(xp, "take_along_dim", "indices", idx, flat.shape[0], negative=True)
         _copy_into(xp, out.array, flat[idx.reshape(-1)])
         return
     d, self_to, index_to = plan
-    _check_bounds(xp, "take_along_dim", "indices", idx, a.shape[d] if a.ndim else 1)
+    _check_bounds(xp, "take_along_dim", "indices", idx, a.shape[d] if a.ndim else 1, negative=True)
     if not a.ndim:
         _copy_into(xp, out.array, a)
         return
@@ -484,21 +487,22 @@ def tensordot(
 ) -> PlannedSpec[tuple[tuple[int, ...], tuple[int, ...]]]:
     """The sum of products of ``a`` and ``b`` over the dims ``dims`` names (``torch.tensordot``, values and
     dtypes as ``np.tensordot``): an int ``n`` contracts the last ``n`` dims of ``a`` with the first ``n`` of
-    ``b``; a pair of lists ``([a dims], [b dims])`` contracts those (in pairs). Result shape: ``a``'s remaining
-    dims then ``b``'s; dtype: NumPy's promotion of both (``np.matmul``'s loops).
+    ``b``; a pair of lists ``([a dims], [b dims])`` contracts those (in pairs); a contracted dim of size 1
+    broadcasts against its partner (PyTorch's rule; NumPy refuses). Result shape: ``a``'s remaining dims then
+    ``b``'s; dtype: NumPy's promotion of both (``np.matmul``'s loops).
 
     Variants: functional and out; no inplace, no Tensor method (as PyTorch). Devices: cpu (NumPy), cuda
     (CuPy); meta gives shape and dtype. Both tensors on one device.
 
     Raises:
-        ShapeError (ValueError): contracted dims of different sizes; lists of different lengths; ``n`` larger
-            than either tensor's number of dims.
+        ShapeError (ValueError): contracted dims of different sizes, neither 1; lists of different lengths; ``n``
+            larger than either tensor's number of dims.
         ArgumentTypeError (TypeError): ``dims`` neither an int nor a pair of lists of ints; a negative ``n``.
         IndexOutOfRangeError (IndexError): a dim out of range.  ArgumentValueError (ValueError): a dim repeated.
     """
     da, db = _tensordot_axes(a, b, dims)
     for i, j in zip(da, db, strict=True):
-        if a.shape[i] != b.shape[j]:
+        if a.shape[i] != b.shape[j] and 1 not in (a.shape[i], b.shape[j]):
             raise ShapeError(
                 f"tensordot: contracted dimensions need to match, but first has size {a.shape[i]} in dim {i} and "
                 f"second has size {b.shape[j]} in dim {j} (shapes {_fmt(a.shape)} and {_fmt(b.shape)})"
@@ -525,4 +529,10 @@ def _tensordot(
     if x.dtype != y.dtype:
         common = np.result_type(x.dtype, y.dtype)
         x, y = x.astype(common, copy=False), y.astype(common, copy=False)
+    # A contracted dim of size 1 against a larger one broadcasts (PyTorch's rule): make both sizes equal.
+    xs, ys = list(x.shape), list(y.shape)
+    for i, j in zip(*plan, strict=True):
+        xs[i] = ys[j] = max(xs[i], ys[j])
+    if xs != list(x.shape) or ys != list(y.shape):
+        x, y = xp.broadcast_to(x, tuple(xs)), xp.broadcast_to(y, tuple(ys))
     _copy_into(xp, out.array, xp.tensordot(x, y, axes=(list(plan[0]), list(plan[1]))))

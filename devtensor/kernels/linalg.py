@@ -25,6 +25,7 @@ from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ShapeError
 from devtensor.kernels.ufunc_family import D, conditions_of
+from devtensor.lowering import Lowering, lowers
 from devtensor.meta import broadcast_shapes, check_int_scalar, memoized, offers_direct, offers_specs, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -167,6 +168,13 @@ def _matmul(xp: ModuleType, self: D, other: D, *, out: ConstOut[D]) -> None:
         xp.copyto(o, _matmul_array(xp, a, b), casting="same_kind")
 
 
+@lowers(_matmul)
+def _matmul_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """matmul's (and bmm's, dot's) lowering (devtensor.lowering): the CPU kernel's one ``np.matmul`` call."""
+    lw.call(np.matmul, *(value for name, value in args.items() if name in ("self", "other", "mat2")), out=out)
+    return True
+
+
 _ks.matmul.xp(_matmul)
 _MATMUL_DIRECT[0] = matmul.table.kernels.get(DispatchKey.CPU)
 
@@ -209,6 +217,13 @@ def _mm(xp: ModuleType, self: D, mat2: D, *, out: ConstOut[D]) -> None:
         np.matmul(self._array, mat2._array, out=o)
         return
     _matmul(xp, self, mat2, out=out)  # (the parameter is named mat2 here, as in PyTorch)
+
+
+@lowers(_mm)
+def _mm_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """mm's lowering (devtensor.lowering): the CPU kernel's one ``np.matmul`` call."""
+    lw.call(np.matmul, args["self"], args["mat2"], out=out)
+    return True
 
 
 _MM_DIRECT[0] = mm.table.kernels.get(DispatchKey.CPU)
@@ -399,6 +414,31 @@ def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Sc
 
 #: The conditions of addmm's steps, named after it when raised (kernels/ufunc_family.py).
 _ADDMM_CONDITIONS: Final = conditions_of("addmm")
+
+
+@lowers(_addmm)
+def _addmm_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """addmm's lowering (devtensor.lowering): :func:`_addmm_cpu`'s path without coefficients, decided at plan
+    time (one dtype, ``beta = alpha = 1``, a C-contiguous buffer as out not sharing memory with self: an argument
+    never shares a buffer's): the product into out, then self added, the conditions reported after the write.
+    Other calls replay the kernel."""
+    s, m1, m2 = args["self"], args["mat1"], args["mat2"]
+    d = out.dtype
+    if not (
+        type(out) is np.ndarray
+        and args["beta"] == 1
+        and args["alpha"] == 1
+        and s.dtype == d
+        and m1.dtype == d
+        and m2.dtype == d
+        and out.flags.c_contiguous
+        and not (type(s) is np.ndarray and _may_share_memory(out, s))
+    ):
+        return False
+    lw.call(np.matmul, m1, m2, out=out)
+    lw.call(np.add, out, s, out=out)
+    lw.deferred = True
+    return True
 
 
 def _addmm_cpu(s: Any, m1: Any, m2: Any, beta: Scalar, alpha: Scalar, o: Any = None) -> Any:

@@ -12,7 +12,7 @@ import math
 import typing
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -132,6 +132,9 @@ def _matrix_dims(op: str, x: TensorMeta | Any, ord: float | str, dim: Sequence[i
     return dims[0], dims[1]
 
 
+_MINIMUM_OVER: Final = {-2: "singular values", -1: "columns", -math.inf: "rows"}
+
+
 @structured_op(inplace=False, method=False, public_functional=False)
 def linalg_matrix_norm(
     A: TensorMeta,
@@ -144,13 +147,22 @@ def linalg_matrix_norm(
     """The matrix norm of the matrices of ``A`` over its dimensions ``dim`` (rows, columns), of the real dtype
     (``torch.linalg.matrix_norm``; values as ``numpy.linalg.matrix_norm``): ``"fro"`` (Frobenius), ``"nuc"``
     (sum of singular values), ``2``/``-2`` (largest/smallest singular value), ``1``/``-1`` (max/min column
-    sum of ``|A|``), ``inf``/``-inf`` (max/min row sum). Raises ShapeError for ``A`` with fewer than 2
-    dimensions or (for every ord but "fro") empty matrices."""
+    sum of ``|A|``), ``inf``/``-inf`` (max/min row sum). Empty matrices: 0 (PyTorch's values), except for the
+    minima over nothing. Raises ShapeError for ``A`` with fewer than 2 dimensions, and for ``-2`` of matrices
+    with no singular value, ``-1`` with no column and ``-inf`` with no row (PyTorch raises there too)."""
     if len(A.shape) < 2:
         raise ShapeError(f"linalg_matrix_norm: argument 'A' must have at least 2 dimensions, got shape {_fmt(A.shape)}")
     d0, d1 = _matrix_dims("linalg_matrix_norm", A, ord, dim)
-    if ord != "fro" and (A.shape[d0] == 0 or A.shape[d1] == 0):
-        raise ShapeError(f"linalg_matrix_norm: ord={ord!r} needs non-empty matrices, got shape {_fmt(A.shape)}")
+    # PyTorch's rule for empty matrices: a norm that is a maximum or a sum over nothing is 0; one that is a
+    # minimum over nothing (no singular value, column or row) has no value.
+    rows, cols = A.shape[d0], A.shape[d1]
+    over = {-2: min(rows, cols), -1: cols, -math.inf: rows}.get(ord) if not isinstance(ord, str) else None
+    if over == 0:
+        assert not isinstance(ord, str)
+        raise ShapeError(
+            f"linalg_matrix_norm: ord={ord!r} is a minimum over the {_MINIMUM_OVER[ord]} "
+            f"of the matrices, and matrices of shape {_fmt(A.shape)} have none"
+        )
     return _reduced(A.shape, (d0, d1), keepdim), real_dtype(_norm_dtype("linalg_matrix_norm", A, dtype))
 
 
@@ -159,6 +171,10 @@ def matrix_norm_array(xp: ModuleType, a: Any, ord: float | str, dims: tuple[int,
     m = xp.moveaxis(a, dims, (-2, -1))
     if ord == "fro":
         r = vector_norm_array(xp, m, 2, (-2, -1), False)
+    elif m.size == 0 or (ord in ("nuc", 2) and 0 in m.shape[-2:]):
+        # Empty matrices (the meta refused the minima over nothing): a maximum or sum over nothing is 0, and one
+        # over columns or rows of zeros is 0 too (PyTorch's values).
+        r = xp.zeros(m.shape[:-2], m.real.dtype)
     elif ord in ("nuc", 2, -2):
         s = decomposition_call("linalg_matrix_norm", xp, xp.linalg.svd, m, compute_uv=False)
         r = s.sum(axis=-1) if ord == "nuc" else s.max(axis=-1) if ord == 2 else s.min(axis=-1)
@@ -319,7 +335,13 @@ def _diagonal(xp: ModuleType, A: D, *, offset: int, dim1: int, dim2: int, out: C
 @structured_op(inplace=False, method=False, public_functional=False)
 def linalg_cross(input: TensorMeta, other: TensorMeta, *, dim: int = -1) -> TensorSpec:
     """The cross product of 3-vectors along ``dim`` of ``input`` and ``other`` (broadcast against each other;
-    ``torch.linalg.cross``, ``numpy.cross``). Result dtype: NumPy's for ``np.multiply``; bool is refused."""
+    ``torch.linalg.cross``, ``numpy.cross``): both of one number of dims (PyTorch's rule; NumPy's broadcasts
+    those too). Result dtype: NumPy's for ``np.multiply``; bool is refused."""
+    if len(input.shape) != len(other.shape):
+        raise ShapeError(
+            f"linalg_cross: inputs must have the same number of dimensions, got shapes {_fmt(input.shape)} and "
+            f"{_fmt(other.shape)}"
+        )
     shape = broadcast_shapes("linalg_cross", input.shape, other.shape)
     if not shape:
         raise ShapeError("linalg_cross: arguments must have at least 1 dimension, got 0-d tensors")

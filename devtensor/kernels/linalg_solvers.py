@@ -175,68 +175,113 @@ def _inv(xp: ModuleType, A: D, *, out: ConstOut[D]) -> None:
 # --- pinv, matrix_rank, svdvals ------------------------------------------------------------------------------
 
 
-def _tolerances(op: str, atol: float | None, rtol: float | None) -> None:
+def _tolerances(op: str, A: TensorMeta, atol: Tensor | float | None, rtol: Tensor | float | None) -> tuple[int, ...]:
+    """Check ``atol``/``rtol`` (non-negative numbers, or real tensors that broadcast with ``A``'s batch dims, as
+    PyTorch takes them); returns the batch shape of the result (``A``'s, broadcast with the tensors')."""
+    batch = A.shape[:-2]
     for name, value in (("atol", atol), ("rtol", rtol)):
-        if value is not None and not value >= 0:
+        if isinstance(value, Tensor):
+            if value.dtype.kind not in "biuf":
+                raise ArgumentTypeError(f"{op}: a tensor '{name}' must be real, got dtype {value.dtype.name}")
+            batch = broadcast_shapes(op, batch, value.shape)
+        elif value is not None and (isinstance(value, (bool, complex)) or not value >= 0):
             raise ArgumentValueError(f"{op}: argument '{name}' must be a non-negative number, got {value!r}")
+    return batch
 
 
-def _cutoff(xp: ModuleType, s: Any, shape: tuple[int, ...], atol: float | None, rtol: float | None) -> Any:
+def _tolerance(value: Any) -> Any:
+    """A tolerance for :func:`_cutoff`: a number as it is, a tensor's array with a trailing dim of 1 (it
+    broadcasts against the singular values ``[..., k]``)."""
+    return value._array[..., None] if isinstance(value, Tensor) else value
+
+
+def _cutoff(xp: ModuleType, s: Any, shape: tuple[int, ...], atol: Any, rtol: Any) -> Any:
     """PyTorch's threshold for singular values ``s [..., k]`` of ``[..., m, n]`` matrices: ``max(atol, rtol *
-    s_max)``, with ``rtol = eps * max(m, n)`` when neither is given and 0 when only ``atol`` is."""
+    s_max)``, with ``rtol = eps * max(m, n)`` when neither is given and 0 when only ``atol`` is (tensors of
+    tolerances broadcast with the batch dims)."""
     if rtol is None:
         rtol = np.finfo(s.dtype).eps * max(shape[-2:]) if atol is None else 0.0
     smax = s.max(axis=-1, keepdims=True)
-    return xp.maximum(smax * rtol, atol or 0.0)
+    return xp.maximum(smax * _tolerance(rtol), 0.0 if atol is None else _tolerance(atol))
+
+
+def _magnitudes(op: str, xp: ModuleType, a: Any, hermitian: bool) -> Any:
+    """The singular values of the matrices ``a``: with ``hermitian``, the absolute eigenvalues of the
+    Hermitian matrices whose lower triangle ``a`` holds (PyTorch's ``hermitian=True`` reads only that)."""
+    if hermitian:
+        return xp.abs(decomposition_call(op, xp, xp.linalg.eigvalsh, a, triangle="L"))
+    return decomposition_call(op, xp, xp.linalg.svd, a, compute_uv=False)
 
 
 @structured_op(inplace=False, method=False, public_functional=False)
 def linalg_pinv(
-    A: TensorMeta, *, atol: float | None = None, rtol: float | None = None, hermitian: bool = False
+    A: TensorMeta,
+    *,
+    atol: Tensor | float | None = None,
+    rtol: Tensor | float | None = None,
+    hermitian: bool = False,
 ) -> TensorSpec:
     """The Moore-Penrose pseudo-inverse of each matrix of ``A [..., m, n]``, shape ``[..., n, m]``
     (``torch.linalg.pinv``), through the SVD: singular values at most ``max(atol, rtol * s_max)`` count as 0
-    (``rtol`` defaults to ``eps * max(m, n)`` when neither is given, to 0 when only ``atol`` is). ``hermitian``
-    is accepted for PyTorch's signature (the SVD serves either way). Values as ``numpy.linalg.pinv``."""
-    s = _matrices("linalg_pinv", A)
-    _tolerances("linalg_pinv", atol, rtol)
-    return (*s[:-2], s[-1], s[-2]), linalg_dtype("linalg_pinv", A.dtype)
+    (``rtol`` defaults to ``eps * max(m, n)`` when neither is given, to 0 when only ``atol`` is). ``atol`` and
+    ``rtol`` may be real tensors broadcasting with the batch dims (the result's batch dims are the broadcast).
+    ``hermitian=True`` (PyTorch's): ``A`` is Hermitian and only its lower triangle is read (through its
+    eigendecomposition). Values as ``numpy.linalg.pinv``.
+
+    Raises:
+        ShapeError: ``A`` not a batch of matrices (or of square ones with ``hermitian``); tolerance tensors that do
+            not broadcast with the batch dims.
+        ArgumentValueError: a negative number tolerance.  ArgumentTypeError: a complex tolerance tensor.
+    """
+    s = _matrices("linalg_pinv", A, square=hermitian)
+    batch = _tolerances("linalg_pinv", A, atol, rtol)
+    return (*batch, s[-1], s[-2]), linalg_dtype("linalg_pinv", A.dtype)
 
 
 @_ks.linalg_pinv.xp
-def _pinv(xp: ModuleType, A: D, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[D]) -> None:
-    a = _compute(A)
-    if a.size == 0:
-        out.array[...] = 0
+def _pinv(xp: ModuleType, A: D, *, atol: Any, rtol: Any, hermitian: bool, out: ConstOut[D]) -> None:
+    a: Any = _compute(A)
+    o: Any = out.array
+    if o.size == 0 or a.size == 0:
+        o[...] = 0
+        return
+    a = xp.broadcast_to(a, (*o.shape[:-2], *a.shape[-2:]))
+    if hermitian:
+        w, v = decomposition_call("linalg_pinv", xp, xp.linalg.eigh, a, triangle="L")
+        keep = xp.abs(w) > _cutoff(xp, xp.abs(w), a.shape, atol, rtol)
+        inverse = xp.where(keep, 1 / xp.where(keep, w, 1), 0).astype(w.dtype)
+        o[...] = xp.matmul(v * inverse[..., None, :], _mT(v).conj())
         return
     u, s, vh = decomposition_call("linalg_pinv", xp, xp.linalg.svd, a, full_matrices=False)
     keep = s > _cutoff(xp, s, a.shape, atol, rtol)
     inverse = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(s.dtype)
-    out.array[...] = xp.matmul(_mT(vh).conj() * inverse[..., None, :], _mT(u).conj())
+    o[...] = xp.matmul(_mT(vh).conj() * inverse[..., None, :], _mT(u).conj())
 
 
 @structured_op(inplace=False, method=False, public_functional=False)
 def linalg_matrix_rank(
-    A: TensorMeta, *, atol: float | None = None, rtol: float | None = None, hermitian: bool = False
+    A: TensorMeta,
+    *,
+    atol: Tensor | float | None = None,
+    rtol: Tensor | float | None = None,
+    hermitian: bool = False,
 ) -> TensorSpec:
     """The rank of each matrix of ``A [..., m, n]``, int64 of shape ``[...]``: the number of singular values
-    above ``max(atol, rtol * s_max)`` (defaults as :func:`linalg_pinv`; ``torch.linalg.matrix_rank``, values as
-    ``numpy.linalg.matrix_rank``). ``hermitian`` is accepted for PyTorch's signature."""
-    s = _matrices("linalg_matrix_rank", A)
-    _tolerances("linalg_matrix_rank", atol, rtol)
+    above ``max(atol, rtol * s_max)`` (defaults, tolerance tensors and ``hermitian`` as :func:`linalg_pinv`;
+    ``torch.linalg.matrix_rank``, values as ``numpy.linalg.matrix_rank``)."""
+    _matrices("linalg_matrix_rank", A, square=hermitian)
+    batch = _tolerances("linalg_matrix_rank", A, atol, rtol)
     linalg_dtype("linalg_matrix_rank", A.dtype)
-    return s[:-2], to_dtype("int64")
+    return batch, to_dtype("int64")
 
 
 @_ks.linalg_matrix_rank.xp
-def _matrix_rank(
-    xp: ModuleType, A: D, *, atol: float | None, rtol: float | None, hermitian: bool, out: ConstOut[D]
-) -> None:
+def _matrix_rank(xp: ModuleType, A: D, *, atol: Any, rtol: Any, hermitian: bool, out: ConstOut[D]) -> None:
     a = _array(A, linalg_dtype("linalg_matrix_rank", A._array.dtype))
-    if a.size == 0:
+    if a.size == 0 or out.array.size == 0:
         out.array[...] = 0
         return
-    s = decomposition_call("linalg_matrix_rank", xp, xp.linalg.svd, a, compute_uv=False)
+    s = _magnitudes("linalg_matrix_rank", xp, a, hermitian)
     out.array[...] = (s > _cutoff(xp, s, a.shape, atol, rtol)).sum(axis=-1)
 
 
@@ -261,10 +306,12 @@ def _svdvals(xp: ModuleType, A: D, *, out: ConstOut[D]) -> None:
 @structured_op(inplace=False, method=False, public_functional=False)
 def linalg_solve(A: TensorMeta, B: TensorMeta, *, left: bool = True) -> TensorSpec:
     """The solution ``X`` of ``A @ X = B`` (``left=False``: ``X @ A = B``) for square ``A [..., n, n]``
-    (``torch.linalg.solve``; values as ``numpy.linalg.solve``). As NumPy 2: a 1-D ``B [n]`` is a vector (result
-    ``[..., n]``), any other ``B [..., n, k]`` a batch of matrices (``[..., k, n]`` with ``left=False``); the
-    batch dimensions broadcast. Result dtype: the promotion of both (bool and integers as float64). Raises
-    ShapeError for mismatched sizes, LinAlgError for a singular ``A`` (on CPU)."""
+    (``torch.linalg.solve``; values as ``numpy.linalg.solve``). As PyTorch: a 1-D ``B [n]``, or a ``B`` of shape
+    ``A.shape[:-1]`` (a batch of vectors), is a vector per matrix (result ``[..., n]``); any other ``B [..., n,
+    k]`` a batch of matrices (``[..., k, n]`` with ``left=False``); the batch dimensions broadcast. (NumPy 2 and
+    the Array API read only a 1-D ``B`` as a vector: ``devtensor.array_api.linalg.solve`` does.) Result dtype:
+    the promotion of both (bool and integers as float64). Raises ShapeError for mismatched sizes, LinAlgError
+    for a singular ``A`` (on CPU)."""
     s = _matrices("linalg_solve", A, square=True)
     b = B.shape
     dtype = linalg_dtype(
@@ -276,6 +323,8 @@ def linalg_solve(A: TensorMeta, B: TensorMeta, *, left: bool = True) -> TensorSp
         if b[0] != n:
             raise ShapeError(f"linalg_solve: 'A' of shape {_fmt(s)} and vector 'B' of shape {_fmt(b)} do not match")
         return s[:-1], to_dtype(dtype)
+    if b == s[:-1]:  # PyTorch's batch of vectors
+        return b, to_dtype(dtype)
     if len(b) == 0 or b[-2 if left else -1] != n:
         raise ShapeError(
             f"linalg_solve: 'A' of shape {_fmt(s)} and 'B' of shape {_fmt(b)} do not match (B must be [n] or "
@@ -290,19 +339,20 @@ def _solve(xp: ModuleType, A: D, B: D, *, left: bool, out: ConstOut[D]) -> None:
     dtype = np.result_type(_compute(A).dtype, _compute(B).dtype)
     a: Any = _array(A, dtype)
     b: Any = _array(B, dtype)
+    # A vector per matrix: a 1-D b, or PyTorch's batch of vectors (b of shape a.shape[:-1]).
+    vector = b.ndim == 1 or b.shape == a.shape[:-1]
     if not left:
         a = _mT(a)
-        b = b if b.ndim == 1 else _mT(b)
+        b = b if vector else _mT(b)
     if out.array.size == 0:
         return
     if a.shape[-1] == 0:
         out.array[...] = 0
         return
-    # NumPy 2's reading made explicit (a 1-D b is one vector; batch dimensions broadcast), so that a CuPy solve
-    # with NumPy 1's vector rule or without batch broadcasting computes the same.
-    vector = b.ndim == 1
+    # The reading made explicit (vectors as one-column matrices; batch dimensions broadcast), so that a CuPy
+    # solve with NumPy 1's vector rule or without batch broadcasting computes the same.
     if vector:
-        b = b[:, None]
+        b = b[..., None]
     batch: tuple[int, ...] = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = xp.broadcast_to(a, (*batch, *a.shape[-2:]))
     b = xp.broadcast_to(b, (*batch, *b.shape[-2:]))

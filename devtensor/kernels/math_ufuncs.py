@@ -8,8 +8,8 @@ Rounding (``floor``, ``ceil``, ``trunc``), ``sign``, ``square``, ``reciprocal``,
 
 Names and variants are PyTorch's (an inplace variant exactly where PyTorch has one); values, and the dtypes of
 results, are NumPy 2's for the ufunc each op names (so ``floor`` of an integer tensor is the same integers,
-``reciprocal`` of an integer tensor is integer, and ``log2`` of int8 is float16), with Python numbers weak in
-promotion (NEP 50). ``float_power`` computes in float64 or complex128 whatever its inputs, as PyTorch.
+and ``log2`` of int8 is float16; ``reciprocal`` of bool and integers is float64, PyTorch's kind), with Python
+numbers weak in promotion (NEP 50). ``float_power`` computes in float64 or complex128 whatever its inputs, as PyTorch.
 """
 
 from __future__ import annotations
@@ -77,6 +77,13 @@ def _rounding_kernel(ufunc: np.ufunc) -> Any:
     return kernel
 
 
+#: bool and every integer dtype -> float64: the result dtypes of ``reciprocal`` (true division, as ``div``).
+_INT_TO_FLOAT: Final = {
+    np.dtype(t): np.dtype(np.float64)
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+}
+
+
 # --- rounding, sign, powers ------------------------------------------------------------------------------------
 
 floor = unary_ufunc(
@@ -100,11 +107,25 @@ trunc = unary_ufunc(
     doc="``self`` rounded towards zero, elementwise (``torch.trunc``, ``np.trunc``; bool and integer tensors "
     "are returned as they are, in their dtype, as NumPy 2; complex is an error).",
 )
+
+
+def _sign_kernel(xp: Any, self: Tensor, *, out: Any) -> None:
+    o = out.array
+    a = o if type(out) is InplaceOut else self._array
+    if a.dtype.kind == "b":  # (the sign of a bool is itself, as PyTorch; NumPy has no bool loop)
+        if a is not o:
+            xp.copyto(o, a)
+        return
+    xp.sign(a, out=o)
+
+
 sign = unary_ufunc(
     "sign",
     np.sign,
+    kernel=_sign_kernel,
+    dtypes={np.dtype(np.bool_): np.dtype(np.bool_)},
     doc="The sign of ``self`` (-1, 0 or 1; NaN for NaN), elementwise (``torch.sign``, ``np.sign``; complex "
-    "gives ``self / |self|`` (0 for 0), as ``torch.sgn`` and NumPy 2; bool is an error, as NumPy).",
+    "gives ``self / |self|`` (0 for 0), as ``torch.sgn`` and NumPy 2; bool gives itself, as PyTorch).",
 )
 square = unary_ufunc(
     "square",
@@ -112,11 +133,23 @@ square = unary_ufunc(
     doc="``self * self``, elementwise (``torch.square``, ``np.square``; bool gives int8, as NumPy; integers "
     "wrap around on overflow).",
 )
+
+
+def _reciprocal_kernel(xp: Any, self: Tensor, *, out: Any) -> None:
+    # ``1 / self`` as true division (a weak Python 1): floats and complex keep their dtype, bool and integers
+    # compute in float64, where NumPy's reciprocal would give the integer reciprocal (1 / 0 -> INT64_MIN).
+    o = out.array
+    xp.divide(1, o if type(out) is InplaceOut else self._array, out=o)
+
+
 reciprocal = unary_ufunc(
     "reciprocal",
     np.reciprocal,
-    doc="``1 / self``, elementwise (``torch.reciprocal``, ``np.reciprocal``; integer tensors give NumPy's "
-    "integer reciprocal, in their dtype, where PyTorch gives floats; bool gives int8).",
+    kernel=_reciprocal_kernel,
+    dtypes=_INT_TO_FLOAT,
+    doc="``1 / self``, elementwise (``torch.reciprocal``: bool and integer tensors give floats, float64 as "
+    "devtensor's division, where NumPy's ``np.reciprocal`` gives the integer reciprocal; so an inplace or "
+    "``out=`` of an integer dtype is refused by the same_kind rule, as PyTorch refuses it).",
 )
 
 # --- logarithms and exponentials -------------------------------------------------------------------------------

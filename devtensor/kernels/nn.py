@@ -23,12 +23,13 @@ import numpy as np
 from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
 from devtensor.dispatcher import DispatchKey
-from devtensor.dtypes import DType
+from devtensor.dtypes import DType, DTypeLike, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.class_indices import check_classes
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
+from devtensor.lowering import Lowering, lowers
 from devtensor.meta import INLINE, int_arg, memoized, normalize_dim, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -52,7 +53,8 @@ _INT64: Final = dtypes.int64
 _SOFTMAX_COMMON = """
     Shapes: the result has ``self``'s shape; ``dim`` (an int, negative counts from the end; 0 or -1 for a 0-d
     tensor) is the dimension whose slices are normalized.
-    Dtypes: floats keep theirs (float16 is computed in float32); bool and integers give float64.
+    Dtypes: floats keep theirs (float16 is computed in float32); bool and integers give float64; ``dtype=`` (a
+        float dtype; PyTorch's) casts ``self`` first and is the result's.
     Devices: cpu (NumPy), cuda (CuPy); meta tensors give the shape and dtype only.
     Variants: functional ``{name}(t, dim)`` / ``t.{name}(dim)`` and out ``{name}(t, dim, out=o)`` (PyTorch's
         out rules); no inplace variant.
@@ -92,9 +94,16 @@ _SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
 _LOG_SOFTMAX_SPECS: Final[dict[tuple[Any, ...], PlannedSpec[SoftmaxPlan]]] = {}
 
 
-def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[SoftmaxPlan]:
+def _softmax_meta(op: str, self: TensorMeta, dim: object, dtype_arg: object = None) -> PlannedSpec[SoftmaxPlan]:
     d = normalize_dim(op, dim, self.ndim)
-    dtype = float_result(op, self.dtype, "self")
+    if dtype_arg is None:
+        dtype = float_result(op, self.dtype, "self")
+    else:
+        # PyTorch's dtype=: the input is cast to it first, so it is the result's dtype (a float dtype).
+        float_result(op, self.dtype, "self")
+        dtype = to_dtype(dtype_arg, op=op)
+        if dtype.kind != "f":
+            raise ArgumentTypeError(f"{op}: argument 'dtype' must be a floating dtype, got {dtype.name}")
     return PlannedSpec(
         self.shape, dtype, SoftmaxPlan(d if self.ndim else None, op == "log_softmax", compute_dtype(dtype))
     )
@@ -103,21 +112,24 @@ def _softmax_meta(op: str, self: TensorMeta, dim: object) -> PlannedSpec[Softmax
 @structured_op(inplace=False)
 @offers_direct(_SOFTMAX_DIRECT)
 @offers_specs(_SOFTMAX_SPECS)
-def softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
+def softmax(self: TensorMeta, dim: int, dtype: DTypeLike | None = None) -> PlannedSpec[SoftmaxPlan]:
     """``exp(self) / sum(exp(self))`` along ``dim`` (``torch.softmax`` / ``torch.nn.functional.softmax``),
     computed stably: each slice's maximum is subtracted first, so huge logits (1e30) give exact results
-    instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch.
+    instead of inf/inf. A slice of only ``-inf`` gives nan, as PyTorch. ``dtype``: PyTorch's, a float dtype
+    ``self`` is cast to before the op (the result's dtype).
     """
-    if type(dim) is int:  # (the memo's hit inline: see _SOFTMAX_SPECS)
+    if type(dim) is int and dtype is None:  # (the memo's hit inline: see _SOFTMAX_SPECS)
         a: Any = self
         spec = _SOFTMAX_SPECS.get((a._shape, a._dtype, dim))
         if spec is not None:
             return spec
-    return _softmax_spec(self, dim)
+    return _softmax_spec(self, dim, dtype)
 
 
 @memoized
-def _softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
+def _softmax_spec(self: TensorMeta, dim: int, dtype: DTypeLike | None) -> PlannedSpec[SoftmaxPlan]:
+    if dtype is not None:
+        return _softmax_meta("softmax", self, dim, dtype)
     return _remember(_SOFTMAX_SPECS, self, dim, _softmax_meta("softmax", self, dim))
 
 
@@ -135,28 +147,32 @@ def _remember(
 @structured_op(inplace=False)
 @offers_direct(_LOG_SOFTMAX_DIRECT)
 @offers_specs(_LOG_SOFTMAX_SPECS)
-def log_softmax(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
+def log_softmax(self: TensorMeta, dim: int, dtype: DTypeLike | None = None) -> PlannedSpec[SoftmaxPlan]:
     """``self - logsumexp(self)`` along ``dim`` (``torch.log_softmax`` / ``torch.nn.functional.log_softmax``),
     computed stably: ``(x - m) - log(sum(exp(x - m)))`` with ``m`` each slice's maximum, so huge logits stay
     finite and very negative log-probabilities do not underflow to ``-inf`` as ``log(softmax(x))`` would.
-    A slice of only ``-inf`` gives nan, as PyTorch.
+    A slice of only ``-inf`` gives nan, as PyTorch. ``dtype``: as :func:`softmax`'s.
     """
-    if type(dim) is int:
+    if type(dim) is int and dtype is None:
         a: Any = self
         spec = _LOG_SOFTMAX_SPECS.get((a._shape, a._dtype, dim))
         if spec is not None:
             return spec
-    return _log_softmax_spec(self, dim)
+    return _log_softmax_spec(self, dim, dtype)
 
 
 @memoized
-def _log_softmax_spec(self: TensorMeta, dim: int) -> PlannedSpec[SoftmaxPlan]:
+def _log_softmax_spec(self: TensorMeta, dim: int, dtype: DTypeLike | None) -> PlannedSpec[SoftmaxPlan]:
+    if dtype is not None:
+        return _softmax_meta("log_softmax", self, dim, dtype)
     return _remember(_LOG_SOFTMAX_SPECS, self, dim, _softmax_meta("log_softmax", self, dim))
 
 
 @_ks.log_softmax.xp
 @_ks.softmax.xp
-def _softmax(xp: ModuleType, self: D, dim: int, *, plan: SoftmaxPlan, out: ConstOut[D]) -> None:
+def _softmax(
+    xp: ModuleType, self: D, dim: int, dtype: DTypeLike | None, *, plan: SoftmaxPlan, out: ConstOut[D]
+) -> None:
     o: Any = out.array
     if xp is np:
         _softmax_cpu(self._array, plan, o)
@@ -228,6 +244,33 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
     if work is not o:
         np.copyto(o, work, casting="same_kind")
     return o
+
+
+@lowers(_softmax)
+def _softmax_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: SoftmaxPlan) -> bool:
+    """softmax's and log_softmax's lowering (devtensor.lowering): :func:`_softmax_cpu`'s common case (input and
+    out of the compute dtype, at least one element, a dim) as its NumPy calls, the row maxima and sums (and
+    log_softmax's exponentials) in temporaries, in the quiet state. Other calls replay the kernel."""
+    x, compute, axis = args["self"], plan.compute, plan.axis
+    if axis is None or QUIET is None or x.dtype != compute or out.dtype != compute or 0 in x.shape:
+        return False
+    kept = tuple(1 if d == axis else size for d, size in enumerate(x.shape))
+    m = lw.temp(kept, compute)
+    s = lw.temp(kept, compute)
+    lw.quiet = True
+    lw.call(_reduce_max, x, axis, None, m, True)
+    lw.call(np.subtract, x, m, out)
+    if plan.log:
+        e = lw.temp(x.shape, compute)
+        lw.call(np.exp, out, out=e)
+        lw.call(_reduce_sum, e, axis, None, s, True)
+        lw.call(np.log, s, s)
+        lw.call(np.subtract, out, s, out)
+    else:
+        lw.call(np.exp, out, out)
+        lw.call(_reduce_sum, out, axis, None, s, True)
+        lw.call(np.divide, out, s, out)
+    return True
 
 
 def _softmax_steps(xp: Any, x: Any, plan: SoftmaxPlan, o: Any) -> Any:
@@ -529,6 +572,44 @@ def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> Any:
         return total.dtype.type(mean)
     o[()] = mean
     return None
+
+
+@lowers(_cross_entropy)
+def _cross_entropy_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """cross_entropy's lowering (devtensor.lowering): :func:`_cross_entropy_cpu`'s path for logits of the compute
+    dtype, at least one sample and an out of that dtype, decided at plan time: the class check (before any
+    write), then the loss's steps in the quiet state into temporaries (the row maxima, the exponentials, the row
+    sums); its data-dependent step (a non-finite total computed again with finite maxima) stays in
+    :func:`_cross_entropy_into`. Other calls replay the kernel."""
+    x, t = args["input"], args["target"]
+    n, c = x.shape
+    compute = _CE_COMPUTE.get(x.dtype) or compute_dtype(float_result("cross_entropy", x.dtype, "input"))
+    if QUIET is None or n == 0 or x.dtype != compute or out.dtype != compute:
+        return False
+    lw.call(check_classes, np, "cross_entropy", "target", t, c)
+    m = lw.temp((n, 1), compute)
+    e = lw.temp((n, c), compute)
+    sums = lw.temp((n, 1), compute)
+    lw.quiet = lw.deferred = True
+    lw.call(_np_max, x, 1, None, m, True)
+    lw.call(_cross_entropy_into, x, t, n, m, e, sums, out)
+    return True
+
+
+def _cross_entropy_into(x: Any, t: Any, n: int, m: Any, e: Any, sums: Any, o: Any) -> None:
+    """:func:`_cross_entropy_mean` with the row maxima ``m`` computed and its temporaries given (``e`` of x's
+    shape, ``sums`` [n, 1]); ``o`` of the compute dtype (the lowered replay's, in the quiet state)."""
+    np.subtract(x, m, out=e)
+    np.exp(e, out=e)
+    _np_sum(e, 1, None, sums, keepdims=True)
+    np.log(sums, out=sums)
+    np.add(sums, m, out=sums)
+    lse = sums.reshape(n)
+    np.subtract(lse, x[_rows(n), t], out=lse)
+    total = _np_sum(lse)
+    if not math.isfinite(total):
+        total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
+    o[()] = float(total) / n
 
 
 _CE_DIRECT[1] = _cross_entropy_cpu

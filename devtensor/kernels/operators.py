@@ -24,6 +24,7 @@ from devtensor.kernels.bitwise import (
 )
 from devtensor.kernels.elementwise import abs, add, div, eq, ge, gt, le, lt, mul, ne, neg, pow, remainder, sub
 from devtensor.kernels.linalg import matmul
+from devtensor.structured.core import reflected
 from devtensor.tensor import Tensor
 
 __all__: list[str] = []
@@ -31,6 +32,9 @@ __all__: list[str] = []
 
 def _reflected(fn: Callable[..., Tensor], **kwargs: Any) -> Callable[[Tensor, Any], Tensor]:
     if not kwargs:  # (the common case without building a keyword dict per call)
+        compiled = reflected(fn)  # (the compiled core's lane, operands swapped, where fn has one)
+        if compiled is not None:
+            return compiled
 
         def swapped(self: Tensor, other: Any) -> Tensor:
             return fn(other, self)

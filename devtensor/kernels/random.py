@@ -71,12 +71,26 @@ def real_arg(op: str, arg: str, value: object) -> float:
         raise ArgumentValueError(f"{op}: argument '{arg}' is too large for a float: {short_repr(value)}") from None
 
 
-def _float_self(op: str, self: TensorMeta) -> None:
-    if self.dtype.kind != "f":
+def _float_self(op: str, self: TensorMeta, complex_ok: bool = False) -> None:
+    if self.dtype.kind != "f" and not (complex_ok and self.dtype.kind == "c"):
+        kinds = "a floating-point or complex tensor" if complex_ok else "a floating-point tensor"
         raise ArgumentTypeError(
-            f"{op}: argument 'self' must be a floating-point tensor (float16, float32, float64), got dtype "
-            f"{self.dtype.name}"
+            f"{op}: argument 'self' must be {kinds} (float16, float32, float64{', complex64, complex128' * complex_ok}"
+            f"), got dtype {self.dtype.name}"
         )
+
+
+def _complex_parts(xp: ModuleType, o: Any, draw: Any) -> bool:
+    """For a complex ``o``: fill it from ``draw(shape, real_dtype)`` drawn for the real and the imaginary parts
+    together (PyTorch draws a complex tensor as its real view: each part from the real distribution); returns
+    whether ``o`` was complex."""
+    if o.dtype.kind != "c":
+        return False
+    real = _F32 if o.dtype == np.complex64 else _F64
+    parts = draw((*o.shape, 2), real)
+    o.real[...] = parts[..., 0]
+    o.imag[...] = parts[..., 1]
+    return True
 
 
 def stream_for(generator: Generator | None, device: Device) -> Any:
@@ -110,17 +124,19 @@ def uniform(self: TensorMeta, from_: float = 0.0, to: float = 1.0, *, generator:
     """``self.uniform_(from_=0.0, to=1.0, *, generator=None)``: fill ``self`` with values drawn uniformly from
     ``[from_, to)`` (``torch.Tensor.uniform_``; PyTorch's ``from`` is ``from_`` here, a Python keyword).
 
-    Shapes: any. Dtypes: float16, float32, float64 (float64 draws for float64, float32 draws otherwise).
+    Shapes: any. Dtypes: float16, float32, float64 (float64 draws for float64, float32 draws otherwise); complex64
+    and complex128 (PyTorch's: real and imaginary parts each drawn from ``[from_, to)``).
     Devices: cpu, cuda (``generator`` on the same device; None: the device's default generator); meta tensors
     check the arguments only. Draws fresh values on each call (``nondeterministic``).
 
     Raises:
-        ArgumentTypeError (TypeError): a non-float ``self``; bounds that are not real numbers; a bad generator.
+        ArgumentTypeError (TypeError): a non-float, non-complex ``self``; bounds that are not real numbers; a bad
+            generator.
         ArgumentValueError (ValueError): ``from_ > to``, a bound not finite, or ``to - from_`` beyond the dtype.
         DeviceMismatchError (ValueError): a generator on another device.
     """
     op = "uniform_"
-    _float_self(op, self)
+    _float_self(op, self, complex_ok=True)
     low, high = real_arg(op, "from_", from_), real_arg(op, "to", to)
     if not (math.isfinite(low) and math.isfinite(high)):
         raise ArgumentValueError(f"{op}: the bounds must be finite, got from_={low}, to={high}")
@@ -140,14 +156,21 @@ def _uniform(
     o = out.array
     if o.size == 0:
         return
-    u = unit_draws(xp, stream_for(generator, self.device), o.shape, o.dtype)
     low, high = float(from_), float(to)
+    stream = stream_for(generator, self.device)
+    if _complex_parts(xp, o, lambda shape, real: _uniform_values(xp, stream, shape, real, low, high)):
+        return
+    o[...] = _uniform_values(xp, stream, o.shape, o.dtype, low, high)
+
+
+def _uniform_values(xp: ModuleType, stream: Any, shape: tuple[int, ...], dtype: DType, low: float, high: float) -> Any:
+    """Uniform draws from ``[low, high)`` of ``shape``, to be written into ``dtype``."""
+    u = unit_draws(xp, stream, shape, dtype)
     if low == 0.0 and high == 1.0:
-        o[...] = u
-    elif low == high:
-        o[...] = low
-    else:
-        o[...] = _below(xp, low + (high - low) * u.astype(_F64, copy=False), high, o.dtype)
+        return u
+    if low == high:
+        return xp.full(shape, low, dtype)
+    return _below(xp, low + (high - low) * u.astype(_F64, copy=False), high, dtype)
 
 
 # --- normal_ ----------------------------------------------------------------------------------------------
@@ -158,17 +181,19 @@ def normal(self: TensorMeta, mean: float = 0.0, std: float = 1.0, *, generator: 
     """``self.normal_(mean=0.0, std=1.0, *, generator=None)``: fill ``self`` with values drawn from the normal
     distribution of ``mean`` and standard deviation ``std`` (``torch.Tensor.normal_``).
 
-    Shapes: any. Dtypes: float16, float32, float64 (float64 draws for float64, float32 draws otherwise).
+    Shapes: any. Dtypes: float16, float32, float64 (float64 draws for float64, float32 draws otherwise); complex64
+    and complex128 (PyTorch's complex normal: real and imaginary parts each ``mean + std / sqrt(2) * N(0, 1)``).
     Devices: cpu, cuda (``generator`` on the same device; None: the device's default generator); meta tensors
     check the arguments only. Draws fresh values on each call (``nondeterministic``).
 
     Raises:
-        ArgumentTypeError (TypeError): a non-float ``self``; ``mean``/``std`` not real numbers; a bad generator.
+        ArgumentTypeError (TypeError): a non-float, non-complex ``self``; ``mean``/``std`` not real numbers; a bad
+            generator.
         ArgumentValueError (ValueError): ``std < 0`` or NaN (PyTorch: "normal expects std >= 0.0").
         DeviceMismatchError (ValueError): a generator on another device.
     """
     op = "normal_"
-    _float_self(op, self)
+    _float_self(op, self, complex_ok=True)
     real_arg(op, "mean", mean)
     s = real_arg(op, "std", std)
     if not s >= 0.0:
@@ -182,9 +207,17 @@ def _normal(xp: ModuleType, self: D, mean: float, std: float, *, generator: Gene
     o = out.array
     if o.size == 0:
         return
-    z = stream_for(generator, self.device).normal(o.shape, _F64 if o.dtype == _F64 else _F32)
-    m, s = float(mean), float(std)
-    o[...] = z if (m == 0.0 and s == 1.0) else m + s * z.astype(_F64, copy=False)
+    stream = stream_for(generator, self.device)
+    m, sd = float(mean), float(std)
+
+    def draw(shape: tuple[int, ...], dtype: DType, s: float) -> Any:
+        z = stream.normal(shape, _F64 if dtype == _F64 else _F32)
+        return z if (m == 0.0 and s == 1.0) else m + s * z.astype(_F64, copy=False)
+
+    # Complex (PyTorch's complex normal): each part drawn with std / sqrt(2), so |z - mean|^2 has mean std^2;
+    # the mean is added to both parts, as PyTorch's draw into the real view does.
+    if not _complex_parts(xp, o, lambda shape, real: draw(shape, real, sd / math.sqrt(2.0))):
+        o[...] = draw(o.shape, o.dtype, sd)
 
 
 # --- random_ ----------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from devtensor.dtypes import DType, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.reduction_docs import DTYPE_ARG_DOC, family_doc
 from devtensor.kernels.ufunc_family import D, register_xp
+from devtensor.lowering import Lowering, lowers
 from devtensor.meta import normalize_dim, normalize_dims, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, StructuredOp
 from devtensor.tensor import TensorMeta
@@ -296,7 +297,7 @@ def _spec(r: _Rules, self: TensorMeta, dim: object, keepdim: bool, arg: Any) -> 
         _no_complex(op, self.dtype)
     if r.single_dim and isinstance(dim, (tuple, list)):
         raise ArgumentTypeError(f"{op}: argument 'dim' must be an int or None, got {type(dim).__name__} {dim!r}")
-    if r.correction:
+    if r.correction and arg is not None:  # (None: PyTorch's default, 1)
         _check_correction(op, arg)
     shape = self.shape
     ndim = len(shape)
@@ -365,7 +366,7 @@ def _metas(r: _Rules) -> Callable[..., PlannedSpec[ReductionPlan]]:
             dim: int | tuple[int, ...] | list[int] | None = None,
             keepdim: bool = False,
             *,
-            correction: int | float = 1,
+            correction: int | float | None = 1,
         ) -> PlannedSpec[ReductionPlan]:
             return _planned(r, cache, self, dim, keepdim, correction)
 
@@ -403,12 +404,23 @@ def _common(
     return spec
 
 
+def _order_matters(a: Any, out: Any) -> bool:
+    """Whether writing the reduction of ``a`` straight into the C-ordered ``out`` may round otherwise than NumPy's
+    own call without ``out``: NumPy lays a fresh result out as its input (K order), and the layout of the
+    operands decides which dimension its iterator sums along (pairwise summation runs along the inner loop), so
+    a result of 2 or more dims of an input that is not C-contiguous (a transpose, a strided slice) is computed
+    fresh and copied, giving ``np.sum``'s and ``np.mean``'s values bit for bit. A 0-d or 1-d result has one
+    layout only."""
+    return bool(out.ndim >= 2 and not a.flags.c_contiguous)
+
+
 def write(
     xp: ModuleType, fn: Callable[..., Any], a: Any, keepdim: bool, plan: ReductionPlan, out: Any, **kw: Any
 ) -> None:
     """``fn(a, axis=plan.axis, keepdims=keepdim, **kw)`` into ``out``: directly (``out=``) when ``out`` has the
-    dtype ``plan.compute``, else computed, then cast into ``out`` (same_kind; the front checked it)."""
-    if out.dtype == plan.compute:
+    dtype ``plan.compute`` and its layout cannot change the rounding (:func:`_order_matters`), else computed,
+    then cast into ``out`` (same_kind; the front checked it)."""
+    if out.dtype == plan.compute and not _order_matters(a, out):
         fn(a, axis=plan.axis, keepdims=keepdim, out=out, **kw)
     else:
         xp.copyto(out, fn(a, axis=plan.axis, keepdims=keepdim, **kw), casting="same_kind")
@@ -441,7 +453,7 @@ def _reduce_calls(r: _Rules, function: str, ufunc: np.ufunc, fixed_dtype: DType 
         if out is None:
             result = reduce(a, plan.axis, dtype, out=..., keepdims=plan.keepdim)
             return result if result.ndim < 2 or result.flags.c_contiguous else np.ascontiguousarray(result)
-        if out.dtype == plan.compute:
+        if out.dtype == plan.compute and not _order_matters(a, out):
             reduce(a, plan.axis, dtype, out, keepdims=plan.keepdim)
         else:
             np.copyto(out, reduce(a, plan.axis, dtype, keepdims=plan.keepdim), casting="same_kind")
@@ -461,6 +473,16 @@ def _reduce_calls(r: _Rules, function: str, ufunc: np.ufunc, fixed_dtype: DType 
 
     chosen = kernel_dtype if by_plan else kernel
     chosen.__name__ = chosen.__qualname__ = f"{r.name}_kernel"
+
+    @lowers(chosen)
+    def lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: ReductionPlan) -> bool:
+        # (the family's lowering, devtensor.lowering: the CPU kernel's one ufunc.reduce call with the plan's
+        # axis, dtype and keepdims; an out of another dtype, cast by copyto, replays the kernel)
+        if out.dtype != plan.compute:
+            return False
+        lw.call(reduce, args["self"], plan.axis, plan.compute if by_plan else fixed_dtype, out, keepdims=plan.keepdim)
+        return True
+
     return chosen, direct
 
 
@@ -489,10 +511,12 @@ def _kernel(r: _Rules, function: str) -> Callable[..., None]:
             dim: object,
             keepdim: bool,
             *,
-            correction: int | float,
+            correction: int | float | None,
             plan: ReductionPlan,
             out: ConstOut[D],
         ) -> None:
+            if correction is None:  # (PyTorch's correction=None: the default, Bessel's 1)
+                correction = 1
             # NumPy converts an int ddof to a C long before computing (and after preparing out): a huge int goes
             # in as the float it is equal to, which gives the same inf/nan a huge float correction does.
             ddof = float(correction) if type(correction) is int and builtins.abs(correction) >= 2**62 else correction
@@ -532,7 +556,7 @@ def reduction(
             variant and error sections are appended.
         dtype_arg: the op takes a keyword ``dtype=None`` (NumPy's ``dtype=``: the dtype to compute and return in).
         correction: the op takes a keyword ``correction=1`` (a finite int or float, negative too: NumPy's
-            ``ddof``).
+            ``ddof``; None is the default 1, as PyTorch's).
         single_dim: ``dim`` is one int or None (the flattened tensor), not a tuple (``argmax``).
         ordered: complex inputs are refused (they have no order).
         nonempty: reducing over a dimension of size 0 is a ShapeError (no identity: ``amax``, ``argmax``).

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from devtensor import kernel_signatures as _ks
-from devtensor.dtypes import DType, to_dtype
+from devtensor.dtypes import DType, result_type, to_dtype
 from devtensor.errors import ArgumentValueError, ShapeError
 from devtensor.kernels.ufunc_family import D, conditions_of
 from devtensor.meta import int_arg, normalize_dim
 from devtensor.structured import PlannedSpec, structured_op
-from devtensor.tensor import TensorMeta
+from devtensor.tensor import Tensor, TensorMeta
 from devtensor.typed import ConstOut
 
 if TYPE_CHECKING:
@@ -121,21 +121,27 @@ for _op in (cumsum, cumprod):
 
 
 @structured_op(inplace=False)
-def diff(self: TensorMeta, n: int = 1, dim: int = -1) -> PlannedSpec[int]:
+def diff(
+    self: TensorMeta, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None
+) -> PlannedSpec[int]:
     """The ``n``-th forward difference of ``self`` along ``dim`` (``torch.diff``; values and dtypes as
     ``np.diff``): ``diff(t)[..., i] = t[..., i + 1] - t[..., i]``, applied ``n`` times. Bool tensors give bool
     (``!=`` of neighbours, as NumPy and PyTorch); other dtypes keep theirs.
 
     Args:
-        n: the number of times to difference, ``>= 0`` (0 gives a copy of ``self``).
+        n: the number of times to difference, ``>= 0`` (0 gives a copy of ``self``, ignoring ``prepend`` and
+            ``append`` as PyTorch and NumPy do).
         dim: the dim (negative counts from the end).
-    Result: ``self``'s shape with ``dim`` of size ``max(0, size - n)``, on ``self``'s device. Devices: cpu
-    (NumPy), cuda (CuPy); meta tensors give shape and dtype only. Variants: functional ``diff(t, n, dim)`` /
-    ``t.diff(...)`` and out ``diff(t, ..., out=o)``; no inplace (PyTorch has none). PyTorch's ``prepend`` and
-    ``append`` arguments are not supported.
+        prepend, append: tensors joined to ``self`` along ``dim`` before differencing (PyTorch's): of ``self``'s
+            number of dims and its shape except along ``dim``; the result dtype is then the promoted dtype of all
+            of them (NumPy's promotion, as PyTorch's ``cat``).
+    Result: ``self``'s shape with ``dim`` of size ``max(0, size + prepended + appended - n)``, on ``self``'s
+    device. Devices: cpu (NumPy), cuda (CuPy); meta tensors give shape and dtype only. Variants: functional
+    ``diff(t, n, dim)`` / ``t.diff(...)`` and out ``diff(t, ..., out=o)``; no inplace (PyTorch has none).
 
     Raises:
-        ShapeError (ValueError): a 0-d ``self`` (PyTorch: diff expects at least one dimension).
+        ShapeError (ValueError): a 0-d ``self``; a ``prepend``/``append`` of another number of dims, or of another
+            size along a dim other than ``dim`` (PyTorch's rules).
         ArgumentValueError (ValueError): ``n < 0``.
         ArgumentTypeError (TypeError): ``n`` or ``dim`` not an int.
         IndexOutOfRangeError (IndexError): ``dim`` out of range.
@@ -147,13 +153,43 @@ def diff(self: TensorMeta, n: int = 1, dim: int = -1) -> PlannedSpec[int]:
         raise ShapeError("diff: expects input to be at least one-dimensional (got a 0-d tensor)")
     d = normalize_dim("diff", dim, len(self.shape))
     shape = list(self.shape)
+    dtype = self.dtype
+    if order:
+        for name, extra in (("prepend", prepend), ("append", append)):
+            if extra is None:
+                continue
+            if len(extra.shape) != len(self.shape):
+                raise ShapeError(
+                    f"diff: argument '{name}' must have the number of dims of 'input' ({len(self.shape)}), got "
+                    f"shape {list(extra.shape)}"
+                )
+            if any(a != b for i, (a, b) in enumerate(zip(extra.shape, self.shape, strict=True)) if i != d):
+                raise ShapeError(
+                    f"diff: argument '{name}' of shape {list(extra.shape)} must match 'input' {list(self.shape)} "
+                    f"except along dim {d}"
+                )
+            shape[d] += extra.shape[d]
+            dtype = result_type(dtype, extra.dtype)
     shape[d] = max(0, shape[d] - order)
-    return PlannedSpec(tuple(shape), self.dtype, d)
+    return PlannedSpec(tuple(shape), dtype, d)
 
 
 @_ks.diff.xp
-def _diff(xp: ModuleType, self: D, n: int, dim: int, *, plan: int, out: ConstOut[D]) -> None:
+def _diff(
+    xp: ModuleType,
+    self: D,
+    n: int,
+    dim: int,
+    prepend: Any,  # (D | None: mypy cannot infer the kernel's TypeVar through optional tensors)
+    append: Any,
+    *,
+    plan: int,
+    out: ConstOut[D],
+) -> None:
     a = self._array
+    if n and (prepend is not None or append is not None):
+        parts = [x._array for x in (prepend, self, append) if x is not None]
+        a = xp.concatenate(parts, axis=plan, dtype=out.array.dtype)
     if n >= a.shape[plan]:  # (the result is empty along dim; NumPy's diff would loop n times regardless)
         return
     xp.copyto(out.array, xp.diff(a, n=int(n), axis=plan) if n else a, casting="same_kind")

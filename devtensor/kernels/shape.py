@@ -142,7 +142,7 @@ def _reshape_spec(self: Tensor, shape: tuple[int, ...]) -> ViewSpec:
                 _contiguous_specs.clear()
             spec = _contiguous_specs[shape] = ViewSpec(shape, shape)
         return spec
-    strides = view_strides(self.shape, self.strides, shape)
+    strides = view_strides(self.shape, self.stride(), shape)
     return ViewSpec(shape, _Layout(shape, strides), copy=strides is None)
 
 
@@ -221,7 +221,7 @@ def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
         raise ViewError(
             f"view: view size is not compatible with input tensor's size and stride (at least one dimension spans "
             f"across two contiguous subspaces): a tensor of shape {_fmt(self.shape)} and strides "
-            f"{_fmt(self.strides)} cannot be viewed as shape {_fmt(new)}; use .reshape(...) instead"
+            f"{_fmt(self.stride())} cannot be viewed as shape {_fmt(new)}; use .reshape(...) instead"
         )
     return _remember(sizes, self, spec)
 
@@ -412,7 +412,7 @@ def _expand_spec(op: str, arg: str, self: Tensor, sizes_arg: object) -> ViewSpec
         )
     if sizes == shape:
         return ViewSpec(shape, None)
-    old_strides = self.strides
+    old_strides = self.stride()
     lead = n - ndim
     new_shape: list[int] = []
     new_strides: list[int] = []

@@ -8,6 +8,8 @@ PyTorch's names, signatures and errors; values and result dtypes are NumPy's (``
 
 from __future__ import annotations
 
+import math
+import string
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -15,13 +17,13 @@ from typing import Any
 import numpy as np
 
 from devtensor import dtypes
-from devtensor.dtypes import check_choice, result_type
+from devtensor.dtypes import Scalar, check_choice, result_type
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.shape import _transpose_kernel
 from devtensor.kernels.ufunc_family import D
 from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
-from devtensor.tensor import Tensor, TensorMeta
+from devtensor.tensor import Tensor, TensorMeta, TensorOrScalar
 from devtensor.typed import ConstOut
 from devtensor.views import ViewSpec, view_op
 
@@ -197,9 +199,10 @@ def einsum(operands: Sequence[TensorMeta], equation: str) -> TensorSpec:
     """The Einstein summation ``equation`` over ``operands`` (``torch.einsum``; values and result dtype as
     ``np.einsum``): each operand gets a term of letters (one per dim, ``...`` for broadcast leading dims); the
     labels of the output term (after ``->``, else the labels that appear once, alphabetically) are kept, the
-    others summed over. The op's parameters come operands first (a structured op's first parameter is a
-    tensor); the main namespace's ``devtensor.einsum(equation, *operands, out=None)`` (:mod:`devtensor.multi_ops`)
-    has PyTorch's order and also takes the operands as one list. All operands on one device. Functional and out
+    others summed over (also the ``...`` dims when the output given has no ``...``, as PyTorch). The op's
+    parameters come operands first (a structured op's first parameter is a tensor); the main namespace's
+    ``devtensor.einsum(equation, *operands, out=None)`` (:mod:`devtensor.multi_ops`) has PyTorch's order and also
+    takes the operands as one list. All operands on one device. Functional and out
     variants.
 
     Raises:
@@ -250,8 +253,25 @@ def einsum(operands: Sequence[TensorMeta], equation: str) -> TensorSpec:
     return shape, dtype
 
 
+def _ellipsis_summed(equation: str, ndims: Sequence[int]) -> str:
+    """``equation`` with each ``...`` of its inputs spelled as letters of its own when the given output has no
+    ``...``: PyTorch sums those dims over, where NumPy's einsum refuses (operands of ``ndims`` dims each; the
+    dims right-aligned, as they broadcast)."""
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    if not arrow or "..." in rhs or "..." not in lhs:
+        return equation
+    terms = lhs.split(",")
+    extra = [n - len(term.replace("...", "")) for term, n in zip(terms, ndims, strict=True)]
+    free = [c for c in string.ascii_letters if c not in equation][: max(extra)]
+    spelled = [
+        term.replace("...", "".join(free[len(free) - k :]) if k else "") for term, k in zip(terms, extra, strict=True)
+    ]
+    return ",".join(spelled) + "->" + rhs
+
+
 @einsum.impl("cpu", "cuda")
 def _einsum(xp: ModuleType, operands: Sequence[D], equation: str, *, out: ConstOut[D]) -> None:
+    equation = _ellipsis_summed(equation, [t._array.ndim for t in operands])
     result = xp.einsum(equation, *(t._array for t in operands))
     xp.copyto(out.array, result, casting="same_kind")
 
@@ -262,36 +282,63 @@ def _einsum(xp: ModuleType, operands: Sequence[D], equation: str, *, out: ConstO
 @structured_op(inplace=False, method=False)
 def searchsorted(
     sorted_sequence: TensorMeta,
-    input: TensorMeta,
+    input: TensorOrScalar,
     *,
     out_int32: bool = False,
     right: bool = False,
     side: str | None = None,
+    sorter: Tensor | None = None,
 ) -> PlannedSpec[bool]:
     """The indices at which to insert ``input``'s elements into ``sorted_sequence`` (sorted ascending along its
     last dim) to keep it sorted (``torch.searchsorted``; values as ``np.searchsorted``): the first such index
     (``side="left"``), or the last (``right=True`` or ``side="right"``). A 1-D ``sorted_sequence`` serves every
-    element of ``input``; otherwise its leading dims must equal ``input``'s and each row serves its row. Result:
-    ``input``'s shape, int64 (int32 with ``out_int32``). Functional and out variants.
+    element of ``input``; otherwise its leading dims must equal ``input``'s and each row serves its row. ``input``
+    may be a Python number (a 1-D ``sorted_sequence`` only; the result is 0-d). ``sorter`` (int64, the shape of
+    ``sorted_sequence``): the indices that sort each row of an unsorted ``sorted_sequence`` (as ``argsort``
+    gives), as PyTorch's and NumPy's ``sorter``. An empty last dim of ``sorted_sequence`` gives all zeros.
+    Result: ``input``'s shape, int64 (int32 with ``out_int32``). Functional and out variants.
 
     Raises:
-        ArgumentTypeError (TypeError): complex operands (no order).
-        ArgumentValueError (ValueError): ``side`` not "left"/"right", or ``side="left"`` with ``right=True``.
-        ShapeError (ValueError): a 0-d ``sorted_sequence``, or leading dims that differ.
+        ArgumentTypeError (TypeError): complex operands (no order); a ``sorter`` not int64.
+        ArgumentValueError (ValueError): ``side`` not "left"/"right", or ``side="left"`` with ``right=True``; a
+            ``sorter`` value outside ``[0, n)`` along a row of length ``n`` (raised by the kernel before any
+            write).
+        ShapeError (ValueError): a 0-d ``sorted_sequence``, leading dims that differ, a number ``input`` with a
+            ``sorted_sequence`` of more than one dim, a ``sorter`` not of ``sorted_sequence``'s shape.
     """
-    check_choice("searchsorted", "side", side, ("left", "right"), optional=True)
+    op = "searchsorted"
+    check_choice(op, "side", side, ("left", "right"), optional=True)
     if side == "left" and right:
         raise ArgumentValueError("searchsorted: side='left' and right=True contradict each other")
-    for arg, t in (("sorted_sequence", sorted_sequence), ("input", input)):
-        if t.dtype.kind == "c":
-            raise ArgumentTypeError(f"searchsorted: argument '{arg}' of complex dtype {t.dtype.name} (no order)")
-    s, x = sorted_sequence.shape, input.shape
+    if sorted_sequence.dtype.kind == "c":
+        raise ArgumentTypeError(f"{op}: argument 'sorted_sequence' of complex dtype {sorted_sequence.dtype.name}")
+    s = sorted_sequence.shape
     if not s:
         raise ShapeError("searchsorted: argument 'sorted_sequence' must have at least one dimension, got 0-d")
-    if len(s) > 1 and s[:-1] != x[:-1]:
-        raise ShapeError(
-            f"searchsorted: the leading dims of 'sorted_sequence' {_fmt(s)} and 'input' {_fmt(x)} must be equal"
-        )
+    if isinstance(input, Tensor):
+        if input.dtype.kind == "c":
+            raise ArgumentTypeError(f"{op}: argument 'input' of complex dtype {input.dtype.name} (no order)")
+        x = input.shape
+        if len(s) > 1 and s[:-1] != x[:-1]:
+            raise ShapeError(
+                f"searchsorted: the leading dims of 'sorted_sequence' {_fmt(s)} and 'input' {_fmt(x)} must be equal"
+            )
+    else:
+        if isinstance(input, complex) or not isinstance(input, (bool, int, float)):
+            raise ArgumentTypeError(f"{op}: argument 'input' must be a real number or a tensor, got {input!r}")
+        if len(s) != 1:
+            raise ShapeError(
+                f"{op}: a number 'input' needs a 1-D 'sorted_sequence', got shape {_fmt(s)} (PyTorch's rule)"
+            )
+        x = ()
+    if sorter is not None:
+        if sorter.dtype != dtypes.int64:
+            raise ArgumentTypeError(f"{op}: argument 'sorter' must be an int64 tensor, got dtype {sorter.dtype.name}")
+        if sorter.shape != s:
+            raise ShapeError(
+                f"{op}: argument 'sorter' of shape {_fmt(sorter.shape)} must have the shape of 'sorted_sequence' "
+                f"{_fmt(s)}"
+            )
     return PlannedSpec(x, dtypes.int32 if out_int32 else dtypes.int64, right or side == "right")
 
 
@@ -299,16 +346,24 @@ def searchsorted(
 def _searchsorted(
     xp: ModuleType,
     sorted_sequence: D,
-    input: D,
+    input: D | Scalar,
     *,
     out_int32: bool,
     right: bool,
     side: str | None,
+    sorter: Tensor | None,  # (the generic Tensor: mypy cannot infer the kernel's TypeVar through "D | None")
     plan: bool,
     out: ConstOut[D],
 ) -> None:
-    s, x = sorted_sequence._array, input._array
+    s = sorted_sequence._array
+    x: Any = input._array if isinstance(input, Tensor) else input
     which = "right" if plan else "left"
+    n = s.shape[-1]
+    if sorter is not None and sorter._array.size:
+        order = sorter._array
+        if bool(xp.any((order < 0) | (order >= n))):
+            raise ArgumentValueError(f"searchsorted: a value of 'sorter' is outside [0, {n}) (the row length)")
+        s = xp.take_along_axis(s, order, axis=-1)
     if s.ndim == 1:
         result: Any = xp.searchsorted(s, x, side=which)
     else:
@@ -318,8 +373,11 @@ def _searchsorted(
             out.array[...] = 0
             return
         # One search per row (NumPy's and CuPy's searchsorted take a 1-D sequence).
-        rows = s.reshape(-1, s.shape[-1])
-        xs = x.reshape(rows.shape[0], -1)
+        count = math.prod(s.shape[:-1])
+        if count == 0 or x.size == 0:
+            return
+        rows = s.reshape(count, n)
+        xs = x.reshape(count, -1)
         result = xp.stack([xp.searchsorted(r, v, side=which) for r, v in zip(rows, xs, strict=True)])
         result = result.reshape(x.shape)
     xp.copyto(out.array, result, casting="unsafe")

@@ -35,16 +35,17 @@ _MEAN_DOC = """Arithmetic mean of the elements over ``dim`` (``torch.mean``; val
 _VAR_DOC = """Variance over ``dim``: ``sum(|x - mean|**2) / (N - correction)`` (``torch.var``; values as
     ``np.var`` with ``ddof=correction``).
 
-    ``correction`` (default 1, Bessel's correction, as PyTorch; 0 gives the population variance) is a
-    finite int or float, negative too (as NumPy's ``ddof``). Result dtype: NumPy's for ``np.var``: bool and
-    integers give float64, floats keep theirs, complex gives the matching real dtype. When
+    ``correction`` (default 1, Bessel's correction, as PyTorch, also for None; 0 gives the population
+    variance) is a finite int or float, negative too (as NumPy's ``ddof``). Result dtype: NumPy's for
+    ``np.var``: bool and integers give float64, floats keep theirs, complex gives the matching real dtype. When
     ``N - correction <= 0`` the result is inf or nan, with NumPy's RuntimeWarning on the CPU.
     """
 
 _STD_DOC = """Standard deviation over ``dim``: the square root of :func:`var` (``torch.std``; values as ``np.std``
     with ``ddof=correction``).
 
-    ``correction`` (default 1, as PyTorch) is a finite int or float, negative too (as NumPy's ``ddof``).
+    ``correction`` (default 1, as PyTorch, also for None) is a finite int or float, negative too (as NumPy's
+    ``ddof``).
     Result dtype: NumPy's for ``np.std``: bool and integers give float64, floats keep theirs, complex gives
     the matching real dtype. When ``N - correction <= 0`` the result is inf or nan, with NumPy's
     RuntimeWarning on the CPU.

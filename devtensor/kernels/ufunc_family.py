@@ -26,7 +26,8 @@ from typing import Any, Final, TypeVar
 import numpy as np
 
 from devtensor.dispatcher import DispatchKey
-from devtensor.dtypes import Scalar
+from devtensor.dtypes import DType, Scalar
+from devtensor.lowering import Lowering, Ref
 from devtensor.meta import _COMPARISONS, _IINFO, DIRECT, binary_ufunc_meta, int_bounds, unary_ufunc_meta
 from devtensor.structured import StructuredOp
 from devtensor.structured.rules import caller_level
@@ -153,6 +154,10 @@ class _Recorder:
 
     def __call__(self, kind: str, flag: int) -> None:
         self.seen.add(kind)
+
+
+#: The condition recorder of :class:`deferred_conditions` (one per thread); a static plan's replay has its own.
+Recorder: Final = _Recorder
 
 
 class _PerThread(threading.local):
@@ -333,14 +338,15 @@ def unary_ufunc(
     cupy: str | None = None,
     inplace: bool = True,
     kernel: Callable[..., None] | None = None,
+    dtypes: dict[DType, DType] | None = None,
 ) -> StructuredOp:
     """Define the one-argument elementwise op ``name(self)`` computed by NumPy's ``ufunc`` (CuPy's ``cupy``,
     by default the same name). Result: ``self``'s shape, the dtype NumPy's ``ufunc`` gives for ``self``'s
     (``exp`` of int8 is float16). ``doc`` is the one-paragraph summary (with the PyTorch and NumPy names whose
     semantics the op follows); the rest of the docstring is generated. ``inplace=False`` defines no inplace
     variant (where PyTorch has none, e.g. ``isnan``). ``kernel(xp, self, *, out)`` replaces the generated
-    kernel, for an op whose CuPy function differs from NumPy's somewhere (the meta and docs stay the family's).
-    Returns the StructuredOp.
+    kernel, for an op whose CuPy function differs from NumPy's somewhere (the meta and docs stay the family's);
+    with it, ``dtypes`` maps input dtypes to result dtypes that differ from the ufunc's. Returns the StructuredOp.
 
     Raises:
         ValueError: an op named ``name`` exists already.
@@ -348,7 +354,7 @@ def unary_ufunc(
     cp_name = cupy or ufunc.__name__
     summary = elementwise_doc(name, doc, f"np.{ufunc.__name__}", inplace=inplace)
     if kernel is not None:
-        return _define(name, unary_ufunc_meta(name, ufunc), summary, kernel, inplace=inplace)
+        return _define(name, unary_ufunc_meta(name, ufunc, dtypes), summary, kernel, inplace=inplace)
 
     # Hot path (about half of a call's time at 100 elements): arrays read straight off the slot, the output
     # passed positionally (NumPy parses it faster), and an inplace call reads self through the output's array
@@ -472,6 +478,46 @@ def _scaled_call(ufunc: np.ufunc) -> Callable[..., Any]:
         return result
 
     return scaled
+
+
+def lower_ufunc(lw: Lowering, ufunc: np.ufunc, operands: list[Any], alpha: Any, out: Any) -> bool:
+    """The family's lowering (devtensor.lowering), for a static plan's replay of a one-ufunc op on the CPU (its
+    direct path: meta.DIRECT): ``ufunc(*operands, out=out)``; for ``add``/``sub`` with an ``alpha`` other than 1,
+    :func:`_scaled_call`'s two steps with the product in a temporary (``alpha * other`` in ``other``'s dtype when
+    both operands are arrays of one dtype, as ``scaled`` computes it), the conditions reported after the write.
+    ``alpha``: None for ops without one. False (the kernel replays) for the other operand kinds."""
+    if alpha is None or (alpha == 1 and type(alpha) is not complex):
+        lw.call(ufunc, *operands, out=out)
+        return True
+    a, b = operands
+    if not (isinstance(a, (_ndarray, Ref)) and isinstance(b, (_ndarray, Ref))) or a.dtype != b.dtype:
+        return False
+    product = lw.temp(b.shape, b.dtype)
+    lw.call(_np.multiply, b, alpha, out=product, dtype=b.dtype)
+    lw.call(ufunc, a, product, out=out)
+    lw.deferred = True
+    return True
+
+
+def recording_state_of(recorder: Any, states: dict[Any, Any], current: Any) -> Any:
+    """The floating-point state ``current`` (an extobj of NumPy's state variable, :data:`EXTOBJ`) with every
+    condition recorded by ``recorder``, derived through ``np.errstate`` and cached in ``states``: a replay that
+    records the conditions of a whole step sets it once (:class:`deferred_conditions` does the same per block)."""
+    if len(states) >= _MAX_CACHED:
+        states.clear()
+    token = _EXTOBJ.set(current)
+    try:
+        with np.errstate(all="call", call=recorder):
+            state = states[current] = _EXTOBJ.get()
+    finally:
+        _EXTOBJ.reset(token)
+    return state
+
+
+def report_conditions(seen: set[str]) -> None:
+    """Report the conditions a recording block saw, once each, through the caller's settings (see
+    :class:`deferred_conditions`)."""
+    _report(seen)
 
 
 def _scaled_steps(ufunc: np.ufunc, a: Any, b: Any, alpha: Scalar, out: Any) -> Any:

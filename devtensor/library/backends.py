@@ -23,6 +23,7 @@ from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismat
 from devtensor.library.custom_ops import OpLike, find_op
 from devtensor.library.handles import KeyLike, RegistrationHandle, as_key, register_stacked
 from devtensor.structured import StructuredOp, check_identifier, flat_tensors
+from devtensor.structured.stale import skipping_stale
 from devtensor.tensor import Tensor
 from devtensor.typed.const_out import ConstOut, make_const_out
 from devtensor.views import ViewOp, all_view_ops
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 
+@skipping_stale
 def register_kernel(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> RegistrationHandle:
     """Register ``fn`` as the kernel (impl) of ``op`` for ``key`` (a DispatchKey or a device type such as
     ``"cpu"`` or an out-of-tree ``"numpy2"``), replacing any; returns the handle that undoes it (see

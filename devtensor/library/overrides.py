@@ -11,10 +11,12 @@ from collections.abc import Callable
 from devtensor.dispatcher import registry_lock
 from devtensor.library.custom_ops import OpLike, find_op
 from devtensor.library.handles import KeyLike, RegistrationHandle, as_key
+from devtensor.structured.stale import skipping_stale
 
 __all__ = ["override"]
 
 
+@skipping_stale
 def override(op: OpLike, key: KeyLike, fn: Callable[..., None]) -> RegistrationHandle:
     """Make the Python callable ``fn`` the handler of ``op`` for ``key``, above its kernel, its fallback and any
     earlier override (PyTorch's Python dispatcher: the newest registration wins); returns the handle that

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import traceback
 import typing
 from collections.abc import Callable
@@ -52,6 +53,32 @@ from devtensor.tensor import Tensor
 __all__ = ["Plan", "plan"]
 
 _SCALAR_TYPES = (bool, int, float, complex, str, type(None))
+#: The default of :attr:`Plan.max_threads`: how many threads may replay one plan at once, each into its own buffers.
+MAX_THREADS = 16
+
+
+class _Replica:
+    """One set of a plan's buffers and the replay compiled to use them; one thread replays through it at a time."""
+
+    __slots__ = ("buffers", "replay")
+
+    def __init__(self, buffers: list[Tensor], replay: Callable[[Any], Any]) -> None:
+        self.buffers = buffers
+        self.replay = replay
+
+
+class _Lease:
+    """A thread's hold on a replica, kept in the plan's thread-local storage: when the thread ends its locals go,
+    and the replica goes back to the plan's pool (``list.append`` is atomic; no lock in a finaliser)."""
+
+    __slots__ = ("free", "replica")
+
+    def __init__(self, replica: _Replica, free: list[_Replica]) -> None:
+        self.replica = replica
+        self.free = free
+
+    def __del__(self) -> None:
+        self.free.append(self.replica)
 
 
 def _describe(value: Any) -> str:
@@ -275,6 +302,12 @@ class _Tracer(DispatchMode):
         out = kwargs.get("out")
         out_before = (out._shape, out._dtype) if isinstance(out, Tensor) else None
         result = func(*args, **kwargs)
+        if out_before is not None and isinstance(out, Tensor) and (out._shape, out._dtype) != out_before:
+            # A replay could not follow: the argument's shape is part of the signature, a buffer's is fixed.
+            raise PlanError(
+                f"dt.plan: {name} resizes its out= tensor from {list(out_before[0])} to {list(out._shape)} (as eager "
+                "does, with its warning); a plan keeps every shape it traced: pass an out of the result's shape"
+            )
         buffer = None
         if variant == "functional" and "out" in kwargs and kwargs["out"] is None and isinstance(result, Tensor):
             buffer = len(self.buffers)
@@ -369,6 +402,13 @@ class Plan:
             ) from error
         except PlanError as error:
             raise PlanError(f"{error}{_step_line(error, step)}") from error
+        except Exception:
+            # An op's check failed while tracing; eager may fail earlier, in a kernel's check on data (pow of an
+            # integer to a negative power) that no meta function makes: the error eager raises first is raised.
+            earlier = _eager_error(tracer, leaves, self._arg_slots)
+            if earlier is not None:
+                raise earlier from None
+            raise
         self._generation = generation
         self.records = tracer.records
         self._nslots = len(slots)
@@ -378,25 +418,87 @@ class Plan:
         self._slot_storage: list[int] = [id(tensor._storage) for tensor in keep]
         device = self.device if self.device is not None else Device("cpu")
         memory = plan_memory(*self._liveness(tracer.buffers))
+        self._memory = (memory, tracer.buffers, device)
         self.buffers, self.memory_bytes = make_buffers(memory, tracer.buffers, device)
         self.peak_bytes_eager: int = memory.peak_bytes_eager
         #: Per result slot that lives in a buffer, the buffer (the compiled replay holds them as constants).
-        self._static: dict[int, Tensor] = {
-            record.result.index: self.buffers[record.buffer] for record in self.records if record.buffer is not None
-        }
+        self._static: dict[int, Tensor] = self._static_of(self.buffers)
         backend = next((type(leaf)._backend for leaf in leaves if isinstance(leaf, Tensor)), None)
         self._backend = backend
-        self._replay, self.direct_ops = compile_replay(self, backend, self._replay_slow)
+        replay, self.direct_ops = compile_replay(self, backend, functools.partial(self._replay_slow, self.buffers))
         #: The CUDA graph the replay runs as (``cuda_graph=True``), or None.
         self.cuda_graph: CudaGraph | None = None
         if cuda_graph:
             self.cuda_graph = graph = CudaGraph(self, leaves)
             guard = signature_guard(self)
 
-            def replay(leaves: Any) -> Any:
+            def graph_replay(leaves: Any) -> Any:
                 return graph(leaves) if guard(leaves) else MISS
 
-            self._replay = replay
+            replay = graph_replay
+        # Threads: each thread replays through its own copy of the buffers (a replica), so concurrent replays
+        # never share one; a thread holds its replica until it ends (then the replica goes back to the pool),
+        # and the pool is bounded: a thread beyond it runs the step eagerly (fresh results, the same values).
+        self._pool_lock = threading.Lock()
+        self._free: list[_Replica] = []
+        self._made = 1
+        #: How many replicas (the plan's buffers and its compiled replay) threads may hold at once; a CUDA graph
+        #: is captured on one set of buffers, so a graph plan has one.
+        self.max_threads = 1 if cuda_graph else MAX_THREADS
+        self._local = threading.local()
+        self._lease(_Replica(self.buffers, replay))
+        #: Whether a replay can beat the eager step: some op call runs without its front (lowered to raw calls,
+        #: its one ufunc call, or its kernel called directly). A plan of views only, or of calls that all go
+        #: through their fronts, cannot: ``dt.planned`` runs such a step eagerly.
+        self.gains = cuda_graph or getattr(replay, "__calls__", 0) > 0
+
+    def _static_of(self, buffers: list[Tensor]) -> dict[int, Tensor]:
+        """Per result slot that lives in a buffer, its buffer among ``buffers``."""
+        return {record.result.index: buffers[record.buffer] for record in self.records if record.buffer is not None}
+
+    def _lease(self, replica: _Replica) -> Callable[[Any], Any]:
+        """Give ``replica`` to this thread (back in the pool when the thread ends); its replay."""
+        self._local.lease = _Lease(replica, self._free)
+        self._local.replay = replica.replay
+        return replica.replay
+
+    def _thread_replay(self) -> Callable[[Any], Any]:
+        """This thread's replay function: its replica's (taken from the pool or made on the first replay in the
+        thread), or, when the pool is full, :meth:`_replay_eager`."""
+        replay: Callable[[Any], Any] | None = getattr(self._local, "replay", None)
+        if replay is not None:
+            return replay
+        with self._pool_lock:
+            if self._free:
+                replica = self._free.pop()
+            elif self._made < self.max_threads:
+                self._made += 1
+                replica = None
+            else:
+                self._local.replay = self._replay_eager
+                return self._replay_eager
+        if replica is None:
+            memory, specs, device = self._memory
+            buffers = make_buffers(memory, specs, device)[0]
+            compiled = compile_replay(
+                self, self._backend, functools.partial(self._replay_slow, buffers), static=self._static_of(buffers)
+            )[0]
+            replica = _Replica(buffers, compiled)
+        return self._lease(replica)
+
+    def _replay_eager(self, leaves: Any) -> Any:
+        """The replay of a thread beyond :attr:`max_threads`: the step run eagerly (MISS for another signature);
+        takes a replica as soon as one is back in the pool."""
+        if self._free:
+            del self._local.replay
+            return self._thread_replay()(leaves)
+        if not self._guard(leaves):
+            return MISS
+        return self.step(*_unflatten(self._structure, list(leaves)))
+
+    @functools.cached_property
+    def _guard(self) -> Callable[[Any], bool]:
+        return signature_guard(self)
 
     def _filled_once(self) -> set[Any]:
         """The storage keys of the tensors created in the step that it never writes nor returns: filled at planning
@@ -416,7 +518,7 @@ class Plan:
 
     def _compile_with_progress(self, progress: list[int]) -> Callable[[Any], Any]:
         """The replay compiled to set ``progress[0]`` to the index of the op it is at (for CUDA graph capture)."""
-        return compile_replay(self, self._backend, self._replay_slow, progress)[0]
+        return compile_replay(self, self._backend, functools.partial(self._replay_slow, self.buffers), progress)[0]
 
     def _liveness(self, specs: list[tuple[tuple[int, ...], DType]]) -> tuple[Any, list[list[Any]], set[Any]]:
         """The inputs of :func:`plan_memory`: buffer requests, storages each record uses, storages kept."""
@@ -479,37 +581,46 @@ class Plan:
         """
         if copy_outputs is not False:
             copy_outputs = _flag("plan", "copy_outputs", copy_outputs)
-        if modes.ACTIVE[0]:
-            return modes.run_modes(self, "plan", self, self._call, args, {"copy_outputs": copy_outputs})
-        return self._call(*args, copy_outputs=copy_outputs)
-
-    def _call(self, *args: Any, copy_outputs: bool = False) -> Any:
-        """The replay, without the dispatch-mode hook."""
-        if dispatcher._generation[0] != self._generation:
-            self._check(args)  # raises: stale
-        output = self._replay(args if self._flat else self._check(args))
+        if modes.ACTIVE[0] or dispatcher._generation[0] != self._generation or not self._flat:
+            if modes.ACTIVE[0]:
+                return modes.run_modes(self, "plan", self, self._call, args, {"copy_outputs": copy_outputs})
+            return self._call(*args, copy_outputs=copy_outputs)
+        # (_call's common case inline: one frame less per replay)
+        output = (getattr(self._local, "replay", None) or self._thread_replay())(args)
         if output is MISS:
             self._check(args)  # raises, naming the argument that differs
         if copy_outputs:
             output = _map_tensors(output, Tensor.clone)
         return output
 
-    def _replay_slow(self, leaves: Any) -> Any:
+    def _call(self, *args: Any, copy_outputs: bool = False) -> Any:
+        """The replay, without the dispatch-mode hook."""
+        if dispatcher._generation[0] != self._generation:
+            self._check(args)  # raises: stale
+        replay = getattr(self._local, "replay", None) or self._thread_replay()
+        output = replay(args if self._flat else self._check(args))
+        if output is MISS:
+            self._check(args)  # raises, naming the argument that differs
+        if copy_outputs:
+            output = _map_tensors(output, Tensor.clone)
+        return output
+
+    def _replay_slow(self, buffers: list[Tensor], leaves: Any) -> Any:
         """The compiled replay's path when a written argument has not passed its writability check yet or
         tensor arguments share memory: MISS when the identity pattern differs, else the replay through the
         fronts (whose checks handle the overlap as eager calls do)."""
         if _signature(tuple(leaves))[3] != self._same:
             return MISS
-        return self._replay_fronts(list(leaves))
+        return self._replay_fronts(list(leaves), buffers)
 
-    def _replay_fronts(self, leaves: list[Any]) -> Any:
-        """The replay through the ops' fronts (their checks and dispatch run)."""
+    def _replay_fronts(self, leaves: list[Any], buffers: list[Tensor]) -> Any:
+        """The replay through the ops' fronts (their checks and dispatch run), into ``buffers`` (a replica's)."""
         values: list[Any] = [None] * self._nslots
         for leaf, slot in zip(leaves, self._arg_slots, strict=True):
             if slot is not None:
                 values[slot] = leaf
-        values.extend(reversed(self.buffers))  # buffers at negative slot indices (-1 - n)
-        for slot, buffer in self._static.items():
+        values.extend(reversed(buffers))  # buffers at negative slot indices (-1 - n)
+        for slot, buffer in self._static_of(buffers).items():
             values[slot] = buffer
         for record in self.records:
             kwargs = record.kwargs if record.buffer is None else {**record.kwargs, "out": _Slot(-1 - record.buffer)}
@@ -558,6 +669,40 @@ def _tensor_leaves(value: Any) -> list[Any]:
     return []
 
 
+def _eager_error(tracer: _Tracer, leaves: list[Any], arg_slots: list[int | None]) -> Exception | None:
+    """The error eager raises first in the ops recorded before a trace failed, run through their fronts on copies
+    of the example arguments (the recorded calls only: nothing outside the step's own tensors is touched), or
+    None. The default generator's state is kept and warnings are silenced. None for arguments without data."""
+    import warnings
+
+    from devtensor.generator import get_rng_state, set_rng_state
+    from devtensor.plan.checking import _layout_copy
+
+    if any(isinstance(leaf, Tensor) and not leaf._backend.has_data for leaf in leaves):
+        return None
+    values: list[Any] = [None] * len(tracer.slots)
+    for leaf, slot in zip(leaves, arg_slots, strict=True):
+        if slot is not None and values[slot] is None:
+            values[slot] = _layout_copy(leaf)
+    state = get_rng_state()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for record in tracer.records:
+                args = _decode(record.args, values)
+                if record.variant in ("create", "convert"):
+                    meta = record.meta_result
+                    made = record.func(*args, out=empty(meta._shape, dtype=meta._dtype, device=tracer.device))
+                else:
+                    made = record.func(*args, **_decode(record.kwargs, values))
+                _fill(record.result, made, values)
+    except Exception as eager:
+        return eager
+    finally:
+        set_rng_state(state)
+    return None
+
+
 def _check_output(value: Any) -> Any:
     """The step's return value, checked: None, a tensor, or tuples, lists and dicts of tensors (nested)."""
 
@@ -592,9 +737,10 @@ def plan(step: Callable[..., Any], *args: Any, cuda_graph: bool = False) -> Plan
         PlanError: the step reads data (``item()``, ``numpy()``, ``bool()``, ...) or has a data-dependent shape
             (boolean-mask indexing, ``nonzero``, ``unique``) while tracing (the message names the op and the step's
             line); it uses a tensor that is not an argument nor made by a recorded op (a creation function inside
-            the step, a tensor from outside); the tensor arguments are on several devices; an argument or the
-            return value is of another type; with ``cuda_graph``: the arguments are not on a CUDA device, the step
-            returns an argument, or an op allocates or synchronises with the host during the capture (named).
+            the step, a tensor from outside); an op resizes its out= tensor (named); the tensor arguments are on
+            several devices; an argument or the return value is of another type; with ``cuda_graph``: the
+            arguments are not on a CUDA device, the step returns an argument, or an op allocates or synchronises
+            with the host during the capture (named).
         Errors of the ops themselves (shape, dtype, device checks) as eager calls raise them.
     """
     return Plan(step, args, cuda_graph)

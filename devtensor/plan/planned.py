@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
@@ -40,6 +42,9 @@ class Planned:
         self.maxsize = maxsize
         self.plans: OrderedDict[Any, Plan] = OrderedDict()
         self._last: Plan | None = None
+        #: Set when a plan of the step cannot beat the eager step (:attr:`Plan.gains`): it runs eagerly from then on.
+        self._eager = False
+        self._lock = threading.RLock()
         #: Per instance, the step bound to it (``@dt.planned`` on a method); weak, so instances can go.
         self._bound: weakref.WeakKeyDictionary[Any, Planned] = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, step)
@@ -67,12 +72,14 @@ class Planned:
         if copy_outputs is not False:
             copy_outputs = _flag("planned", "copy_outputs", copy_outputs)
         step = self.step
+        if self._eager:  # its plan cannot beat the eager step (Plan.gains): eager, the same values
+            return step(*args, **kwargs)
         if kwargs:
             args, step = (*args, kwargs), self._keyword_step
         last = self._last
         if last is not None and last._flat and not modes.ACTIVE[0] and last._generation == dispatcher._generation[0]:
             # The plan used last, tried first: its compiled replay checks the signature (MISS: it differs).
-            output = last._replay(args)
+            output = (getattr(last._local, "replay", None) or last._thread_replay())(args)
             if output is not MISS:
                 return _map_tensors(output, Tensor.clone) if copy_outputs else output
         structure, _leaves, keys, same = _signature(args)
@@ -83,12 +90,19 @@ class Planned:
             Plan(step, args)
             raise
         if made is None or made._generation != dispatcher._generation[0]:
-            made = self.plans[key] = Plan(step, args)
-            while len(self.plans) > self.maxsize:
-                self.plans.popitem(last=False)
+            with self._lock:  # one thread plans a signature; the others wait and replay its plan
+                made = self.plans.get(key)
+                if made is None or made._generation != dispatcher._generation[0]:
+                    made = self.plans[key] = Plan(step, args)
+                    while len(self.plans) > self.maxsize:
+                        self.plans.popitem(last=False)
         else:
-            self.plans.move_to_end(key)
+            with contextlib.suppress(KeyError):  # another thread dropped it meanwhile
+                self.plans.move_to_end(key)
         self._last = made
+        if not made.gains:
+            self._eager = True
+            return self.step(*args[:-1], **args[-1]) if step is not self.step else step(*args)
         return made(*args, copy_outputs=copy_outputs)
 
 

@@ -4,14 +4,16 @@ Each recorded call of a structured op becomes, where it can, the call its eager 
 everything the front works out per call (argument checks, dispatch, the meta function, the result's allocation)
 done once at compile time:
 
+- on the CPU, the raw NumPy calls its kernel lowers to (devtensor.lowering: the ufunc family with ``alpha``
+  folded, matmul/mm/addmm, tanh, the ufunc.reduce reductions, softmax/log_softmax, cross_entropy), the whole step
+  then in one floating-point state that records conditions and reports them after the last write;
 - the op's single ufunc call when the op has the direct path (its meta function offers one, the kernel resolved
   for the plan's device is the built-in one, ``alpha`` at its default): ``ufunc(a, b, out=buffer_array)``;
 - else the resolved kernel, called as the front calls it: the op's parameters bound by its schema, ``plan=`` the
   meta function's plan for ops with one, ``out=`` a ConstOut over the output (made once for the plan's own
   buffers, per replay over a caller's tensor);
-- views of the plan's buffers are made once; views of arguments are re-made on each replay, by the view kernel
-  with the precomputed spec for the ops whose spec does not depend on strides (transpose, permute, ...), by the
-  front for the others (reshape, contiguous, ...: a copy or a view depending on the argument's layout);
+- views of the plan's buffers are made once; views of arguments are kept between replays and made again (by
+  the front) when the argument's array object changes; a view the step returns is made on each replay;
 - anything else (ops of other kinds, calls whose arguments are not plain, writes into memory shared with an
   input, a device without a kernel) calls the op's front, as eager does.
 
@@ -27,10 +29,24 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from devtensor.dispatcher import META_ONLY
+from devtensor.kernels.ufunc_family import (
+    EXTOBJ,
+    QUIET,
+    Recorder,
+    lower_ufunc,
+    quiet_extobj,
+    recording_state_of,
+    report_conditions,
+)
+from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
-from devtensor.plan.values import MISS, Exact, Slot, decode, scalar_key
+from devtensor.plan.values import MISS, Exact, Slot, decode, scalar_key, slot_indices
+from devtensor.storage import KeptViews
 from devtensor.structured.fronts import _inline_kind
+from devtensor.structured.rules import check_writable
 from devtensor.tensor import Tensor, check_no_internal_overlap
 from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 
@@ -42,6 +58,9 @@ _PLAIN = (bool, int, float, complex, type(None))
 #: flatten, contiguous (a copy or a view by layout), expand and broadcast_to (their spec holds strides), the
 #: multi-view ops.
 _LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsqueeze"})
+#: Whether records are lowered to raw calls (devtensor.lowering); the tests turn it off to compare a lowered
+#: replay with the kernels' own (item 0: a list, so that it can be switched).
+LOWER = [True]
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
 _CODE: dict[str, Any] = {}
 
@@ -71,20 +90,42 @@ def _bind(op: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any
 class _Compiler:
     """Builds the source of one plan's replay function and the namespace it runs in."""
 
-    def __init__(self, plan: Any, backend: Any, slow: Callable[[Any], Any], progress: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        plan: Any,
+        backend: Any,
+        slow: Callable[[Any], Any],
+        progress: list[int] | None = None,
+        static: dict[int, Any] | None = None,
+    ) -> None:
         self.progress = progress
         self.filled_once = plan._filled_once()
         self.plan = plan
         self.backend = backend
         self.ns: dict[str, Any] = {"_id": id, "_SLOW": slow, "_NCO": new_const_out, "_SET": set_array}
         self.ns["_IO"] = InplaceOut
+        self.ns["_WCHECK"] = _write_check
         self.ns["_MISS"] = MISS
-        self.static: dict[int, Any] = dict(plan._static)
+        self.static: dict[int, Any] = dict(plan._static if static is None else static)
+        self.outputs = set(slot_indices(plan._output))
         self.args = {slot for slot in plan._arg_slots if slot is not None}
         self.defined = set(self.args)
         self.written: set[int] = set()
         self.lines: list[str] = []
         self.direct_count = 0
+        #: How many records were lowered to raw calls (devtensor.lowering).
+        self.lowered = 0
+        #: How many op calls run without their front (lowered, the one ufunc call, or the kernel itself).
+        self.calls = 0
+        #: How many records call their front so far (which may resize an argument: its array changes).
+        self.fronts = 0
+        #: Whether some lowered record needs its floating-point conditions reported after its last write.
+        self.deferred = False
+        #: The views of arguments kept between replays (slot -> its cache's name), made again when the
+        #: argument's array changes.
+        self.cached: dict[int, str] = {}
+        #: Per argument slot, the kept views of it taken before any front call: (slot, the source making it).
+        self.hoisted: dict[int, list[tuple[int, str]]] = {}
 
     def const(self, value: Any) -> str:
         name = f"_c{len(self.ns)}"
@@ -103,6 +144,8 @@ class _Compiler:
             name = f"_a{slot}"
             self.ns[name] = self.static[slot]._array
             return name
+        if slot in self.cached:
+            return f"v{slot}"
         return f"a{slot}" if slot in self.args else f"t{slot}._array"
 
     def src(self, value: Any) -> str:
@@ -137,6 +180,7 @@ class _Compiler:
                 parts.append(f"{key}={self.src(value)}")
         if record.buffer is not None:
             parts.append(f"out={self.tensor(record.result.index)}")
+        self.fronts += 1
         self.lines.append(f"_r = {self.const(record.func)}({', '.join(parts)})")
         self.assign(record.result, "_r")
 
@@ -151,19 +195,40 @@ class _Compiler:
                 record.func(out=self.static[record.result.index])  # never written nor returned: filled once
             elif record.variant == "view":
                 self.view(index, record)
-            elif not self.direct(index, record):
+            elif self.direct(index, record):
+                self.calls += 1
+            else:
                 self.fallback(index, record)
         output = self.src(self.plan._output)
-        head = [f"if not {self.const(signature_guard(self.plan))}(L): return _MISS"]
-        seen: set[int] = set()
-        for leaf, slot in enumerate(self.plan._arg_slots):
-            if slot is not None and slot not in seen:
-                seen.add(slot)
-                head.append(f"t{slot} = L[{leaf}]")
+        self.lines[:0] = self.kept_views()
+        if self.deferred:
+            # One floating-point state for the whole step: every condition recorded, reported after the last
+            # write at the caller's line (the eager rule of multi-step kernels, kept for the step as a whole).
+            # The recorder and its derived states are this replay's own (a replica serves one thread at a time).
+            recorder = Recorder()
+            states: dict[Any, Any] = {}
+            self.ns.update(_REC=recorder, _STATES=states, _EXT=EXTOBJ, _REPORT=report_conditions)
+            self.ns["_STATE"] = functools.partial(recording_state_of, recorder, states)
+            self.lines = [
+                "_cur = _EXT.get()",
+                "_tok = _EXT.set(_STATES.get(_cur) or _STATE(_cur))",
+                "_REC.seen = _seen = set()",
+                "try:",
+                *("    " + line for line in self.lines),
+                "finally:",
+                "    _EXT.reset(_tok)",
+                "if _seen: _REPORT(_seen)",
+            ]
+        head = self.guard_lines()
         if self.written:
             checks = " and ".join(f"t{slot}._write_checked" for slot in sorted(self.written))
             head.append(f"if not ({checks}): return _SLOW(L)")
-        if len(self.args) > 1:
+        if 1 < len(self.args) <= 4:  # (a few: compared pairwise, cheaper than a set of ids)
+            ordered = sorted(self.args)
+            head += [f"r{slot} = t{slot}._storage.root" for slot in ordered]
+            pairs = " or ".join(f"r{x} is r{y}" for i, x in enumerate(ordered) for y in ordered[i + 1 :])
+            head.append(f"if {pairs}: return _SLOW(L)")
+        elif len(self.args) > 4:
             roots = ", ".join(f"_id(t{slot}._storage.root)" for slot in sorted(self.args))
             head.append(f"if len({{{roots}}}) != {len(self.args)}: return _SLOW(L)")
         head += [f"a{slot} = t{slot}._array" for slot in sorted(self.args)]
@@ -182,7 +247,34 @@ class _Compiler:
         exec(code, self.ns)
         replay: Callable[[Any], Any] = self.ns["replay"]
         replay.__source__ = source  # type: ignore[attr-defined]  # for print(plan.replay_source)
+        replay.__lowered__ = self.lowered  # type: ignore[attr-defined]  # how many records were lowered
+        replay.__calls__ = self.calls  # type: ignore[attr-defined]  # how many op calls skip their front
         return replay
+
+    def guard_lines(self) -> list[str]:
+        """The head's signature check, inline (:func:`signature_guard`'s checks, one line per leaf): MISS when a
+        leaf differs; binds ``tN`` to the tensor arguments."""
+        plan = self.plan
+        lines = [f"if len(L) != {len(plan._keys)}: return _MISS"]
+        for leaf, (key, slot) in enumerate(zip(plan._keys, plan._arg_slots, strict=True)):
+            if len(key) == 4 and plan._same[leaf] == leaf:
+                kind, shape, dtype, device = (self.const(item) for item in key)
+                t = f"t{slot}"
+                lines.append(f"{t} = L[{leaf}]")
+                lines.append(
+                    f"if type({t}) is not {kind} or {t}._shape != {shape} or {t}._device is not {device} or "
+                    f"({t}._dtype is not {dtype} and {t}._dtype != {dtype}): return _MISS"
+                )
+            elif len(key) == 4:
+                lines.append(f"if L[{leaf}] is not L[{plan._same[leaf]}]: return _MISS")
+            else:
+                kind, value = key
+                x = f"L[{leaf}]"
+                test = f"{x} is {self.const(value)} or {x} == {self.const(value)}"
+                if type(value) is Exact:
+                    test += f" or {self.const(scalar_key)}({x}) == {self.const(value)}"
+                lines.append(f"if type({x}) is not {self.const(kind)} or not ({test}): return _MISS")
+        return lines
 
     def view(self, index: int, record: Any) -> None:
         """A view op: made once of a buffer, per replay (view kernel, precomputed spec) of an argument."""
@@ -203,13 +295,132 @@ class _Compiler:
                 return
             self.fallback(index, record)
             return
-        op = record.op
         if (
-            self.backend is None
-            or op.name not in _LAYOUT_FREE
-            or base.index not in self.defined
+            (base.index not in self.args and base.index not in self.cached)
             or type(record.result) is not Slot
+            or _has_slot((record.args[1:], record.kwargs))
         ):
+            self.fallback(index, record)
+            return
+        if record.result.index in self.outputs:
+            self.fresh_view(index, record, base)  # a new tensor per replay, as eager returns
+            return
+        # A view of an argument (or of such a view): made through the front when the argument's array object
+        # changes (a new argument, or one resized), else the one made before. A result that is no view (reshape
+        # of a strided argument copies) is not kept: made on each replay, as eager does.
+        slot = record.result.index
+        cache = self.const(KeptViews())
+        self.cached[slot] = cache
+        rest = "".join(f", {self.src(value)}" for value in record.args[1:])
+        rest += "".join(f", {key}={self.src(value)}" for key, value in record.kwargs.items())
+        base_src = self.tensor(base.index)
+        make = f"{self.const(record.func)}({base_src}{rest})"
+        if base.index in self.args and not self.fronts:
+            # Before any front call an argument's array is the head's (only a front resizes): the views of one
+            # argument are made together, with one check per replay (see :meth:`kept_views`).
+            self.hoisted.setdefault(base.index, []).append((slot, make))
+            self.defined.add(slot)
+            self.direct_count += 1
+            return
+        self.lines += [
+            f"_b = {base_src}._array",
+            f"_k = {cache}.entry",
+            "if _k is None or _k[0] is not _b:",
+            f"    _k = (_b, {make})",
+            f"    if _k[1]._storage is {base_src}._storage: {cache}.entry = _k",
+            f"t{slot} = _k[1]",
+            f"v{slot} = t{slot}._array",
+        ]
+        self.defined.add(slot)
+        self.direct_count += 1
+
+    def kept_views(self) -> list[str]:
+        """The lines making the views of arguments taken before any front call: per argument, its views are made
+        again (through their fronts) when its array object differs from the one they were made of, and kept
+        only when all are views (shares the argument's storage)."""
+        lines: list[str] = []
+        for base, views in self.hoisted.items():
+            cache = self.const(KeptViews())
+            names = ", ".join(f"t{slot}" for slot, _make in views) + ","
+            arrays = ", ".join(f"v{slot}" for slot, _make in views) + ","
+            shared = " and ".join(f"t{slot}._storage is t{base}._storage" for slot, _make in views)
+            # (the entry read once: a resize elsewhere may drop it meanwhile, storage.drop_kept_views)
+            lines += [
+                f"_k = {cache}.entry",
+                f"if _k is None or _k[0] is not a{base}:",
+                *(f"    t{slot} = {make}" for slot, make in views),
+                f"    _k = (a{base}, ({names}), ({', '.join(f't{slot}._array' for slot, _make in views)},))",
+                f"    if {shared}: {cache}.entry = _k",
+                f"{names} = _k[1]",
+                f"{arrays} = _k[2]",
+            ]
+        return lines
+
+    def ref(self, value: Any) -> Any:
+        """A lowering's view of a bound value: a buffer's array, a :class:`Ref` for an argument's (or a cached
+        view's) array, a Python value as it is."""
+        if type(value) is not Slot:
+            return value
+        if value.index in self.static:
+            return self.static[value.index]._array
+        meta = self.plan._slot_meta[value.index]
+        return Ref(self.array(value.index), meta._shape, meta._dtype)
+
+    def lower(self, record: Any, op: Any, bound: dict[str, Any], handler: Any, spec: Any, target: Slot) -> bool:
+        """Emit the raw calls the kernel lowers this call to (devtensor.lowering): the ufunc family's one call
+        (alpha folded) when the op has the direct path, else the kernel's registered lowering; False when there
+        is none or it declines (plain values only, NumPy only, NumPy's state variable needed)."""
+        if not LOWER[0] or self.backend is None or self.backend.xp is not np or EXTOBJ is None:
+            return False
+        params = op.schema.params
+        if not all(type(bound[p.name]) is Slot or type(bound[p.name]) in _PLAIN for p in params):
+            return False
+        lw = Lowering(np, lambda shape, dtype: np.empty(shape, dtype))
+        out = self.ref(target)
+        ufunc = getattr(op.meta, DIRECT, None)
+        if ufunc is not None and handler is ufunc[0] and _inline_kind(op)[0] is not None:
+            operands = [self.ref(bound[p.name]) for p in params if p.name != "alpha"]
+            alpha = bound.get("alpha") if "alpha" in bound else None
+            if record.variant == "inplace":
+                operands[0] = out  # (NumPy's in-place fast path, as the kernel passes out's own array)
+            done = lower_ufunc(lw, ufunc[1], operands, None if alpha is ONE else alpha, out)
+        else:
+            lowering = LOWERINGS.get(kernel_function(handler))
+            if lowering is None:
+                return False
+            args = {p.name: self.ref(bound[p.name]) for p in params}
+            if record.variant == "inplace":
+                args[params[0].name] = out
+            done = lowering(lw, args, out, spec[2] if op.schema.plan is not None else None)
+        if not done:
+            return False
+        start = len(self.lines)
+        for fn, call_args, call_kwargs in lw.calls:
+            parts = [self.lowered_src(value) for value in call_args]
+            parts += [f"{key}={self.lowered_src(value)}" for key, value in call_kwargs.items()]
+            self.call(self.const(fn), parts)
+        if lw.quiet:
+            self.ns.update(_EXT=EXTOBJ, _QUIET=QUIET, _QUIETX=quiet_extobj)
+            calls = self.lines[start:]
+            self.lines[start:] = [
+                "_q = _EXT.set(_QUIET.get(_EXT.get()) or _QUIETX())",
+                "try:",
+                *("    " + line for line in calls),
+                "finally:",
+                "    _EXT.reset(_q)",
+            ]
+        self.deferred = self.deferred or lw.deferred
+        return True
+
+    def lowered_src(self, value: Any) -> str:
+        """The source of one value of a lowered call."""
+        return value.name if type(value) is Ref else self.const(value)
+
+    def fresh_view(self, index: int, record: Any, base: Slot) -> None:
+        """A view of an argument the step returns, made on each replay: by the view kernel with the spec the meta
+        function computed for the ops whose spec does not depend on strides, else by the front."""
+        op = record.op
+        if self.backend is None or op.name not in _LAYOUT_FREE:
             self.fallback(index, record)
             return
         try:
@@ -258,7 +469,9 @@ class _Compiler:
             target, first = record.result, False
         else:
             return False
-        if type(target) is not Slot or not (target.index in self.static or target.index in self.args):
+        if type(target) is not Slot or not (
+            target.index in self.static or target.index in self.args or target.index in self.cached
+        ):
             return False
         fresh = record.variant == "functional" and out is None
         if not fresh and target.index in self.static:
@@ -269,8 +482,9 @@ class _Compiler:
             )
         inputs = [v for v in _slots(list(bound.values())) if not (first and v == target.index)]
         storages = self.plan._slot_storage
-        if not fresh and any(storages[v] == storages[target.index] for v in inputs):
-            return False  # memory shared with an input: the front's overlap handling
+        shared = [v for v in inputs if storages[v] == storages[target.index]]
+        if not fresh and shared and not (op.out_may_be_input and all(v == target.index for v in shared)):
+            return False  # memory shared with an input: the front's overlap handling (an exact alias is fine)
         spec: Any
         try:
             if fresh and op.schema.plan is None and isinstance(record.meta_result, Tensor):
@@ -294,6 +508,15 @@ class _Compiler:
         bump = [] if fresh else [f"{self.tensor(target.index)}._storage.version += 1"]
         if target.index in self.args and not fresh:
             self.written.add(target.index)
+        if target.index in self.cached and not fresh:
+            # A view of an argument, made when the argument's array changed: its write check once per view.
+            name = self.const((record.name.removesuffix(".out"), "self" if first else "out"))
+            self.lines.append(f"if not t{target.index}._write_checked: _WCHECK({name}, t{target.index})")
+        if self.lower(record, op, bound, handler, spec, target):
+            self.lines += bump
+            self.direct_count += 1
+            self.lowered += 1
+            return True
         ufunc = getattr(op.meta, DIRECT, None)
         params = op.schema.params
         plain = all(type(bound[p.name]) is Slot or type(bound[p.name]) in _PLAIN for p in params if p.name != "alpha")
@@ -357,6 +580,18 @@ def signature_guard(plan: Any) -> Callable[[Any], bool]:
     return guard
 
 
+def _write_check(where: tuple[str, str], tensor: Tensor) -> None:
+    """The write check a front runs once per tensor (read-only memory, internal overlap), for a view of an
+    argument a lowered or direct call writes: raises as the front would, else marks the view checked."""
+    check_writable(where[0], where[1], tensor)
+    check_no_internal_overlap(where[0], where[1], tensor)
+    tensor._write_checked = True
+
+
+def _has_slot(value: Any) -> bool:
+    return bool(_slots([value]))
+
+
 def _slots(values: list[Any]) -> list[int]:
     found: list[int] = []
     for value in values:
@@ -380,10 +615,15 @@ def _has_tensor(value: Any) -> bool:
 
 
 def compile_replay(
-    plan: Any, backend: Any, slow: Callable[[Any], Any], progress: list[int] | None = None
+    plan: Any,
+    backend: Any,
+    slow: Callable[[Any], Any],
+    progress: list[int] | None = None,
+    static: dict[int, Any] | None = None,
 ) -> tuple[Callable[[Any], Any], int]:
     """The generated replay function of ``plan`` (see the module's docstring) and how many of its ops are direct
     calls. ``backend``: the arguments' backend; ``slow(leaves)``: the replay through the fronts; ``progress``:
-    a list whose item 0 the replay sets to the index of the op it is at."""
-    compiler = _Compiler(plan, backend, slow, progress)
+    a list whose item 0 the replay sets to the index of the op it is at; ``static``: per result slot its buffer
+    (a replica's; default the plan's own)."""
+    compiler = _Compiler(plan, backend, slow, progress, static)
     return compiler.compile(), compiler.direct_count

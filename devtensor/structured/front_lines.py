@@ -115,6 +115,14 @@ def _call_direct(op: StructuredOp) -> str | None:
     return None
 
 
+def _int_memo(params: Sequence[Param]) -> bool:
+    """Parameters ``(tensor, int)``, or ``(tensor, int, dtype=None)``: a memo keyed by (shape, dtype, int)."""
+    if len(params) == 2:
+        return True
+    last = params[-1]
+    return len(params) == 3 and last.name == "dtype" and last.has_default and last.default is None
+
+
 def _list_arrays(items: str) -> str:
     """The expression of the arrays of the tensor list ``items`` (two tensors without a comprehension's frame)."""
     return f"([{items}[0]._array, {items}[1]._array] if len({items}) == 2 else [_t._array for _t in {items}])"
@@ -212,11 +220,13 @@ def _meta_lines(op: StructuredOp, variant: str) -> tuple[list[str], dict[str, An
             f"    _spec = _specs.get(({key})) if {defaults} else None",
             f"    if _spec is None: {call.strip()}",
         ], {**values, "_specs": specs}
-    if specs is not None and not checks and [p.category for p in params][:1] == [TENSOR] and len(params) == 2:
-        # The meta's results by (shape, dtype, int) looked up inline (meta.SHAPE_MEMO).
+    if specs is not None and not checks and [p.category for p in params][:1] == [TENSOR] and _int_memo(params):
+        # The meta's results by (shape, dtype, int) looked up inline (meta.SHAPE_MEMO); with a dtype= parameter
+        # (softmax), only at its default None.
         t, n = params[0].name, params[1].name
+        dtype = " and dtype is None" if len(params) == 3 else ""
         return [
-            f"    _spec = _specs.get(({t}._shape, {t}._dtype, {n})) if type({n}) is _int else None",
+            f"    _spec = _specs.get(({t}._shape, {t}._dtype, {n})) if type({n}) is _int{dtype} else None",
             f"    if _spec is None: {call.strip()}",
         ], {**values, "_specs": specs}
     if kind == "list" and memo is not None and not checks:
@@ -391,6 +401,72 @@ _OUT_FITS: Final = (
 )
 
 
+#: The compiled core's memo lanes (``devtensor/_core.c``; codes shared with it): a functional call without out whose
+#: meta result the meta's memo holds (meta.SHAPE_MEMO, read as the Python front reads it) and whose direct call
+#: allocates the result. REDUCE: ``(self, dim, keepdim[, dtype])`` (sum, amax, ...); INT: ``(self, int)``
+#: (softmax, log_softmax); ARRAYS: two tensors (matmul, mm); SCALARS: three tensors and keyword numbers at their
+#: defaults (addmm); LIST: a list of tensors and an int dim, keyed by meta.MEMO (cat).
+MEMO_REDUCE, MEMO_INT, MEMO_ARRAYS, MEMO_SCALARS, MEMO_LIST = 3, 4, 5, 6, 7
+
+
+#: The compiled core's lane for a unary op with an inline dtype entry whose direct call is no ufunc (relu): the
+#: allocating path of :func:`_direct_result_lines` (a 1-d or C-contiguous self; the call allocates).
+UNARY_CALL: Final = 8
+
+
+def unary_call_lane(op: StructuredOp) -> bool:
+    """Whether ``op`` takes the compiled core's UNARY_CALL lane (functional, no out): a unary inline meta kind and a
+    plain direct call that is no ufunc."""
+    kind, _state = _inline_kind(op)
+    direct = getattr(op.meta, DIRECT, None)
+    return kind == "unary" and direct is not None and _call_direct(op) is None and not isinstance(direct[1], np.ufunc)
+
+
+def memo_lane(op: StructuredOp) -> tuple[int, tuple[Any, ...], int] | None:
+    """``(kind, defaults, fresh_c)`` when ``op``'s functional front reads a memo of meta results inline and makes
+    the direct call that allocates the result (:func:`_meta_lines`, :func:`_direct_result_lines`): the lane's kind
+    (the ``MEMO_*`` codes), the defaults it fills in (REDUCE: ``(has a dim default, dim's, keepdim's)``;
+    SCALARS: the numbers'; LIST: dim's), and meta.FRESH_C (0: the result's layout is tested as the Python front
+    tests it). None for other ops."""
+    values = _meta_lines(op, "functional")[1]
+    kind = _call_direct(op)
+    params = op.schema.params
+    if kind == "list" and "_memo" in values and "_direct" in values and params[1].has_default:
+        return MEMO_LIST, (params[1].default,), 0
+    if "_specs" not in values or "_direct" not in values:
+        return None
+    names = [p.name for p in params]
+    categories = [p.category for p in params]
+    checks, _values = rules.value_check_lines(params)
+    fresh = int(getattr(op.meta, FRESH_C, 0))
+    if kind == "plan" and names[:3] == ["self", "dim", "keepdim"] and names[3:] in ([], ["dtype"]):
+        dim, keepdim = params[1], params[2]
+        if keepdim.has_default and not params[0].kw_only and not dim.kw_only and not keepdim.kw_only:
+            return MEMO_REDUCE, (dim.has_default, dim.default if dim.has_default else None, keepdim.default), fresh
+        return None
+    if kind == "plan" and not checks and categories[:1] == [TENSOR] and _int_memo(params) and not params[1].kw_only:
+        return MEMO_INT, (), fresh
+    if kind == "arrays" and not checks and categories == [TENSOR, TENSOR]:
+        return MEMO_ARRAYS, (), fresh
+    numbers = params[3:]
+    if kind == "scalars" and not checks and categories[:3] == [TENSOR] * 3 and numbers:
+        return (
+            (MEMO_SCALARS, tuple(p.default for p in numbers), 0)
+            if all(p.kw_only and p.has_default for p in numbers)
+            else None
+        )
+    return None
+
+
+def ufunc_lane(op: StructuredOp) -> bool:
+    """Whether ``op``'s fronts have the one-pass lane (:func:`_lane_lines`): an inline meta kind, a direct path
+    whose call is the plain one, and a NumPy ufunc as the direct call (the compiled core's lanes,
+    ``devtensor/_core.c``, are offered for the same ops)."""
+    kind, _state = _inline_kind(op)
+    direct = getattr(op.meta, DIRECT, None)
+    return kind is not None and direct is not None and _call_direct(op) is None and isinstance(direct[1], np.ufunc)
+
+
 def _lane_lines(op: StructuredOp) -> list[str]:
     """A functional ufunc front's first lines: the common case in one pass, before the general checks (which it
     would pass: the same tests, in fewer steps). No out, alpha at its default, ``self`` a tensor and ``other`` a
@@ -400,10 +476,9 @@ def _lane_lines(op: StructuredOp) -> list[str]:
     which the lane wraps. With ``out``, the same case into an ``out`` that fits the result exactly, checked
     writable before and sharing no memory with the operands: the ufunc writes ``out``'s array. [] for other
     ops."""
-    kind, _state = _inline_kind(op)
-    direct = getattr(op.meta, DIRECT, None)
-    if kind is None or direct is None or _call_direct(op) is not None or not isinstance(direct[1], np.ufunc):
+    if not ufunc_lane(op):
         return []
+    kind, _state = _inline_kind(op)
     if kind == "unary":
         return [
             "if out is None and isinstance(self, _Tensor):",

@@ -13,6 +13,7 @@ from devtensor.dtypes import SCALAR_TYPES
 from devtensor.structured import rules
 from devtensor.structured.aliases import ALIAS_COMMON, alias_lines, alias_pairs, alias_signature, shown_signature
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
+from devtensor.structured.core import lazy_front
 from devtensor.structured.front_lines import (
     _call_text,
     _direct_impl_call,
@@ -26,7 +27,6 @@ from devtensor.structured.front_lines import (
     _inline_kind as _inline_kind,  # (re-exported: devtensor.plan imports it from here)
 )
 from devtensor.structured.generated import front_source as front_source  # (its public path)
-from devtensor.structured.generated import generated_factory
 from devtensor.structured.schema import Param
 from devtensor.tensor import (
     PlannedSpec,
@@ -81,9 +81,6 @@ COMMON: Final[dict[str, Any]] = {
     "_NumPyArgument": rules.NumPyArgument,
     **ALIAS_COMMON,
 }
-
-
-_COMMON_NAMES: Final = tuple(sorted(COMMON))
 
 
 def _flag(name: str) -> str:
@@ -417,22 +414,6 @@ def factory_name(op_name: str, variant: str, device: str | None = None) -> str:
     return "make_" + (f"{device}_" if device else "") + op_name + ("_" if variant == "inplace" else "")
 
 
-def fingerprint(op: StructuredOp, variant: str, device: str | None = None) -> str:
-    """Everything a front's source depends on, as text, the factory's argument names included: a generated
-    factory is used only for an op whose fingerprint it was generated for (a definition or a generator changed
-    since the last ``python -m devtensor.codegen`` compiles its front at run time instead, and the staleness
-    test fails; devtensor still imports, so codegen can run)."""
-    params = ";".join(
-        f"{p.name}:{p.category}:{int(p.kw_only)}{int(p.optional)}{int(p.has_default)}"
-        f"{int(p.has_default and type(p.default) in SCALAR_TYPES)}"
-        for p in op.schema.params
-    )
-    kind = _inline_kind(op)[0]
-    values = ",".join(_value_names(op, variant, device is not None)) + f"|{alias_pairs(op.schema.params)}"
-    plan = op.schema.plan is not None
-    return f"{op.name}|{variant}|{device}|{params}|{plan:d}|{_builtin(op):d}|{kind}|{values}"
-
-
 def factory_source(op: StructuredOp, variant: str, device: str | None = None) -> str:
     """The source of the factory of ``op``'s ``variant`` front (for the device binding of ``device`` when given):
     ``def make_...(*, <per-op values>)`` defining the public front (with the dispatch-mode hook) and ``_raw``, the
@@ -484,31 +465,36 @@ def compile_factory(filename: str, source: str, name: str, namespace: dict[str, 
 def generate_front(
     op: StructuredOp, variant: str, binding: tuple[DispatchKey, type[Tensor]] | None = None
 ) -> Callable[..., Tensor]:
-    """The ``variant`` front of ``op``; with ``binding`` (key, refined class), the device binding: tensors must be
-    of that class, and the handler is looked up for that key without computing one.
+    """The published ``variant`` front of ``op``: with the compiled core, a ``devtensor._core.Front`` (the op's
+    C lane where it has one) whose Python front is built on the first call the lane leaves
+    (:func:`devtensor.structured.core.lazy_front`); without it, the Python front itself, built now. With
+    ``binding`` (key, refined class), the device binding's Python front (built on its first use by
+    :mod:`devtensor.structured.registry`)."""
+    if binding is None:
+        return lazy_front(op, variant, build_front)
+    return build_front(op, variant, binding)
 
-    Built-in ops take their fronts from the modules ``python -m devtensor.codegen`` writes
-    (``devtensor._generated_fronts``, ``devtensor._generated_bindings``): nothing is compiled for them. Other ops
-    (and a built-in op whose definition changed since the files were generated) get theirs compiled here, with
-    the source registered for tracebacks and :func:`inspect.getsource`.
+
+def build_front(
+    op: StructuredOp, variant: str, binding: tuple[DispatchKey, type[Tensor]] | None = None
+) -> Callable[..., Tensor]:
+    """The Python front of ``op``'s ``variant``; with ``binding`` (key, refined class), the device binding: tensors
+    must be of that class, and the handler is looked up for that key without computing one.
+
+    Its source comes from the generator (:func:`factory_source`), specialised to the op's schema, and is compiled
+    here, registered with :mod:`linecache` (``<devtensor.add>``, ``<devtensor.cpu.add_>``,
+    ``<devtensor.custom.NAME>``) for tracebacks and :func:`inspect.getsource`. Built-in and custom ops alike: no
+    front is checked in.
     """
     device = binding[0].name.lower() if binding is not None else None
     name = factory_name(op.name, variant, device)
-    factory = None
-    source = None
-    if _builtin(op):
-        module = "devtensor._generated_bindings" if binding is not None else "devtensor._generated_fronts"
-        factory = generated_factory(module, name, fingerprint(op, variant, device))
-    if factory is None:
-        where = f"devtensor.{device}" if device is not None else "devtensor"
-        kind = "" if _builtin(op) else "custom."
-        filename = f"<{where}.{kind}{op.name}{'_' if variant == 'inplace' else ''}>"
-        source = factory_source(op, variant, device)
-        factory = compile_factory(filename, source, name, {})
+    where = f"devtensor.{device}" if device is not None else "devtensor"
+    kind = "" if _builtin(op) else "custom."
+    filename = f"<{where}.{kind}{op.name}{'_' if variant == 'inplace' else ''}>"
+    source = factory_source(op, variant, device)
+    factory = compile_factory(filename, source, name, {})
     fn, _ = factory(**front_values(op, variant, binding))
-    if source is not None:
-        # The factory's source, as run-time compiled fronts always had it.
-        fn.__source__ = source
+    fn.__source__ = source
     fn.__doc__ = op.doc
     fn.__qualname__ = fn.__name__
     fn.__module__ = f"devtensor.{device}" if device is not None else "devtensor"

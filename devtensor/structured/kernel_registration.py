@@ -10,6 +10,7 @@ from typing import Any
 
 from devtensor.dispatcher import DispatchKey, KernelTable, dispatch_key
 from devtensor.errors import ArgumentValueError
+from devtensor.structured.stale import skipping_stale
 
 __all__ = ["KernelRegistration"]
 
@@ -41,6 +42,7 @@ class KernelRegistration:
             raise ArgumentValueError(f"{self.name}.impl: give at least one dispatch key or device type")
         resolved = [dispatch_key(key, op=f"{self.name}.impl") for key in keys]
 
+        @skipping_stale
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             takes_xp = self._check(fn, xp_allowed=True)
             for key in resolved:

@@ -32,6 +32,7 @@ from devtensor.structured.data_dependent import data_dependent_ops_by_name
 from devtensor.structured.fronts import generate_front
 from devtensor.structured.multi import multi_ops_by_name
 from devtensor.structured.schema import OpSchema, schema_from_meta, stored_schema
+from devtensor.structured.stale import skipping_stale, stale_impl
 from devtensor.tensor import (
     PlannedSpec,
     Tensor,
@@ -127,19 +128,34 @@ class KernelRegistrar:
     def __init__(self, op_name: str) -> None:
         self.op_name = op_name
 
+    def _op(self) -> StructuredOp:
+        op = ops_by_name.get(self.op_name)
+        if op is None:
+            message = f"{self.op_name}: no op of this name is defined (are its kernel signatures stale?)"
+            raise stale_impl(message, ArgumentValueError)
+        return op
+
+    @skipping_stale
     def cpu(self, fn: Callable[..., None]) -> Callable[..., None]:
-        """Register ``fn`` as the CPU impl; returns it."""
-        ops_by_name[self.op_name].register_kernel(DispatchKey.CPU, fn)
+        """Register ``fn`` as the CPU impl; returns it.
+
+        Raises:
+            ValueError: no op of this registrar's name is defined.  TypeError: ``fn`` does not match its schema.
+        """
+        self._op().register_kernel(DispatchKey.CPU, fn)
         return fn
 
+    @skipping_stale
     def cuda(self, fn: Callable[..., None]) -> Callable[..., None]:
-        """Register ``fn`` as the CUDA impl; returns it."""
-        ops_by_name[self.op_name].register_kernel(DispatchKey.CUDA, fn)
+        """Register ``fn`` as the CUDA impl; returns it (errors as :meth:`cpu`)."""
+        self._op().register_kernel(DispatchKey.CUDA, fn)
         return fn
 
+    @skipping_stale
     def xp(self, fn: Callable[..., None]) -> Callable[..., None]:
-        """Register ``fn`` (first parameter ``xp``, the array module) as the CPU and the CUDA impl; returns it."""
-        ops_by_name[self.op_name].impl(DispatchKey.CPU, DispatchKey.CUDA)(fn)
+        """Register ``fn`` (first parameter ``xp``, the array module) as the CPU and the CUDA impl; returns it
+        (errors as :meth:`cpu`)."""
+        self._op().impl(DispatchKey.CPU, DispatchKey.CUDA)(fn)
         return fn
 
 
@@ -368,6 +384,7 @@ class StructuredOp:
             raise ArgumentValueError(f"{self.name}.impl: give at least one dispatch key or device type")
         resolved = [dispatch_key(key, op=f"{self.name}.impl") for key in keys]
 
+        @skipping_stale
         def register(fn: Callable[..., None]) -> Callable[..., None]:
             takes_xp = check_impl_signature(self, fn, xp_allowed=True)
             for key in resolved:
@@ -384,6 +401,7 @@ class StructuredOp:
         """
         check_impl_signature(self, fn)
 
+    @skipping_stale
     def register_kernel(self, key: DispatchKey | str, fn: Callable[..., None]) -> None:
         """Register ``fn`` as the impl for ``key`` (replacing any); see :meth:`impl` (``xp`` impls included)."""
         resolved = dispatch_key(key, op=f"{self.name}.register_kernel")
@@ -455,11 +473,12 @@ def check_impl_signature(op: StructuredOp, fn: Callable[..., None], xp_allowed: 
     if got != want:
         plan = ", keyword-only 'plan'" if op.schema.plan is not None else ""
         xp = "; optionally 'xp' first, for an impl of several keys" if xp_allowed and not takes_xp else ""
-        raise ArgumentTypeError(
+        message = (
             f"{op.name}: impl {getattr(fn, '__qualname__', fn)!r} has parameters ({_fmt_params(got)}), expected "
             f"({_fmt_params(want)}) (names and kinds of the meta function{plan}, plus keyword-only 'out'{xp}; "
             "* marks keyword-only)"
         )
+        raise stale_impl(message, ArgumentTypeError)
     return takes_xp
 
 

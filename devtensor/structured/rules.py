@@ -49,7 +49,7 @@ from devtensor.errors import (
     ShapeError,
     short_repr,
 )
-from devtensor.storage import memory_held_elsewhere, others_alive
+from devtensor.storage import drop_kept_views, memory_held_elsewhere, others_alive
 from devtensor.tensor import (
     PlannedSpec,
     Storage,
@@ -323,6 +323,8 @@ def prepare_out(
                 "shape"
             )
         del arr, root  # (memory_held_elsewhere counts the references to out's memory: none may be this call's)
+        if others_alive(out) or memory_held_elsewhere(out):
+            drop_kept_views()  # (static plans' kept views of their arguments are a cache: dropped, counted again)
         if others_alive(out) or memory_held_elsewhere(out):
             # A view, a tensor with live views, or a NumPy array or DLPack export of its memory: resizing would
             # give out new memory that the others do not see (PyTorch resizes the shared storage in place

@@ -222,10 +222,10 @@ def check_op_name(op: str, name: object) -> str:
     return name
 
 
-# --- schemas carried by the generated fronts module ------------------------------------------------------------
+# --- schemas stored as data by codegen ---------------------------------------------------------------------------
 
-#: The generated module that carries the schemas of the built-in ops (written by ``python -m devtensor.codegen``).
-GENERATED_MODULE: Final = "devtensor._generated_fronts"
+#: The generated data module that carries the schemas of the built-in ops (``python -m devtensor.codegen``).
+GENERATED_MODULE: Final = "devtensor._generated_schemas"
 
 
 def meta_fingerprint(meta: Callable[..., Any]) -> str | None:

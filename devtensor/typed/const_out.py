@@ -10,7 +10,7 @@ resized in place), and the ConstOut object rejects every attribute assignment.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, Never, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, final, overload
 
 import numpy as np
 
@@ -40,9 +40,17 @@ class _ArrayOf:
     def __get__(self, obj: ConstOut[Any], owner: Any) -> Any:
         return obj._a
 
-    def __set__(self, obj: ConstOut[Any], value: Never) -> None:
-        """Never: an impl writes into ``out.array``; it cannot swap the output's storage for another array."""
+    def __set__(self, obj: OutArrayIsReadOnly, value: object) -> None:
+        """For type checkers, no ConstOut is an ``obj`` here: ``out.array = a`` and ``out.array += a`` are errors
+        (an impl writes into ``out.array[...]``; it cannot swap the output's storage for another array), whatever
+        ``a``'s type, ``Any`` included (a ``value: Never`` would accept ``Any``)."""
         raise AttributeError("ConstOut: cannot assign 'array'")
+
+
+@final
+class OutArrayIsReadOnly:
+    """Never instantiated: what ``ConstOut.array``'s setter takes, so that type checkers reject assigning
+    ``out.array`` (write into it instead: ``out.array[...] = values``)."""
 
 
 class ConstOut(Generic[T_co]):
@@ -81,7 +89,11 @@ class ConstOut(Generic[T_co]):
 
     @property
     def strides(self) -> tuple[int, ...]:
-        """The output's strides, in elements."""
+        """The output's strides in bytes, as NumPy's (and as ``Tensor.strides``)."""
+        return tuple(self._a.strides)
+
+    def stride(self) -> tuple[int, ...]:
+        """The output's strides in elements, as PyTorch's ``stride()`` (and ``Tensor.stride()``)."""
         item = self._a.dtype.itemsize
         return tuple(s // item for s in self._a.strides)
 

@@ -19,7 +19,8 @@ schema is checked again at run time when they register. The variants:
 * ``softplus_(x, ...)`` (inplace),
 
 typed below for mypy and bound at run time to the op's generated fronts (``softplus_op.functional`` /
-``softplus_op.inplace``), which run devtensor's common code: argument and device checks, the meta function, the
+``softplus_op.inplace``; the op is named ``fused_softplus``, as op names are one registry and devtensor has a
+built-in ``softplus``), which run devtensor's common code: argument and device checks, the meta function, the
 out and inplace rules, overlap checks, the device guard and version bumps.
 
 Shapes: any; the result has ``x``'s shape. Dtypes: float16, float32, float64 (the result keeps ``x``'s dtype);
@@ -50,7 +51,7 @@ NDArray = np.ndarray[Any, np.dtype[Any]]
 _FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
-@library.custom_op("softplus", out_may_be_input=True)
+@library.custom_op("fused_softplus", out_may_be_input=True)
 def softplus_op(self: TensorMeta, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
     """Softplus, ``log(1 + exp(beta * x)) / beta`` (``x`` where ``beta * x > threshold``), elementwise.
 
@@ -59,16 +60,16 @@ def softplus_op(self: TensorMeta, beta: float = 1.0, threshold: float = 20.0) ->
     ``beta == 0``. Semantics: PyTorch's ``torch.nn.functional.softplus``.
     """
     if self.dtype not in _FLOATS:
-        raise ArgumentTypeError(f"softplus: argument 'self' must be a floating-point tensor, got {self.dtype}")
+        raise ArgumentTypeError(f"fused_softplus: argument 'self' must be a floating-point tensor, got {self.dtype}")
     for name, value in (("beta", beta), ("threshold", threshold)):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ArgumentTypeError(f"softplus: argument '{name}' must be a real number, got {value!r}")
+            raise ArgumentTypeError(f"fused_softplus: argument '{name}' must be a real number, got {value!r}")
     if beta == 0:
-        raise ValueError("softplus: argument 'beta' must not be 0")
+        raise ValueError("fused_softplus: argument 'beta' must not be 0")
     return self.shape, self.dtype
 
 
-@softplus_kernels.softplus.cpu
+@softplus_kernels.fused_softplus.cpu
 def _softplus_cpu(self: CPUTensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None:
     x = self.array
     z = np.multiply(x, beta, dtype=x.dtype)
@@ -85,7 +86,7 @@ def _softplus_cpu(self: CPUTensor, beta: float, threshold: float, *, out: ConstO
     np.copyto(out.array, z)  # last: out may be x itself (the inplace variant)
 
 
-@softplus_kernels.softplus.cuda
+@softplus_kernels.fused_softplus.cuda
 def _softplus_cuda(self: CUDATensor, beta: float, threshold: float, *, out: ConstOut[CUDATensor]) -> None:
     cp = cupy_module()
     x = self.array

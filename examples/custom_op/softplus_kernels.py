@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, final, overload
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar, final, overload
 
 from devtensor.dtypes import DTypeLike, Scalar
 from devtensor.generator import Generator
@@ -16,7 +16,7 @@ from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 __all__ = [
-    "softplus",
+    "fused_softplus",
 ]
 
 if TYPE_CHECKING:
@@ -61,42 +61,44 @@ if TYPE_CHECKING:
     _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
 
 
-    class SoftplusCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``softplus``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+    class FusedSoftplusCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``fused_softplus``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
         def __call__(_k, self: _CPU0, beta: float, threshold: float, *, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class SoftplusCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``softplus``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+    class FusedSoftplusCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``fused_softplus``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
         def __call__(_k, self: _CUDA0, beta: float, threshold: float, *, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class SoftplusXPKernel(Protocol[_XP]):
-        """The type of ``softplus``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+    class FusedSoftplusXPKernel(Protocol[_XP]):
+        """The type of ``fused_softplus``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
         def __call__(_k, xp: ModuleType, self: _XP, beta: float, threshold: float, *, out: ConstOut[_XP]) -> None: ...
 
 
-    class _SoftplusKernels(KernelRegistrar):
-        """Typed registration of ``softplus``'s impls: ``@softplus.cpu`` / ``@softplus.cuda`` / ``@softplus.xp``."""
+    class _FusedSoftplusKernels(KernelRegistrar):
+        """Typed registration of ``fused_softplus``'s impls: ``@fused_softplus.cpu`` / ``@fused_softplus.cuda`` / ``@fused_softplus.xp``."""
 
         __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'fused_softplus.softplus_op'
 
-        def cpu(self, fn: SoftplusCPUKernel[_CPU0, _CPU1]) -> SoftplusCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: SoftplusCUDAKernel[_CUDA0, _CUDA1]) -> SoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: SoftplusXPKernel[_XP]) -> SoftplusXPKernel[_XP]: ...
+        def cpu(self, fn: FusedSoftplusCPUKernel[_CPU0, _CPU1]) -> FusedSoftplusCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]) -> FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: FusedSoftplusXPKernel[_XP]) -> FusedSoftplusXPKernel[_XP]: ...
 
 
-    softplus: _SoftplusKernels
+    fused_softplus: _FusedSoftplusKernels
 
 else:
-    softplus = KernelRegistrar('softplus')
+    fused_softplus = KernelRegistrar('fused_softplus')
 
     def __getattr__(name: str) -> KernelRegistrar:
         # An op defined after this file was generated still registers (untyped) until it is regenerated.
         return KernelRegistrar(name)
 
 
-del DTypeLike, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload
+del DTypeLike, Final, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload

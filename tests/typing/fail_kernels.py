@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -20,11 +20,11 @@ def cuda_params(self: CUDATensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) 
 def generic_params(self: Tensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@ks.mm.cpu  # E: arg-type
+@ks.mm.cpu  # E: kernel-signature
 def missing_param(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@ks.mm.cpu  # E: arg-type
+@ks.mm.cpu  # E: kernel-signature
 def extra_param(self: CPUTensor, mat2: CPUTensor, extra: int, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
@@ -34,7 +34,7 @@ def wrong_scalar(
 ) -> None: ...
 
 
-@ks.mm.cpu  # E: arg-type
+@ks.mm.cpu  # E: kernel-signature
 def no_out(self: CPUTensor, mat2: CPUTensor) -> None: ...
 
 
@@ -46,7 +46,10 @@ def const_out_metadata(out: ConstOut[CPUTensor], other: np.ndarray[Any, Any]) ->
     out.shape = (3,)  # E: misc
     out.dtype = np.dtype(np.float32)  # E: misc
     out.strides = (1,)  # E: misc
-    out.array = other  # E: assignment
+    out.array = other  # E: arg-type
+    out.array = np.exp(other)  # E: arg-type
+    out.array += other  # E: arg-type
+    out.array = cast(Any, other)  # E: arg-type
     out.resize_((3,))  # E: attr-defined
     out.set_(other)  # E: attr-defined
 

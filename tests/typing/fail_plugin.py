@@ -13,7 +13,7 @@ from devtensor.dtypes import Scalar
 from devtensor.kernels.linalg import mm
 from devtensor.library import get_op
 from devtensor.structured import TensorSpec, structured_op
-from devtensor.tensor import Tensor, TensorMeta
+from devtensor.tensor import PlannedSpec, Tensor, TensorMeta
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 # --- typed registrars: what a Protocol lets through but the run-time check refuses -------------------------------
@@ -60,7 +60,7 @@ def impl_extra(self: CPUTensor, mat2: CPUTensor, k: int = 0, *, out: ConstOut[CP
 def impl_out_positional(self: CUDATensor, mat2: CUDATensor, out: ConstOut[CUDATensor]) -> None: ...
 
 
-@mm.impl("cpu")  # E: arg-type
+@mm.impl("cpu")  # E: kernel-signature
 def impl_missing(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
@@ -139,3 +139,17 @@ def scale_missing_bias(self: CUDATensor, factor: float, *, out: ConstOut[CUDATen
 
 library.register_kernel(scale, "cpu", scale_cpu)
 library.override(scale, "cpu", out_pos)  # E: kernel-signature
+
+
+# An op whose meta hands a plan to its impls (-> PlannedSpec[X]): the impl takes a keyword-only plan before out.
+@library.custom_op("typing_ptp_planned")
+def ptp_planned(self: TensorMeta, dim: int) -> PlannedSpec[int]:
+    return PlannedSpec(self.shape[:dim] + self.shape[dim + 1 :], self.dtype, dim)
+
+
+@ptp_planned.impl("cpu")  # E: kernel-signature !pyright
+def ptp_without_plan(self: CPUTensor, dim: int, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@ptp_planned.impl("cpu")
+def ptp_with_plan(self: CPUTensor, dim: int, *, plan: int, out: ConstOut[CPUTensor]) -> None: ...

@@ -23,7 +23,7 @@ def mixed_out(xp: ModuleType, self: CPUTensor, mat2: CPUTensor, *, out: ConstOut
 def mixed_params(xp: ModuleType, self: CPUTensor, mat2: CUDATensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@ks.mm.xp  # E: arg-type
+@ks.mm.xp  # E: kernel-signature
 def no_xp(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 

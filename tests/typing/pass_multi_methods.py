@@ -40,8 +40,18 @@ def repeat(a: Tensor) -> None:
 
 
 def numpy_aliases(a: Tensor) -> None:
-    assert_type(a.max(axis=0, keepdims=True), MaxResult)
-    assert_type(dt.min(a, axis=1), MinResult)
+    assert_type(a.max(axis=0, keepdims=True), Tensor)  # NumPy's keyword: NumPy's result, the values
+    assert_type(dt.min(a, axis=(0, 1)), Tensor)
+    assert_type(a.max(keepdims=True), Tensor)
+    assert_type(a.max(0, keepdims=True), MaxResult)  # a dim: PyTorch's (values, indices)
+    assert_type(dt.min(a, dim=1, keepdims=True), MinResult)
+    assert_type(a.stride(), tuple[int, ...])
+    assert_type(a.stride(0), int)
+    assert_type(a.type(), str)
+    assert_type(a.type(dt.float32), Tensor)
+    assert_type(a.allclose(a), bool)
+    assert_type(dt.allclose(a, a), bool)
+    assert_type(a.bincount(minlength=3), Tensor)
     assert_type(a.sort(axis=0), SortResult)
     assert_type(dt.topk(a, 2, axis=0), TopkResult)
     assert_type(a.aminmax(axis=0, keepdims=True), AminmaxResult)

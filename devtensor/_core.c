@@ -1,0 +1,319 @@
+/* devtensor._core: the compiled lanes of the elementwise fronts.
+ *
+ * A Front wraps the Python front of one elementwise op variant (devtensor.structured.fronts.generate_front) and
+ * takes the commonest calls without leaving C: no dispatch mode, tensors of one device with no guard, the meta
+ * answer found in the op's inline entries (the same tuples and dict the Python front reads), the built-in kernel
+ * as the handler, and no out= or an out= / inplace self that fits exactly. Every other call, and every call whose
+ * answer is not settled by those tests, goes to the Python front unchanged (vectorcall forwarding: same
+ * arguments, same keywords), which applies the rules (devtensor.structured.rules) in full. The lanes mirror the
+ * Python fronts' own lanes test for test; tests/test_compiled_core.py runs the op samples through both.
+ *
+ * Tensor and Storage fields are read and written through their __slots__ offsets, found at setup() from the
+ * classes' member descriptors, so this file never names a field's position.
+ */
+#include "_core_common.h"
+#include "_core_elementwise.h"
+#include "_core_memo.h"
+
+/* Whether kwnames is exactly ("out",). */
+static inline int only_out(PyObject *kwnames) {
+    if (PyTuple_GET_SIZE(kwnames) != 1) return 0;
+    PyObject *k = PyTuple_GET_ITEM(kwnames, 0);
+    return k == str_out || PyUnicode_Compare(k, str_out) == 0;
+}
+
+/* The Python front, built on first need (borrowed). Under the GIL: a second thread asking while the builder runs
+ * may build it too; the first one stored wins and the other is dropped (the fronts are pure functions of the op). */
+static PyObject *python_front(Front *f) {
+    if (f->python != NULL) return f->python;
+    PyObject *fn = PyObject_CallNoArgs(f->builder);
+    if (fn == NULL) return NULL;
+    if (f->python == NULL) f->python = fn;
+    else Py_DECREF(fn);
+    return f->python;
+}
+
+static PyObject *front_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Front *f = (Front *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *r = FALLBACK;
+    PyObject *flag = ready ? PyList_GET_ITEM(active_modes, 0) : NULL;
+    /* (a mode on, in any thread: the Python front hands the call to the modes) */
+    PyObject *ufunc = f->arity == FORWARD ? NULL : direct_item(f, 1);
+    if (flag != NULL && (flag == zero || (PyLong_CheckExact(flag) && PyLong_AsLong(flag) == 0)) && ufunc != NULL &&
+        ufunc != Py_None && direct_item(f, 0) != NULL) {
+        PyObject *out = NULL;
+        int plain = kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0;
+        if (!plain && f->variant == FUNCTIONAL && only_out(kwnames)) {
+            out = args[nargs];
+            if (out == Py_None) out = NULL;
+            else if (!is_tensor(out)) out = FALLBACK;
+            plain = out != FALLBACK;
+        }
+        if (plain && f->arity == UNARY_CALL) {
+            if (out == NULL && f->variant == FUNCTIONAL && nargs == 1) r = unary_call_functional(f, args[0]);
+        } else if (plain && f->arity >= MEMO_REDUCE) {
+            if (out == NULL && f->variant == FUNCTIONAL)
+                r = f->arity == MEMO_LIST ? list_functional(f, args, nargs) : memo_functional(f, args, nargs);
+        } else if (plain && f->arity != FORWARD) {
+            if (f->arity == BINARY && nargs == 2) {
+                if (f->variant == REFLECTED) {
+                    if (out == NULL) r = binary_functional(f, args[1], args[0], NULL);
+                } else {
+                    r = f->variant == FUNCTIONAL ? binary_functional(f, args[0], args[1], out)
+                                                 : binary_inplace(f, args[0], args[1]);
+                }
+            } else if (f->arity == UNARY && nargs == 1) {
+                r = f->variant == FUNCTIONAL ? unary_functional(f, args[0], out) : unary_inplace(f, args[0]);
+            }
+        }
+    }
+    if (r != FALLBACK) return r;
+    PyObject *python = python_front(f);
+    if (python == NULL) return NULL;
+    if (f->variant == REFLECTED) {
+        /* the operator's operands, swapped (a reflected operator is called with exactly two) */
+        if (nargs != 2 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames))) {
+            PyErr_SetString(PyExc_TypeError, "a reflected operator takes exactly two operands");
+            return NULL;
+        }
+        PyObject *swapped[2] = {args[1], args[0]};
+        return PyObject_Vectorcall(python, swapped, 2, NULL);
+    }
+    return PyObject_Vectorcall(python, args, nargsf, kwnames);
+}
+
+static PyObject *front_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    return PyVectorcall_Call(self, args, kwargs);
+}
+
+/* Front(builder, name, arity, variant, entries, direct, handlers, specs=None, defaults=(), fresh=0): builder()
+ * makes the Python front. */
+static PyObject *front_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *builder, *name, *entries, *direct, *handlers, *specs = Py_None, *defaults = NULL;
+    int arity, variant, fresh = 0;
+    if (!PyArg_ParseTuple(args, "OUiiOOO!|OO!i:Front", &builder, &name, &arity, &variant, &entries, &direct,
+                          &PyDict_Type, &handlers, &specs, &PyTuple_Type, &defaults, &fresh))
+        return NULL;
+    if (arity >= MEMO_REDUCE && arity <= MEMO_LIST && !PyDict_Check(specs)) {
+        PyErr_SetString(PyExc_TypeError, "Front: a memo lane needs the meta's memo (a dict)");
+        return NULL;
+    }
+    if (variant == REFLECTED && arity != BINARY) {
+        PyErr_SetString(PyExc_ValueError, "Front: only a binary lane can be reflected");
+        return NULL;
+    }
+    if (!PyCallable_Check(builder)) {
+        PyErr_SetString(PyExc_TypeError, "Front: the builder of the Python front must be callable");
+        return NULL;
+    }
+    if (arity < FORWARD || arity > UNARY_CALL || variant < FUNCTIONAL || variant > REFLECTED) {
+        PyErr_SetString(PyExc_ValueError, "Front: unknown lane kind or variant");
+        return NULL;
+    }
+    if (arity != FORWARD && !((PyTuple_Check(direct) && PyTuple_GET_SIZE(direct) >= 2) ||
+                              (PyList_Check(direct) && PyList_GET_SIZE(direct) >= 2))) {
+        PyErr_SetString(PyExc_TypeError, "Front: direct must be a list or tuple (kernel, ufunc, ...)");
+        return NULL;
+    }
+    Front *f = (Front *)type->tp_alloc(type, 0);
+    if (f == NULL) return NULL;
+    f->vectorcall = front_vectorcall;
+    f->dict = PyDict_New();
+    if (f->dict == NULL) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    Py_INCREF(builder);
+    f->builder = builder;
+    Py_INCREF(name);
+    f->name = name;
+    Py_INCREF(entries);
+    f->entries = entries;
+    Py_INCREF(direct);
+    f->direct = direct;
+    Py_INCREF(handlers);
+    f->handlers = handlers;
+    Py_INCREF(specs);
+    f->specs = specs;
+    f->defaults = defaults != NULL ? defaults : PyTuple_New(0);
+    if (defaults != NULL) Py_INCREF(defaults);
+    if (f->defaults == NULL) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    f->arity = arity;
+    f->variant = variant;
+    f->fresh = fresh;
+    return (PyObject *)f;
+}
+
+static int front_traverse(Front *f, visitproc visit, void *arg) {
+    Py_VISIT(f->dict);
+    Py_VISIT(f->python);
+    Py_VISIT(f->builder);
+    Py_VISIT(f->name);
+    Py_VISIT(f->entries);
+    Py_VISIT(f->direct);
+    Py_VISIT(f->handlers);
+    Py_VISIT(f->specs);
+    Py_VISIT(f->defaults);
+    Py_VISIT(f->last_key);
+    Py_VISIT(f->last_spec);
+    Py_VISIT(f->last_type);
+    Py_VISIT(f->last_class);
+    return 0;
+}
+
+static int front_clear(Front *f) {
+    Py_CLEAR(f->dict);
+    Py_CLEAR(f->python);
+    Py_CLEAR(f->builder);
+    Py_CLEAR(f->name);
+    Py_CLEAR(f->entries);
+    Py_CLEAR(f->direct);
+    Py_CLEAR(f->handlers);
+    Py_CLEAR(f->specs);
+    Py_CLEAR(f->defaults);
+    Py_CLEAR(f->last_key);
+    Py_CLEAR(f->last_spec);
+    Py_CLEAR(f->last_type);
+    Py_CLEAR(f->last_class);
+    return 0;
+}
+
+static void front_dealloc(Front *f) {
+    PyObject_GC_UnTrack(f);
+    if (f->weakrefs != NULL) PyObject_ClearWeakRefs((PyObject *)f);
+    front_clear(f);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+/* A front is a method of Tensor (t.add(x), t + x): bound as Python functions are. */
+static PyObject *front_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *front_repr(Front *f) {
+    return PyUnicode_FromFormat("<compiled front %U>", f->name);
+}
+
+static PyObject *front_get_python(Front *f, void *closure) {
+    PyObject *python = python_front(f);
+    Py_XINCREF(python);
+    return python;
+}
+
+static PyObject *front_is_built(Front *f, void *closure) { return PyBool_FromLong(f->python != NULL); }
+
+/* Pickled by reference, as functions are: the name of the module attribute it is (devtensor.add). */
+static PyObject *front_reduce(PyObject *self, PyObject *unused) { return PyObject_GetAttrString(self, "__qualname__"); }
+
+static PyMethodDef front_methods[] = {
+    {"__reduce__", front_reduce, METH_NOARGS, "pickled by reference (the module attribute of its name)"},
+    {NULL},
+};
+
+static PyGetSetDef front_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {"__wrapped__", (getter)front_get_python, NULL, "the Python front this one forwards to (built if not yet)", NULL},
+    {"python_built", (getter)front_is_built, NULL, "whether the Python front was built already", NULL},
+    {NULL},
+};
+
+static PyTypeObject Front_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "devtensor._core.Front",
+    .tp_basicsize = sizeof(Front),
+    .tp_dealloc = (destructor)front_dealloc,
+    .tp_vectorcall_offset = offsetof(Front, vectorcall),
+    .tp_repr = (reprfunc)front_repr,
+    .tp_call = front_call,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "A compiled front: the common case of one elementwise op variant in C, the rest in its Python front.",
+    .tp_traverse = (traverseproc)front_traverse,
+    .tp_clear = (inquiry)front_clear,
+    .tp_weaklistoffset = offsetof(Front, weakrefs),
+    .tp_getset = front_getset,
+    .tp_methods = front_methods,
+    .tp_descr_get = front_get,
+    .tp_dictoffset = offsetof(Front, dict),
+    .tp_new = front_new,
+};
+
+/* The offset of the __slots__ member `name` of cls. -1 with an error set. */
+static Py_ssize_t slot_offset(PyTypeObject *cls, const char *name) {
+    PyObject *d = PyDict_GetItemString(cls->tp_dict, name);
+    if (d == NULL || !PyObject_TypeCheck(d, &PyMemberDescr_Type)) {
+        PyErr_Format(PyExc_TypeError, "devtensor._core: %s.%s is not a slot", cls->tp_name, name);
+        return -1;
+    }
+    PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+    if (m->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "devtensor._core: %s.%s is not an object slot", cls->tp_name, name);
+        return -1;
+    }
+    return m->offset;
+}
+
+/* setup(Tensor, Storage, Device, ACTIVE, alloc_failed, check_writable, written_then_raised) */
+static PyObject *core_setup(PyObject *module, PyObject *args) {
+    PyObject *tensor, *storage, *device;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOO:setup", &PyType_Type, &tensor, &PyType_Type, &storage, &PyType_Type,
+                          &device, &PyList_Type, &active_modes, &alloc_failed, &check_writable, &written_then_raised))
+        return NULL;
+    if (PyList_GET_SIZE(active_modes) != 1) {
+        PyErr_SetString(PyExc_ValueError, "setup: ACTIVE must be a one-item list");
+        return NULL;
+    }
+    PyTypeObject *t = (PyTypeObject *)tensor, *s = (PyTypeObject *)storage, *d = (PyTypeObject *)device;
+    if ((off_array = slot_offset(t, "_array")) < 0 || (off_device = slot_offset(t, "_device")) < 0 ||
+        (off_storage = slot_offset(t, "_storage")) < 0 || (off_shape = slot_offset(t, "_shape")) < 0 ||
+        (off_dtype = slot_offset(t, "_dtype")) < 0 || (off_checked = slot_offset(t, "_write_checked")) < 0 ||
+        (off_root = slot_offset(s, "root")) < 0 || (off_version = slot_offset(s, "version")) < 0 ||
+        (off_guard = slot_offset(d, "_guard")) < 0 || (off_key = slot_offset(d, "key")) < 0)
+        return NULL;
+    Py_INCREF(tensor);
+    Py_INCREF(storage);
+    Py_INCREF(active_modes);
+    Py_INCREF(alloc_failed);
+    Py_INCREF(check_writable);
+    Py_INCREF(written_then_raised);
+    Tensor_type = t;
+    Storage_type = s;
+    ready = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef core_methods[] = {
+    {"setup", core_setup, METH_VARARGS, "Bind the Tensor, Storage and Device classes and the rules' helpers."},
+    {NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "devtensor._core", "devtensor's compiled fronts (see devtensor/structured/core.py).", -1,
+    core_methods,
+};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    if (PyType_Ready(&Front_type) < 0) return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (m == NULL) return NULL;
+    kw_order = Py_BuildValue("(s)", "order");
+    kw_out = Py_BuildValue("(s)", "out");
+    str_C = PyUnicode_InternFromString("C");
+    str_out = PyUnicode_InternFromString("out");
+    str_self = PyUnicode_InternFromString("self");
+    zero = PyLong_FromLong(0);
+    one = PyLong_FromLong(1);
+    if (!kw_order || !kw_out || !str_C || !str_out || !str_self || !zero || !one) return NULL;
+    Py_INCREF(&Front_type);
+    if (PyModule_AddObject(m, "Front", (PyObject *)&Front_type) < 0) return NULL;
+    if (PyModule_AddStringConstant(m, "FINGERPRINT", DEVTENSOR_CORE_FINGERPRINT) < 0) return NULL;
+    return m;
+}
