@@ -22,7 +22,6 @@ from devtensor.creation import (
     empty,
     empty_like,
     eye,
-    from_dlpack,
     from_numpy,
     full,
     full_like,
@@ -35,6 +34,7 @@ from devtensor.creation import (
 from devtensor.data_dependent import bincount, nonzero, unique, unique_consecutive
 from devtensor.device import Device
 from devtensor.dispatcher import DispatchKey
+from devtensor.dlpack import from_dlpack
 from devtensor.dtypes import (
     bool_ as bool,
 )

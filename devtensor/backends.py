@@ -277,8 +277,9 @@ def cupy_module() -> ModuleType:
     """The ``cupy`` module: ``sys.modules['cupy']`` if present (a test stand-in may be), else imported.
 
     Raises:
-        DeviceUnavailableError (RuntimeError): CuPy is not installed (install the ``cuda`` extra:
-            ``pip install devtensor[cuda]``).
+        DeviceUnavailableError (RuntimeError): CuPy is not installed (install CuPy's own package for the CUDA
+            12 driver, ``pip install cupy-cuda12x``, or the ``cuda`` extra from a clone, ``pip install -e
+            ".[cuda]"``; no package index serves devtensor itself).
     """
     mod = sys.modules.get("cupy")
     if mod is not None:
@@ -287,7 +288,8 @@ def cupy_module() -> ModuleType:
         return importlib.import_module("cupy")
     except ImportError as e:
         raise DeviceUnavailableError(
-            "CUDA tensors need CuPy, which is not installed; install it with `pip install devtensor[cuda]` "
+            "CUDA tensors need CuPy, which is not installed; install CuPy for your CUDA version, e.g. "
+            '`pip install cupy-cuda12x` (CUDA 12), or from a devtensor clone `pip install -e ".[cuda]"` '
             '(or keep the tensors on device="cpu")'
         ) from e
 

@@ -16,7 +16,7 @@ wraps around into an integer or bool dtype.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -27,16 +27,13 @@ from devtensor.dtypes import DType, Scalar, as_bool, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
-    CopyRequiredError,
     DeviceUnavailableError,
-    DLPackExportError,
     OutOfMemoryError,
     ScalarOverflowError,
 )
 from devtensor.fill_values import array_fill_value, check_fill, fill_dtype
 from devtensor.meta import int_text
 from devtensor.modes import constant as constant  # (creation functions end in it; ranges imports it here)
-from devtensor.storage import ForeignStorage
 from devtensor.tensor import Tensor
 
 __all__ = [
@@ -44,7 +41,6 @@ __all__ = [
     "empty",
     "empty_like",
     "eye",
-    "from_dlpack",
     "from_numpy",
     "full",
     "full_like",
@@ -68,7 +64,8 @@ def optional_dtype(op: str, dtype: Any) -> DType | None:
     return None if dtype is None else to_dtype(dtype, op=op)
 
 
-def _check_data_dtype(op: str, array: np.ndarray[Any, Any], arg: str = "data") -> None:
+def check_data_dtype(op: str, array: np.ndarray[Any, Any], arg: str = "data") -> None:
+    """ArgumentTypeError naming ``op`` and ``arg`` unless ``array``'s dtype is one devtensor supports."""
     to_dtype(array.dtype, op=op, arg=arg)
 
 
@@ -97,7 +94,7 @@ def _host_array(op: str, data: object, dtype: DType | None) -> np.ndarray[Any, A
             f"{op}: argument 'data' of type {type(data).__name__} does not convert to a numeric dtype (NumPy made an "
             "object array: a non-number, or a Python int beyond the int64/uint64 range?)"
         )
-    _check_data_dtype(op, array)
+    check_data_dtype(op, array)
     return array
 
 
@@ -192,7 +189,7 @@ def asarray(
             raise ArgumentValueError("asarray: copy=False, but a device or dtype change needs a copy")
         return obj.to(target, dt or obj.dtype, copy=True)
     # CuPy arrays first: a CuPy stand-in may subclass numpy.ndarray.
-    cuda_type = _cupy_ndarray_type()
+    cuda_type = cupy_ndarray_type()
     if cuda_type is not None and isinstance(obj, cuda_type):
         here = Device("cuda", int(obj.device.id))  # type: ignore[attr-defined]
         target = as_device(device, here, op="asarray")
@@ -210,7 +207,7 @@ def asarray(
         if needs_copy and copy is False:
             raise ArgumentValueError("asarray: copy=False, but a device or dtype change needs a copy")
         if not needs_copy:
-            _check_data_dtype("asarray", obj, "obj")
+            check_data_dtype("asarray", obj, "obj")
             backend = backend_for(target)
             # A plain view (no subclass semantics), never the caller's object itself: see from_numpy.
             plain = obj.view(np.ndarray)
@@ -227,7 +224,8 @@ def asarray(
     return constant("asarray", on_device("asarray", target, _host_array("asarray", obj, dt), copy=True))
 
 
-def _cupy_ndarray_type() -> type | None:
+def cupy_ndarray_type() -> type | None:
+    """CuPy's ndarray class when CuPy (or the test stand-in) is imported already, else None (never imports it)."""
     import sys
 
     mod = sys.modules.get("cupy")
@@ -245,7 +243,7 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
     Raises:
         ArgumentTypeError: ``array`` is not a NumPy array, or its dtype is unsupported or not native-endian.
     """
-    cuda_type = _cupy_ndarray_type()
+    cuda_type = cupy_ndarray_type()
     if cuda_type is not None and isinstance(array, cuda_type):
         raise ArgumentTypeError(
             "from_numpy: argument 'array' must be a numpy.ndarray, got a cupy.ndarray (CUDA memory); "
@@ -253,155 +251,11 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
         )
     if not isinstance(array, np.ndarray):
         raise ArgumentTypeError(f"from_numpy: argument 'array' must be a numpy.ndarray, got {type(array).__name__}")
-    _check_data_dtype("from_numpy", array, "array")
+    check_data_dtype("from_numpy", array, "array")
     cpu = as_device("cpu")
     # A plain view: the tensor's own array object (see above), and no subclass semantics (np.matrix, a masked
     # array… keep their own indexing and reductions).
     return backend_for(cpu).wrap(array.view(np.ndarray), cpu, owned=False)
-
-
-def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Tensor:
-    """A tensor of the data of ``x``, any object with ``__dlpack__`` and ``__dlpack_device__`` (NumPy and CuPy
-    arrays, PyTorch tensors, devtensor tensors), as the array API standard's ``from_dlpack`` (2024.12).
-
-    ``device``: the device of the result; None keeps the data's device (CPU data gives a CPU tensor, CUDA data a
-    tensor on that CUDA device). ``copy``: None shares the memory of ``x`` when the result is on its device and
-    copies otherwise; True always copies (the result owns its memory); False never copies, and a ``device`` other
-    than the data's is then an error.
-
-    A result that shares memory has its own version counter. For NumPy arrays and devtensor tensors it is known to
-    share the producer's memory, so an op that writes one of them while reading the other is checked for overlap.
-
-    Raises:
-        ArgumentTypeError (TypeError): ``x`` does not support DLPack; its data has a dtype devtensor does not
-            support (``bfloat16``, float8 types, ...: the message names it, from the DLPack export and the
-            exporter's ``dtype``); ``copy`` is not None or a bool.
-        CopyRequiredError (BufferError, ValueError): ``copy=False`` with a ``device`` other than the data's.
-        DLPackExportError (BufferError): the producer cannot export (a meta tensor, a NumPy array of strings,
-            objects or datetimes).
-        ValueError: a DLPack device type other than CPU (1), CUDA (2) or CUDA managed memory (13); a bad ``device``.
-    """
-    if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
-        raise ArgumentTypeError(f"from_dlpack: argument 'x' does not support DLPack: {type(x).__name__}")
-    copy = as_bool("from_dlpack", "copy", copy, optional=True)
-    target = None if device is None else as_device(device, op="from_dlpack")
-    try:
-        dev_type, dev_id = x.__dlpack_device__()
-    except BufferError as e:
-        raise _export_error(x, e) from None
-    if int(dev_type) == 1:
-        source = as_device("cpu")
-    elif int(dev_type) in (2, 13):  # kDLCUDA, kDLCUDAManaged (CuPy's managed-memory arrays)
-        source = Device("cuda", int(dev_id))
-    else:
-        raise ArgumentValueError(
-            f"from_dlpack: unsupported DLPack device type {dev_type} (supported: 1 = CPU, 2 = CUDA, 13 = CUDA managed)"
-        )
-    if target is not None and target is not source:
-        if copy is False:
-            raise CopyRequiredError(
-                f"from_dlpack: copy=False, but the data is on {source} and device={str(target)!r} needs a copy"
-            )
-        return _dlpack_import(x, source).to(target)
-    result = _dlpack_import(x, source)
-    return result.to(source, copy=True) if copy else result
-
-
-def _dlpack_import(x: Any, source: Device) -> Tensor:
-    """A tensor sharing the memory of the DLPack producer ``x``, whose data is on ``source``."""
-    if source.type == "cpu":
-        try:
-            array = np.from_dlpack(x)
-        except (RuntimeError, TypeError, BufferError) as e:  # NumPy: "Unsupported dtype in DLTensor." (bfloat16, …)
-            if isinstance(e, BufferError) and _unsupported_export(x) is None:
-                raise _export_error(x, e) from None  # the producer cannot export (a BufferError)
-            raise _import_error(x, e) from None
-        _check_data_dtype("from_dlpack", array, "x")
-        # A view, so that the tensor's array object is its own even if the import handed back a shared one.
-        result = backend_for(source).wrap(array.view(np.ndarray), source, owned=False)
-        # NumPy's import ends its ``base`` chain at a capsule, which hides the producer's memory from the
-        # overlap checks; for producers we know, use their storage root so that the tensor and other wrappers of
-        # the same memory are compared as one storage (partial-overlap errors, no resize of an input).
-        if isinstance(x, Tensor):
-            result._storage.root = x._storage.root
-            # (wrap(owned=False) made a ForeignStorage); x is never resized away from the memory result shares
-            cast(ForeignStorage, result._storage).shared = x._storage
-        elif isinstance(x, np.ndarray):
-            result._storage.root = backend_for(source).storage_root(x)
-        return result
-    from devtensor.backends import cupy_module
-
-    cupy = cupy_module()
-    assert source.index is not None
-    with cupy.cuda.Device(source.index):
-        try:
-            array = cupy.from_dlpack(x)
-        except (RuntimeError, TypeError, ValueError, BufferError) as e:
-            if _unsupported_export(x) is None:
-                if isinstance(e, BufferError):
-                    raise _export_error(x, e) from None
-                raise
-            raise _import_error(x, e) from None
-    to_dtype(array.dtype, op="from_dlpack", arg="x")
-    cuda_backend = backend_for(source)
-    cuda_result = cuda_backend.wrap(array.view(), source, owned=False)
-    # As for CPU data: known producers share their storage root, so the overlap checks see one storage.
-    cuda_type = _cupy_ndarray_type()
-    if isinstance(x, Tensor):
-        cuda_result._storage.root = x._storage.root
-        cast(ForeignStorage, cuda_result._storage).shared = x._storage  # as for CPU data
-    elif cuda_type is not None and isinstance(x, cuda_type):
-        cuda_result._storage.root = cuda_backend.storage_root(x)
-    return cuda_result
-
-
-# DLPack (type code, bits) that devtensor imports: ints, uints, floats of 16-64 bits, complex64/128, bool.
-_DLPACK_SUPPORTED = {
-    *((code, bits) for code in (0, 1) for bits in (8, 16, 32, 64)),
-    *((2, bits) for bits in (16, 32, 64)),
-    (5, 64),
-    (5, 128),
-    (6, 8),
-}
-
-
-def _unsupported_export(x: Any) -> str | None:
-    """The dtype of what ``x`` exports, in words, when devtensor does not support it; None when it does or when
-    the export cannot be read."""
-    from devtensor.dlpack import export_dtype_text, read_export_dtype
-
-    found = read_export_dtype(x)
-    if found is None or ((found[0], found[1]) in _DLPACK_SUPPORTED and found[2] == 1):
-        return None
-    return export_dtype_text(x)
-
-
-def _export_error(x: Any, error: BufferError) -> DLPackExportError:
-    """The error for a producer ``x`` that cannot export its data (``error``, its BufferError), naming its type
-    and dtype (NumPy's message names neither)."""
-    if isinstance(error, DLPackExportError):
-        return DLPackExportError(f"from_dlpack: {error}")
-    dtype = getattr(x, "dtype", None)
-    what = f"a {type(x).__name__}" + (f" of dtype {dtype}" if dtype is not None else "")
-    return DLPackExportError(
-        f"from_dlpack: argument 'x', {what}, cannot export its data through DLPack ({error}); devtensor supports "
-        "bool, int8-64, uint8-64, float16/32/64, complex64/128"
-    )
-
-
-def _import_error(x: Any, error: Exception) -> ArgumentTypeError:
-    """The error for data of ``x`` an array module refused to import (``error``), naming its dtype."""
-    from devtensor.dlpack import export_dtype_text
-
-    what = _unsupported_export(x)
-    if what is not None:
-        return ArgumentTypeError(
-            f"from_dlpack: unsupported dtype {what} of a {type(x).__name__} (devtensor supports bool, int8-64, "
-            "uint8-64, float16/32/64, complex64/128); convert it first, e.g. to float32"
-        )
-    named = export_dtype_text(x)
-    dtype = f" of dtype {named}" if named else ""
-    return ArgumentTypeError(f"from_dlpack: cannot import a {type(x).__name__}{dtype}: {error}")
 
 
 def size_arg(op: str, size: tuple[Any, ...]) -> tuple[int, ...]:

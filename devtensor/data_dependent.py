@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, overload
 import numpy as np
 
 from devtensor import dtypes
+from devtensor.backends import allocation_error, check_allocation_size
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.ufunc_family import D
 from devtensor.meta import int_arg, normalize_dim
@@ -253,8 +254,11 @@ def _bincount_meta(self: TensorMeta, weights: TensorMeta | None = None, minlengt
             raise ShapeError(
                 f"bincount: argument 'weights' must have self's shape {list(self.shape)}, got {list(weights.shape)}"
             )
-    if int_arg("bincount", "minlength", minlength) < 0:
+    length = int_arg("bincount", "minlength", minlength)
+    if length < 0:
         raise ArgumentValueError(f"bincount: argument 'minlength' must be non-negative, got {minlength}")
+    # (a length no array holds: NumPy's bincount refuses it with a raw OverflowError or MemoryError)
+    check_allocation_size("bincount", (length,), dtypes.float64)
     # (NumPy's: an empty self counts nothing, and its weights are not read: int64 zeros even with weights)
     return _INT64 if weights is None or self.shape[0] == 0 else dtypes.float64
 
@@ -265,7 +269,10 @@ def _bincount(xp: ModuleType, self: D, weights: D | None, minlength: int) -> tup
     if a.dtype.kind != "b" and a.size and bool((a < 0).any()):
         raise ArgumentValueError(f"bincount: argument 'self' must be non-negative, got {int(a.min())}")
     w = None if weights is None else weights._array.astype(np.float64, copy=False)
-    counts = xp.bincount(a.astype(np.intp, copy=False), weights=w, minlength=int(minlength))
+    try:
+        counts = xp.bincount(a.astype(np.intp, copy=False), weights=w, minlength=int(minlength))
+    except MemoryError as error:  # (minlength's memory is not available: NumPy's error names no op)
+        raise allocation_error("bincount", (int(minlength),), np.dtype(np.float64), str(self.device), error) from None
     return (counts.astype(np.int64 if w is None or a.size == 0 else np.float64, copy=False),)
 
 

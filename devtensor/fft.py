@@ -21,7 +21,7 @@ from devtensor.backends import allocation_error, backend_for, check_allocation_s
 from devtensor.creation import on_device, optional_dtype
 from devtensor.device import DeviceLike, as_device
 from devtensor.dtypes import DTypeLike
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, short_repr
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, DevtensorError, as_called, short_repr
 from devtensor.kernels import fft as _ops  # noqa: F401  (defines the ops bound below)
 from devtensor.structured import variant as _variant
 from devtensor.tensor import Tensor
@@ -126,7 +126,10 @@ def _frequencies(
         return result
     from devtensor import clone
 
-    return clone(result, out=out)
+    try:
+        return clone(result, out=out)
+    except DevtensorError as error:  # (the out rules of the copy: named as the user's call)
+        raise as_called(error, ("clone",), name) from None
 
 
 def fftfreq(

@@ -30,7 +30,13 @@ import numpy as np
 from devtensor.creation import filled, optional_dtype, size_arg
 from devtensor.device import DeviceLike, as_device, as_index
 from devtensor.dtypes import to_dtype
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DevtensorError
+from devtensor.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    DeviceMismatchError,
+    DevtensorError,
+    as_called,
+)
 from devtensor.generator import (
     Generator,
     default_generator,
@@ -311,7 +317,14 @@ def _normal_tensors(
     result.mul_(std).add_(mean)
     if out is None:
         return result
-    return ops.clone(result, out=out)
+    if isinstance(out, Tensor) and out.device != result.device:
+        raise DeviceMismatchError(
+            f"{op}: expected out on the device of mean and std ({result.device}), got out on {out.device}"
+        )
+    try:
+        return ops.clone(result, out=out)
+    except DevtensorError as error:  # (the out rules of the copy: named as the user's call)
+        raise as_called(error, ("clone",), op, (("self", "mean"),)) from None
 
 
 def _like(op: str, input: object, dtype: Any, device: DeviceLike | None) -> Tensor:

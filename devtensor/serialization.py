@@ -553,7 +553,8 @@ def _read_member(
         if not data:
             return None
         array = np.empty(shape, dtype, order="F" if fortran else "C")
-        view = memoryview(array.reshape(-1, order="A")).cast("B") if nbytes else memoryview(b"")
+        flat: Any = array.reshape(-1, order="A")  # (its memory, in the header's order: a view)
+        view = memoryview(flat).cast("B") if nbytes else memoryview(b"")
         done = 0
         while done < nbytes:
             got = fh.readinto(view[done:])

@@ -10,7 +10,7 @@ tensors), so a refined tensor seen as a ``Tensor`` keeps its invariant and upcas
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import (
     TYPE_CHECKING,
@@ -49,7 +49,7 @@ from devtensor.errors import (
 )
 from devtensor.storage import Storage
 from devtensor.tensor_methods_multi import TensorMultiMethods
-from devtensor.tensor_protocols import SizeInt, TensorProtocols
+from devtensor.tensor_protocols import SizeInt, TensorProtocols, no_data
 
 if TYPE_CHECKING:
     from devtensor.backends import Backend
@@ -156,12 +156,18 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             TypeError: the tensor is on a CUDA device (call ``.cpu()`` first).
             NoDataError: the tensor is a meta tensor.
         """
-        return self._backend.to_numpy_shared(self._array, self._device)
+        try:
+            return self._backend.to_numpy_shared(self._array, self._device)
+        except NoDataError as error:
+            raise no_data("numpy()", error) from None
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         """NumPy's array protocol: CPU tensors convert (sharing memory unless ``copy`` or ``dtype`` asks);
         CUDA tensors raise a TypeError that says to call ``.cpu()`` first, as CuPy does; meta raise NoDataError."""
-        arr = self._backend.to_numpy_shared(self._array, self._device)
+        try:
+            arr = self._backend.to_numpy_shared(self._array, self._device)
+        except NoDataError as error:
+            raise no_data("__array__ (numpy.asarray)", error) from None
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             if copy is False:
                 raise ArgumentValueError("Tensor.__array__: a dtype change needs a copy, but copy=False was given")
@@ -326,11 +332,18 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
             )
         if type(array) is _ndarray and self._backend.has_data:
             return array.item()  # type: ignore[no-any-return]  # (host memory: no conversion to make)
-        return self._backend.to_numpy(array).item()  # type: ignore[no-any-return]
+        try:
+            return self._backend.to_numpy(array).item()  # type: ignore[no-any-return]
+        except NoDataError as error:
+            raise no_data("item()", error) from None
 
     def tolist(self) -> Any:
-        """The data as (nested) Python lists of Python numbers; a 0-d tensor gives a number."""
-        return self._backend.to_numpy(self._array).tolist()
+        """The data as (nested) Python lists of Python numbers; a 0-d tensor gives a number. Raises NoDataError
+        for a meta tensor."""
+        try:
+            return self._backend.to_numpy(self._array).tolist()
+        except NoDataError as error:
+            raise no_data("tolist()", error) from None
 
     def __dlpack__(
         self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: bool | None = None
@@ -498,21 +511,6 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
         self._storage.version += 1
 
     # --- Python protocol --------------------------------------------------------------------------------
-
-    def __len__(self) -> int:
-        """The length of the first dimension. Raises ArgumentTypeError (a TypeError, as PyTorch's) for a 0-d
-        tensor."""
-        shape: tuple[int, ...] = self._array.shape
-        if not shape:
-            raise ArgumentTypeError("len(): a 0-d tensor has no length (use .item() or .numel())")
-        return shape[0]
-
-    def __iter__(self) -> Iterator[Tensor]:
-        """Views of ``self[0]``, ``self[1]``, … (sharing the version counter). Raises ArgumentTypeError (a
-        TypeError) for a 0-d tensor when ``iter()`` is called, as PyTorch does, not at the first ``next()``."""
-        if not self._array.shape:
-            raise ArgumentTypeError("iter(): iteration over a 0-d tensor (use .item())")
-        return (self[i] for i in range(self._array.shape[0]))
 
     # Tensors compare elementwise (``==`` is the ``eq`` op), so hashing is by identity, as in PyTorch.
     __hash__ = object.__hash__

@@ -12,6 +12,7 @@ buffer protocol cannot be implemented in Python on 3.11 (use ``t.numpy()`` or ``
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final, Self, cast, overload
 
 import numpy as np
@@ -24,6 +25,7 @@ from devtensor.errors import (
     ArgumentValueError,
     DevtensorError,
     IndexOutOfRangeError,
+    NoDataError,
     ShapeError,
     as_called,
     short_repr,
@@ -32,7 +34,7 @@ from devtensor.errors import (
 if TYPE_CHECKING:
     from devtensor.tensor import Tensor
 
-__all__ = ["SizeInt", "TensorProtocols"]
+__all__ = ["SizeInt", "TensorProtocols", "no_data"]
 
 _ndarray = np.ndarray
 
@@ -76,6 +78,24 @@ class SizeInt(int):
 TRANSPOSE_2D: list[Any] = [None, None]
 _MODES: Final = modes.ACTIVE
 _new_object: Final = object.__new__
+
+
+def no_data(call: str, error: NoDataError) -> NoDataError:
+    """``error`` (a backend's "no data", or an inner call's) as raised by ``call`` (``"numpy()"``, ``"bool()"``):
+    the message names the call the user made."""
+    text = str(error)
+    for inner in ("item(): ", "numpy(): ", "tolist(): "):
+        text = text.removeprefix(inner)
+    return NoDataError(f"{call}: {text}")
+
+
+def _item(t: Tensor, call: str) -> Any:
+    """``t.item()`` for the conversion ``call`` (``"bool()"``, ``"float()"``): a meta tensor's NoDataError names
+    ``call``."""
+    try:
+        return t.item()
+    except NoDataError as error:
+        raise no_data(call, error) from None
 
 
 class TensorProtocols:
@@ -198,33 +218,53 @@ class TensorProtocols:
 
         return imag_op.functional(t)
 
+    def __len__(self) -> int:
+        """The length of the first dimension. Raises ArgumentTypeError (a TypeError, as PyTorch's) for a 0-d
+        tensor."""
+        t: Tensor = self  # type: ignore[assignment]  # (as in __float__: no cast() call)
+        shape: tuple[int, ...] = t._array.shape
+        if not shape:
+            raise ArgumentTypeError("len(): a 0-d tensor has no length (use .item() or .numel())")
+        return shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        """Views of ``self[0]``, ``self[1]``, … (sharing the version counter). Raises ArgumentTypeError (a
+        TypeError) for a 0-d tensor when ``iter()`` is called, as PyTorch does, not at the first ``next()``."""
+        t: Tensor = self  # type: ignore[assignment]
+        if not t._array.shape:
+            raise ArgumentTypeError("iter(): iteration over a 0-d tensor (use .item())")
+        return (t[i] for i in range(t._array.shape[0]))
+
     def __bool__(self) -> bool:
         """The truth of the single element. Raises ValueError when there is not exactly one element."""
         t = cast("Tensor", self)
         if t.numel() != 1:
             raise ArgumentValueError(
-                f"The truth value of a Tensor with {t.numel()} elements is ambiguous; use .any() or .all()"
+                f"bool(): the truth value of a Tensor with {t.numel()} elements is ambiguous; use .any() or .all()"
             )
-        return bool(t.item())
+        return bool(_item(t, "bool()"))
 
     def __float__(self) -> float:
         t: Tensor = self  # type: ignore[assignment]  # (as in T)
         array = t._array
         if array.size == 1 and type(array) is _ndarray and t._backend.has_data:
             return float(array.item())  # (item's common case inline: the scalar exit of every training step)
-        return float(t.item())
+        return float(_item(t, "float()"))
 
     def __int__(self) -> int:
-        return int(cast("Tensor", self).item())
+        return int(_item(cast("Tensor", self), "int()"))
 
     def __complex__(self) -> complex:
-        return complex(cast("Tensor", self).item())
+        return complex(_item(cast("Tensor", self), "complex()"))
 
     def __index__(self) -> int:
         t = cast("Tensor", self)
         if t.numel() != 1 or t.dtype.kind not in "iub":
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(t.item())
+            raise ArgumentTypeError(
+                f"__index__: only integer tensors of a single element can be converted to an index (got a "
+                f"{t.dtype} tensor of shape {list(t.shape)})"
+            )
+        return int(_item(t, "__index__"))
 
     def __contains__(self, element: object) -> bool:
         """``element in t``: whether any element of ``t`` equals ``element`` (a Python or NumPy number, or a

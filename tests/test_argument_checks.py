@@ -399,12 +399,12 @@ def test_norms_of_a_zero_d_tensor_over_dim() -> None:
         lambda: dt.linalg.norm(z, dim=0),
         lambda: xp.linalg.vector_norm(z, axis=0),
     ):
-        got = call()
+        got: dt.Tensor = call()  # type: ignore[no-untyped-call]
         assert got.shape == () and got.item() == pytest.approx(3.0)
     with pytest.raises(IndexOutOfRangeError, match="linalg_vector_norm"):
         dt.linalg.vector_norm(z, dim=1)
     for bad in (True, 1.0, "a"):
         with pytest.raises(ArgumentTypeError, match=rf"linalg_norm: argument 'dim' .*{bad!r}"):
-            dt.linalg.norm(dt.ones(3, 3), dim=bad)
+            dt.linalg.norm(dt.ones(3, 3), dim=bad)  # type: ignore[arg-type]  # the point of the test
     with pytest.raises(IndexOutOfRangeError, match="tensordot: argument 'dims'"):
         dt.tensordot(z, z, dims=[0, 0])

@@ -263,21 +263,21 @@ def test_sets_repeat_and_eye_run_through_ops(device: str, fake_cupy: object) -> 
         (lambda x: xp.linalg.vector_norm(x, axis=5), IndexError, r"^linalg.vector_norm: .*argument 'axis' is 5"),
         (lambda x: xp.fft.fft(x, axis=5), IndexError, r"^fft.fft: .*argument 'axis' is 5"),
         # built-in errors of the functions' own argument handling, and ops of other names
-        (lambda x: xp.reshape(x, None), TypeError, r"^reshape: argument 'shape' of type NoneType"),
-        (lambda x: xp.permute_dims(x, axes=5), TypeError, r"^permute_dims: argument 'axes' of type int \(5\)"),
-        (lambda x: xp.take(None, xp.asarray([0])), TypeError, r"^take: argument 'x' must be an array"),
-        (lambda x: xp.cumulative_sum(None), TypeError, r"^cumulative_sum: argument 'x' must be an array"),
-        (lambda x: xp.cumulative_prod("a"), TypeError, r"^cumulative_prod: argument 'x' must be an array"),
+        (lambda x: xp.reshape(x, None), TypeError, r"^reshape: argument 'shape' of type NoneType"),  # type: ignore[arg-type]
+        (lambda x: xp.permute_dims(x, axes=5), TypeError, r"^permute_dims: argument 'axes' of type int \(5\)"),  # type: ignore[arg-type]
+        (lambda x: xp.take(None, xp.asarray([0])), TypeError, r"^take: argument 'x' must be an array"),  # type: ignore[arg-type]
+        (lambda x: xp.cumulative_sum(None), TypeError, r"^cumulative_sum: argument 'x' must be an array"),  # type: ignore[arg-type]
+        (lambda x: xp.cumulative_prod("a"), TypeError, r"^cumulative_prod: argument 'x' must be an array"),  # type: ignore[arg-type]
         (
             lambda x: xp.cumulative_sum(xp.asarray(1.0), axis=-1, include_initial=True),
             ValueError,
             r"^cumulative_sum: a 0-d tensor has no axis",
         ),
-        (lambda x: xp.clip(None), TypeError, r"^clip: argument 'x' must be a Tensor, got NoneType"),
+        (lambda x: xp.clip(None), TypeError, r"^clip: argument 'x' must be a Tensor, got NoneType"),  # type: ignore[arg-type]
         (lambda x: xp.floor_divide(x, xp.ones(4)), ValueError, r"^floor_divide: shapes \[2, 3\] and \[4\]"),
-        (lambda x: xp.multiply(x, "a"), TypeError, r"^multiply: argument 'x2' must be a Tensor or a Python number"),
+        (lambda x: xp.multiply(x, "a"), TypeError, r"^multiply: argument 'x2' must be a Tensor or a Python number"),  # type: ignore[arg-type]
         (lambda x: xp.eye(x), TypeError, r"^eye: "),
-        (lambda x: xp.tile(x, 2), TypeError, r"^tile: argument 'repetitions' of type int"),
+        (lambda x: xp.tile(x, 2), TypeError, r"^tile: argument 'repetitions' of type int"),  # type: ignore[arg-type]
     ],
 )
 def test_errors_name_the_standards_function_and_arguments(call: Any, error: type, message: str) -> None:

@@ -218,7 +218,7 @@ def test_nan_into_bool_is_refused_as_into_integer_dtypes(call: Callable[[], obje
 def test_bool_fills_within_the_range() -> None:
     for value, expected in [(0, False), (1, True), (True, True), (0.0, False), (1.0, True), (0.5, True)]:
         assert dt.full((2,), value, dtype=dt.bool).numpy().tolist() == [expected] * 2  # (NumPy's value in range)
-    assert dt.full((1,), np.bool_(False)).numpy().tolist() == [False]
+    assert dt.full((1,), np.bool_(False)).numpy().tolist() == [False]  # type: ignore[arg-type]  # (NumPy's, too)
 
 
 def test_values_at_the_edges_of_the_range_are_fine() -> None:

@@ -229,6 +229,29 @@ def test_a_deferred_condition_is_still_reported_once_as_numpy_does() -> None:
         dt.sigmoid(dt.tensor([-1e308, 1e308]), out=dt.zeros(2))  # ignored: nothing reported
 
 
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: dt.cumsum(dt.tensor([1e308, 1e308]), 0), "overflow encountered in cumsum"),
+        (lambda: dt.cumprod(dt.tensor([1e200, 1e200]), 0), "overflow encountered in cumprod"),
+        (lambda: dt.round(dt.tensor([1e308]), decimals=5), "overflow encountered in round"),
+        (
+            lambda: dt.div(dt.tensor([1.0]), dt.tensor([0.0]), rounding_mode="trunc"),
+            "divide by zero encountered in div",
+        ),
+        (
+            lambda: dt.addmm(dt.tensor([[1e308]]), dt.tensor([[1e308]]), dt.tensor([[1e308]])),
+            "overflow encountered in addmm",
+        ),
+        (lambda: dt.add(dt.tensor([1e308]), dt.tensor([1e308]), alpha=2), "overflow encountered in add"),
+    ],
+)
+def test_a_deferred_condition_raised_names_the_op(call: Callable[[], object], message: str) -> None:
+    # Under np.errstate(all="raise") the error names the op, not the NumPy call that replays the condition.
+    with np.errstate(all="raise"), pytest.raises(FloatingPointError, match=f"^{message}$"):
+        call()
+
+
 def test_a_deferred_condition_warns_at_the_callers_line() -> None:
     """devtensor reports a multi-step kernel's conditions itself (deferred_conditions): the RuntimeWarning is
     attributed to the caller's line, not to a line inside devtensor (README, "floating-point conditions")."""

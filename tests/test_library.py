@@ -635,10 +635,11 @@ def test_an_unknown_op_name_is_a_devtensor_key_error_suggesting_near_names(
 
 
 def test_an_unknown_key_names_the_entry_point_and_argument() -> None:
-    for entry, call in (
+    calls: list[tuple[str, Callable[[str], object]]] = [
         ("override", lambda k: library.override("neg", k, _cpu_impl)),
         ("register_kernel", lambda k: library.register_kernel("neg", k, _cpu_impl)),
-    ):
+    ]
+    for entry, call in calls:
         with pytest.raises(ValueError, match=rf"^{entry}: argument 'key': unknown device type 'tpu'"):
             call("tpu")
         with pytest.raises(ValueError, match=rf"^{entry}: argument 'key': malformed device string ' cpu'"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -57,3 +58,22 @@ def test_the_meta_backends_alloc_hands_out_new_read_only_arrays() -> None:
     assert alloc((4, 5), q).dtype is q and alloc((4, 5), canonical).dtype is canonical
     dt.from_numpy(np.zeros((4, 5), dtype="q")).to("meta").clone()
     assert dt.zeros(4, 5, dtype=dt.int64, device="meta").clone().dtype is dt.int64
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda m: m.numpy(), "numpy()"),
+        (lambda m: m.item(), "item()"),
+        (lambda m: m.tolist(), "tolist()"),
+        (lambda m: bool(m), "bool()"),
+        (lambda m: float(m), "float()"),
+        (lambda m: int(m), "int()"),
+        (lambda m: complex(m), "complex()"),
+        (lambda m: np.asarray(m), "__array__ (numpy.asarray)"),
+    ],
+)
+def test_a_meta_tensors_no_data_error_names_the_call(call: Any, name: str) -> None:
+    m = dt.empty((), dtype=dt.int64, device="meta")
+    with pytest.raises(dt.NoDataError, match=rf"^{re.escape(name)}: meta tensors have a shape and a dtype but no data"):
+        call(m)

@@ -473,7 +473,7 @@ def exact(result: Any) -> list[tuple[tuple[int, ...], np.dtype[Any], bytes]]:
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=max(10, settings.default.max_examples // 4))  # (per op: 180 ops share the time)
+@settings(max_examples=max(10, settings().max_examples // 4))  # (per op: 180 ops share the time)
 @given(data=st.data())
 def test_every_element_of_a_result_is_written(name: str, data: st.DataObject) -> None:
     entry = OPS[name]

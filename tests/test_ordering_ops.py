@@ -66,3 +66,14 @@ def test_errors() -> None:
         dt.aminmax(dt.empty((0, 3)))
     with pytest.raises(TypeError, match="'descending'"):
         dt.sort(t, -1, 1)  # type: ignore[arg-type]
+
+
+def test_a_bad_second_out_is_named_out_1() -> None:
+    read_only = np.zeros(3, np.int64)
+    read_only.flags.writeable = False
+    values = dt.zeros(3)
+    with pytest.raises(ValueError, match=r"^sort: argument 'out\[1\]' is read-only"):
+        dt.sort(dt.tensor([3.0, 1.0, 2.0]), out=(values, dt.from_numpy(read_only)))
+    assert values.version == 0
+    with pytest.raises(TypeError, match=r"^topk: .*argument 'out\[1\]'"):
+        dt.topk(dt.tensor([3.0, 1.0, 2.0]), 2, out=(dt.zeros(2), dt.zeros(2)))

@@ -720,3 +720,13 @@ def test_a_custom_op_can_take_a_generator() -> None:
             op.functional(dt.zeros(4), generator=1)
     finally:
         remove_op("test_random_noise")
+
+
+def test_normal_with_tensor_arguments_names_itself_for_its_out() -> None:
+    # The draw is copied into out by clone: its errors are normal's.
+    with pytest.raises(dt.DeviceMismatchError, match=r"^normal: expected out on the device of mean and std \(meta\)"):
+        dt.normal(dt.empty(3, device="meta"), 1.0, out=dt.empty(3))
+    with pytest.raises(dt.CastingError, match=r"^normal: .*argument 'out'"):
+        dt.normal(dt.zeros(3), 1.0, out=dt.zeros(3, dtype=dt.int64))
+    with pytest.raises(dt.CastingError, match=r"^fft_fftfreq: .*argument 'out'"):
+        dt.fft.fftfreq(4, out=dt.zeros(4, dtype=dt.int64))

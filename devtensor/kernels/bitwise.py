@@ -17,7 +17,7 @@ import numpy as np
 from devtensor import kernel_signatures as _ks
 from devtensor.errors import ArgumentTypeError, ScalarOverflowError
 from devtensor.kernels import elementwise as _elementwise  # noqa: F401  (its ops first: see below)
-from devtensor.kernels.ufunc_family import D, binary_ufunc, deferred_conditions, elementwise_doc, unary_ufunc
+from devtensor.kernels.ufunc_family import D, binary_ufunc, conditions_of, elementwise_doc, unary_ufunc
 from devtensor.meta import int_arg
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -118,7 +118,7 @@ def _round(xp: ModuleType, self: D, *, decimals: int, out: ConstOut[D]) -> None:
     if a.dtype.kind in "iu" and decimals >= 0:
         xp.copyto(o, a, casting="unsafe")
         return
-    with deferred_conditions():  # NumPy rounds in several steps (scale, rint, unscale) into out
+    with conditions_of("round")():  # NumPy rounds in several steps (scale, rint, unscale) into out
         # (NumPy's integer rounding cannot write into an out=: it divides in float64)
         if o.dtype == a.dtype and a.dtype.kind in "fc":
             xp.round(a, decimals, out=o)

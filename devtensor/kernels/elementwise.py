@@ -21,7 +21,7 @@ from devtensor.kernels.ufunc_family import (
     D,
     arr,
     binary_ufunc,
-    deferred_conditions,
+    conditions_of,
     elementwise_doc,
     unary_ufunc,
     weak,
@@ -132,7 +132,7 @@ def _div(
         else:
             xp.floor_divide(a, b, out=o)
     else:
-        with deferred_conditions():  # (several steps: the write first, then a division by zero)
+        with conditions_of("div")():  # (several steps: the write first, then a division by zero)
             q, r = xp.divmod(a, b)
             if xp.asarray(q).dtype.kind in "iu":
                 # Floor differs from trunc where the exact quotient is negative and not whole: add one there.
@@ -259,7 +259,7 @@ def _sigmoid(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     a, o = self._array, out.array
     # Branch on the input: a real input may be written into a complex out (-a would wrap for unsigned ints and
     # raise for bool there).
-    with deferred_conditions():  # several steps: conditions reported once the result is written
+    with conditions_of("sigmoid")():  # several steps: conditions reported once the result is written
         _sigmoid_steps(xp, a, o)
 
 

@@ -24,7 +24,7 @@ from devtensor import kernel_signatures as _ks
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.errors import ArgumentTypeError, ShapeError
-from devtensor.kernels.ufunc_family import D, deferred_conditions
+from devtensor.kernels.ufunc_family import D, conditions_of
 from devtensor.lowering import Lowering, lowers
 from devtensor.meta import broadcast_shapes, check_int_scalar, memoized, offers_direct, offers_specs, ufunc_result_dtype
 from devtensor.structured import TensorSpec, structured_op
@@ -412,6 +412,10 @@ def _addmm(xp: ModuleType, self: D, mat1: D, mat2: D, *, beta: Scalar, alpha: Sc
     _addmm_general(xp, s, m1, m2, beta, alpha, o)
 
 
+#: The conditions of addmm's steps, named after it when raised (kernels/ufunc_family.py).
+_ADDMM_CONDITIONS: Final = conditions_of("addmm")
+
+
 @lowers(_addmm)
 def _addmm_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
     """addmm's lowering (devtensor.lowering): :func:`_addmm_cpu`'s path without coefficients, decided at plan
@@ -446,7 +450,7 @@ def _addmm_cpu(s: Any, m1: Any, m2: Any, beta: Scalar, alpha: Scalar, o: Any = N
     if o is None:
         # One dtype, no coefficients: the product allocated by np.matmul (C-contiguous: a result of core dims
         # only), then self added in place; the values of the path below into a C-contiguous out.
-        with deferred_conditions():
+        with _ADDMM_CONDITIONS():
             o = np.matmul(m1, m2)
             np.add(o, s, out=o)
         return o
@@ -463,7 +467,7 @@ def _addmm_cpu(s: Any, m1: Any, m2: Any, beta: Scalar, alpha: Scalar, o: Any = N
         # One dtype, no coefficients, out not self: the product goes straight into out (C-contiguous, as the
         # temporary below would be, so NumPy computes it the same way), then self is added in place. The same
         # values as the general path, without its temporary and copy.
-        with deferred_conditions():
+        with _ADDMM_CONDITIONS():
             np.matmul(m1, m2, out=o)
             np.add(o, s, out=o)
         return o
@@ -475,7 +479,7 @@ def _addmm_general(xp: Any, s: Any, m1: Any, m2: Any, beta: Scalar, alpha: Scala
     # Everything is computed into ``prod`` before the one write to ``o``, so out may be self (addmm_).
     dtype = np.result_type(s.dtype, m1.dtype, m2.dtype)
     # (floating-point conditions of the steps are reported after the write: kernels/ufunc_family.py)
-    with deferred_conditions():
+    with _ADDMM_CONDITIONS():
         prod = _matmul_array(xp, m1.astype(dtype, copy=False), m2.astype(dtype, copy=False))
         if alpha != 1:
             xp.multiply(prod, alpha, out=prod)

@@ -16,7 +16,7 @@ import numpy as np
 from devtensor import kernel_signatures as _ks
 from devtensor.dtypes import DType, result_type, to_dtype
 from devtensor.errors import ArgumentValueError, ShapeError
-from devtensor.kernels.ufunc_family import D, deferred_conditions
+from devtensor.kernels.ufunc_family import D, conditions_of
 from devtensor.meta import int_arg, normalize_dim
 from devtensor.structured import PlannedSpec, structured_op
 from devtensor.tensor import Tensor, TensorMeta
@@ -98,7 +98,7 @@ def _scan_accumulate(xp: ModuleType, name: str, a: Any, plan: ScanPlan, o: Any) 
     (cast same_kind when ``o`` has another dtype: the front checked it)."""
     axis, result_dtype = plan
     # Conditions (overflow, invalid) reported once the whole result is written (see deferred_conditions).
-    with deferred_conditions():
+    with conditions_of(name)():
         if axis is None:  # 0-d: the scan of one element is that element, in the result dtype
             xp.copyto(o, a.astype(result_dtype), casting="same_kind")
         elif xp is np and o.dtype == result_dtype and a.dtype == result_dtype:

@@ -182,6 +182,10 @@ class deferred_conditions:
 
     __slots__ = ("_outer", "_recorder", "_seen", "_token")
 
+    #: The op whose kernel runs in the block: a condition the caller's ``np.errstate`` raises (or prints) names
+    #: it. Set by the subclasses :func:`conditions_of` makes (no per-call cost); "" names no op.
+    op: str = ""
+
     def __enter__(self) -> None:
         # (no __init__: one frame less per kernel call; the block's state is made here)
         recorder, states = _THREAD.state
@@ -211,19 +215,35 @@ class deferred_conditions:
         else:
             _EXTOBJ.reset(self._token)
         if kind is None and self._seen:
-            _report(self._seen)
+            _report(self._seen, self.op)
 
 
-def _report(seen: set[str]) -> None:
+_NAMED: dict[str, type[deferred_conditions]] = {}
+
+
+def conditions_of(op: str) -> type[deferred_conditions]:
+    """:class:`deferred_conditions` for the kernel of ``op``: a condition raised (``np.errstate(...="raise")``)
+    or printed names ``op``, not the NumPy call that replays it. One subclass per op, made once."""
+    named = _NAMED.get(op)
+    if named is None:
+        named = _NAMED.setdefault(op, type(f"conditions_of_{op}", (deferred_conditions,), {"__slots__": (), "op": op}))
+    return named
+
+
+def _report(seen: set[str], op: str = "") -> None:
     """Report each recorded condition once, in NumPy's order, as the caller's ``np.errstate`` says: a
     RuntimeWarning (mode "warn") attributed to the first frame outside devtensor, the user's line
-    (:func:`~devtensor.structured.rules.caller_level`; NumPy's own warning would name the kernel's line); any
-    other mode through NumPy itself (raise, call, print, log, ignore)."""
+    (:func:`~devtensor.structured.rules.caller_level`; NumPy's own warning would name the kernel's line); a
+    FloatingPointError (mode "raise") naming ``op`` (the replaying NumPy call would name its own ufunc); any
+    other mode through NumPy itself (call, print, log, ignore)."""
     modes: Any = np.geterr()  # (a TypedDict: indexed by the keys above)
     for condition, key, trigger in _CONDITIONS:
         if condition not in seen:
             continue
-        if modes[key] != "warn":
+        mode = modes[key]
+        if mode == "raise":
+            raise FloatingPointError(f"{condition} encountered in {op}" if op else f"{condition} encountered")
+        if mode != "warn":
             trigger()
             continue
         warnings.warn(f"{condition} encountered", RuntimeWarning, stacklevel=caller_level())
@@ -235,7 +255,7 @@ def write_with_special(xp: Any, ufunc: np.ufunc, operands: tuple[Any, ...], out:
     (``tanh``, ``expm1``, floor division). ``special`` and ``fixed`` must be computed before the call (``out`` may
     be an input). NumPy skips the special elements (``where=``), so no condition is raised for them; both writes
     happen before a remaining condition is reported (:class:`deferred_conditions`)."""
-    with deferred_conditions():
+    with conditions_of(ufunc.__name__)():
         if xp is np:
             ufunc(*operands, out=out, where=~special)
         else:
@@ -378,7 +398,7 @@ def binary_ufunc(
             if xp is _np:
                 scaled(a, b, alpha, o)
             elif alpha != 1 or type(alpha) is complex:
-                with deferred_conditions():  # (for array modules that report conditions as NumPy does)
+                with conditions_of(cp_name)():  # (for array modules that report conditions as NumPy does)
                     getattr(xp, cp_name)(a, _scaled(xp, a, b, alpha), out=o)
             else:
                 getattr(xp, cp_name)(a, b, out=o)
@@ -439,7 +459,7 @@ def _scaled_call(ufunc: np.ufunc) -> Callable[..., Any]:
         recorder, states = _THREAD.state
         state = states.get(_EXTOBJ.get()) if _EXTOBJ is not None else None
         if state is None:  # (a state not seen yet: deferred_conditions derives and caches it)
-            with deferred_conditions():
+            with conditions_of(ufunc.__name__)():
                 return _scaled_steps(ufunc, a, b, alpha, out)
         token = _EXTOBJ.set(state)
         outer = recorder.seen
@@ -454,7 +474,7 @@ def _scaled_call(ufunc: np.ufunc) -> Callable[..., Any]:
             recorder.seen = outer
             _EXTOBJ.reset(token)
         if seen:
-            _report(seen)
+            _report(seen, ufunc.__name__)
         return result
 
     return scaled

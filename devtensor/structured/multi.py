@@ -281,7 +281,10 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
         _check_outs_apart(name, out)
         if exact:
             _check_out_dtypes(name, out, specs)
-        targets = [rules.prepare_out(name, o, s, inputs, False) for o, s in zip(out, specs, strict=True)]
+        targets = [
+            rules.prepare_out(name, o, s, inputs, False, f"out[{i}]")
+            for i, (o, s) in enumerate(zip(out, specs, strict=True))
+        ]
         _run(handler, call_args, call_kwargs, targets, guard)
         for o, a in zip(out, targets, strict=True):
             if a is not o._array:

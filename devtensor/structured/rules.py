@@ -294,12 +294,15 @@ def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[An
     return arr
 
 
-def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], out_may_be_input: bool) -> Any:
+def prepare_out(
+    op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], out_may_be_input: bool, arg: str = "out"
+) -> Any:
     """PyTorch's out rules; returns the array to write: ``out``'s own, or a new one when out must be resized
-    (the caller swaps it in after the impl succeeded)."""
+    (the caller swaps it in after the impl succeeded). Errors name the argument ``arg`` (``"out[1]"`` for the
+    second out of a multi-output op)."""
     arr = out._array
     if spec[1] is not arr.dtype:
-        check_cast(op, "out", spec[1], arr.dtype)
+        check_cast(op, arg, spec[1], arr.dtype)
     shape = spec[0]
     if out._shape != shape:
         backend = out._backend
@@ -307,15 +310,15 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
         for x in flat_tensors(inputs):
             if x is out or (x._storage.root is root and backend.shares_memory(x._array, arr)):
                 raise ShapeError(
-                    f"{op}: argument 'out' of shape {list(out._shape)} is also an input and would need a resize "
+                    f"{op}: argument '{arg}' of shape {list(out._shape)} is also an input and would need a resize "
                     f"to {list(shape)}; an out that is also an input is never resized"
                 )
-        check_writable(op, "out", out)  # (read-only memory is the first reason: it is never written at all)
+        check_writable(op, arg, out)  # (read-only memory is the first reason: it is never written at all)
         if not out._storage.owned:
             # The caller's memory (from_numpy, asarray, from_dlpack): new memory for out would silently leave
             # the caller's array behind (PyTorch: such storage is not resizable). Nothing has changed yet.
             raise ShapeError(
-                f"{op}: argument 'out' of shape {list(out._shape)} wraps memory devtensor does not own (from "
+                f"{op}: argument '{arg}' of shape {list(out._shape)} wraps memory devtensor does not own (from "
                 f"from_numpy, asarray or from_dlpack) and cannot be resized to {list(shape)}; pass an out of that "
                 "shape"
             )
@@ -327,7 +330,7 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
             # give out new memory that the others do not see (PyTorch resizes the shared storage in place
             # instead). Refused; nothing has changed yet.
             raise ShapeError(
-                f"{op}: argument 'out' of shape {list(out._shape)} shares its memory with live views (tensors, "
+                f"{op}: argument '{arg}' of shape {list(out._shape)} shares its memory with live views (tensors, "
                 f"NumPy arrays or DLPack exports) and cannot be resized to {list(shape)}; pass an out of that shape"
             )
         guard = backend.guard(out._device)
@@ -340,10 +343,10 @@ def prepare_out(op: str, out: Tensor, spec: TensorSpec, inputs: Sequence[Any], o
             alloc_failed(op, spec, e, out._device)
     if out._backend.has_data:
         if not out._write_checked:
-            check_writable(op, "out", out)
-            check_no_internal_overlap(op, "out", out)
+            check_writable(op, arg, out)
+            check_no_internal_overlap(op, arg, out)
             out._write_checked = True
-        if check_overlap(op, "out", out, inputs, out_may_be_input):
+        if check_overlap(op, arg, out, inputs, out_may_be_input):
             return temporary(op, out)
     return arr
 
