@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== ruff (lint and format)"
-python -m ruff check devtensor devtensor_mypy.py tests examples benchmarks
-python -m ruff format --check devtensor devtensor_mypy.py tests examples benchmarks
+python -m ruff check devtensor devtensor_mypy tests examples benchmarks
+python -m ruff format --check devtensor devtensor_mypy tests examples benchmarks
 echo "== mypy --strict"
 python -m mypy
 echo "== pytest on every core (the 10 slowest tests are listed at the end)"

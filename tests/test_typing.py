@@ -124,13 +124,13 @@ from devtensor.typed import ConstOut, CPUTensor
 from mypkg import softplus_kernels
 
 
-@library.custom_op("softplus", out_may_be_input=True)
+@library.custom_op("fused_softplus", out_may_be_input=True)
 def softplus_op(self: TensorMeta, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
     """The meta function."""
     return self.shape, self.dtype
 
 
-@softplus_kernels.softplus.cpu
+@softplus_kernels.fused_softplus.cpu
 def _(self: CPUTensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None:
     x = self.array * beta
     out.array[...] = np.where(x > threshold, self.array, np.logaddexp(0, x) / beta)
@@ -212,7 +212,7 @@ def test_author_path_outside_the_repository(user_python: Path, tmp_path: Path) -
     assert done.returncode == 1 and "stale: mypkg/softplus_kernels.py" in done.stderr, done.stderr
     done = _run(user_python, tmp_path, *codegen)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    assert "softplus: impl '_' has parameters" in done.stderr
+    assert "fused_softplus: impl '_' has parameters" in done.stderr
     done = _run(user_python, tmp_path, "-m", "mypy", "mypkg")
     assert done.returncode == 1 and "mypkg/ops.py:16: error:" in done.stdout, done.stdout
     if PYRIGHT is not None:
@@ -238,7 +238,7 @@ def test_author_path_outside_the_repository(user_python: Path, tmp_path: Path) -
         "def _(self: CPUTensor, beta: float, *, out: ConstOut[CPUTensor]) -> None: ...\n"
     )
     done = _run(user_python, tmp_path, "-m", "mypy", "mypkg/aaa_impls.py")
-    assert "aaa_impls.py:3: error: impl of 'softplus' (cpu) has parameters (self, beta, *, out), expected " in (
+    assert "aaa_impls.py:3: error: impl of 'fused_softplus' (cpu) has parameters (self, beta, *, out), expected " in (
         done.stdout
     ), done.stdout
     assert "Never" not in done.stdout
