@@ -205,9 +205,11 @@ _INT_RANGES: dict[DType, tuple[int, int]] = {np.dtype(np.bool_): (0, 1)} | {
 
 
 def _int_linspace(start: float, end: float, n: int, dt: DType) -> Any:
-    """linspace into the integer dtype ``dt`` as PyTorch computes it (``n`` > 1): float64 values stepped from
-    ``start`` for the first ``n // 2`` and from ``end`` for the rest (so both ends are exact), truncated."""
-    step = (float(end) - float(start)) / (n - 1)
+    """linspace into the integer dtype ``dt`` as PyTorch computes it (``n`` > 1): both bounds truncated into the
+    dtype, then float64 values stepped from ``start`` for the first ``n // 2`` and from ``end`` for the rest (so
+    both ends are exact), truncated."""
+    start, end = math.trunc(start), math.trunc(end)  # (PyTorch converts both bounds into the dtype first)
+    step = (end - start) / (n - 1)
     i = np.arange(n, dtype=np.float64)
     half = n // 2
     values = np.empty(n, np.float64)
@@ -240,8 +242,9 @@ def linspace(
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end``, both included (``torch.linspace``,
     ``np.linspace``); dtype default float64. Values are NumPy's, except into an integer dtype: there PyTorch's
-    (computed in float64 from both ends, ``start + i * step`` for the first half and ``end - (steps - 1 - i) *
-    step`` for the rest, then truncated toward zero; NumPy 2 rounds down). None wraps around: into an integer or
+    (the bounds truncated into the dtype, then computed in float64 from both ends, ``start + i * step`` for the
+    first half and ``end - (steps - 1 - i) * step`` for the rest, then truncated toward zero; NumPy 2 rounds
+    down). None wraps around: into an integer or
     bool dtype both bounds must be finite and, truncated, lie in the dtype's range (bool: 0 and 1). The bounds
     may be 0-d real tensors (their values, as PyTorch's overload taking tensors). ``out=``: as :func:`arange`'s
     (dtype and device default to ``out``'s, the out rules apply).
