@@ -24,6 +24,7 @@ from devtensor.errors import (
     ArgumentValueError,
     DeviceMismatchError,
     DevtensorError,
+    IndexOutOfRangeError,
     ShapeError,
     as_called,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "SortResult",
     "TopkResult",
     "aminmax",
+    "cross_entropy",
     "einsum",
     "max",
     "meshgrid",
@@ -85,6 +87,8 @@ else:
 
 
 _einsum = _get_op("einsum").functional
+_cross_entropy = _get_op("cross_entropy").functional
+_cross_entropy_full = _get_op("cross_entropy_full").functional
 _max_dim = _get_op("max").functional
 _min_dim = _get_op("min").functional
 _repeat = _get_op("repeat").functional
@@ -254,6 +258,53 @@ def einsum(equation: str, *operands: Tensor | Sequence[Tensor], out: Tensor | No
     else:
         tensors = operands
     return _einsum(list(tensors), equation, out=out)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: None = None,
+    ignore_index: int = -100,
+    reduce: None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
+    """Cross-entropy loss of logits and class indices or class probabilities, with PyTorch's signature
+    (``torch.nn.functional.cross_entropy``). The common call (2-d logits, class indices, no other argument) is
+    the ``cross_entropy`` op (:mod:`devtensor.kernels.nn`: its direct path); any other is the
+    ``cross_entropy_full`` op, whose docstring gives the shapes, values, dtypes and errors. ``size_average`` and
+    ``reduce`` (PyTorch's deprecated forms of ``reduction``) must be None.
+
+    Raises:
+        ArgumentValueError (ValueError): ``size_average`` or ``reduce`` given; the ops' errors.
+    """
+    if size_average is not None or reduce is not None:
+        raise ArgumentValueError(
+            "cross_entropy: 'size_average' and 'reduce' (deprecated in PyTorch) are not supported; use 'reduction'"
+        )
+    if (
+        weight is None
+        and reduction == "mean"
+        and not label_smoothing
+        and ignore_index == -100
+        and isinstance(input, Tensor)
+        and isinstance(target, Tensor)
+        and input.ndim == 2
+        and target.dtype.kind in "iu"
+    ):
+        try:
+            return _cross_entropy(input, target, out=out)
+        except IndexOutOfRangeError as error:
+            # A target of -100 (PyTorch's ignored class) or a bad one: the full op tells them apart (nothing was
+            # written); a bad class is reported as the common call found it.
+            try:
+                return _cross_entropy_full(input, target, weight, ignore_index, reduction, label_smoothing, out=out)
+            except IndexOutOfRangeError:
+                raise error from None
+    return _cross_entropy_full(input, target, weight, ignore_index, reduction, label_smoothing, out=out)
 
 
 def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple[Tensor, ...]:
