@@ -63,6 +63,7 @@ __all__ = [
     "cosh",
     "count_nonzero",
     "cross_entropy",
+    "cross_entropy_full",
     "cumprod",
     "cumsum",
     "diff",
@@ -4763,6 +4764,37 @@ if TYPE_CHECKING:
     upsample_nearest1d: _UpsampleNearest1dKernels
 
 
+    class CrossEntropyFullCPUKernel(Protocol[_CPU0, _CPU1, _CPUS0, _CPU2]):
+        """The type of ``cross_entropy_full``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, target: _CPU1, weight: _CPUS0 | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class CrossEntropyFullCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]):
+        """The type of ``cross_entropy_full``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, target: _CUDA1, weight: _CUDAS0 | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class CrossEntropyFullXPKernel(Protocol[_XP]):
+        """The type of ``cross_entropy_full``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, target: _XP, weight: _XP | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CrossEntropyFullKernels(KernelRegistrar):
+        """Typed registration of ``cross_entropy_full``'s impls: ``@cross_entropy_full.cpu`` / ``@cross_entropy_full.cuda`` / ``@cross_entropy_full.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CrossEntropyFullCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]) -> CrossEntropyFullCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]: ...
+        def cuda(self, fn: CrossEntropyFullCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]) -> CrossEntropyFullCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]: ...
+        def xp(self, fn: CrossEntropyFullXPKernel[_XP]) -> CrossEntropyFullXPKernel[_XP]: ...
+
+
+    cross_entropy_full: _CrossEntropyFullKernels
+
+
     class CumsumCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``cumsum``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -5281,6 +5313,7 @@ else:
     one_hot = KernelRegistrar('one_hot')
     cross_entropy = KernelRegistrar('cross_entropy')
     upsample_nearest1d = KernelRegistrar('upsample_nearest1d')
+    cross_entropy_full = KernelRegistrar('cross_entropy_full')
     cumsum = KernelRegistrar('cumsum')
     cumprod = KernelRegistrar('cumprod')
     diff = KernelRegistrar('diff')
