@@ -850,7 +850,7 @@ def _reductions() -> list[OpSamples]:
         reduction("argmin", real, int_dim_only=True, reference=_axis_ref(np.argmin)),
         reduction("var", reference=_ddof_ref(np.var), kwargs=[{"correction": 0}, {"correction": 2}]),
         reduction("std", reference=_ddof_ref(np.std), kwargs=[{"correction": 0}, {"correction": None}]),
-        reduction("logsumexp", real),
+        reduction("logsumexp"),
         reduction("all", reference=_axis_ref(np.all), skip=bool_result),
         reduction("any", reference=_axis_ref(np.any), skip=bool_result),
     ]
