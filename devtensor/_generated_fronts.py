@@ -214,8 +214,8 @@ SCHEMAS = {
     'relu': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'one_hot': ("(('self', 'num_classes'), 0, 0, 0, (-1,), None, {'self': 'TensorMeta', 'num_classes': 'int', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('num_classes', 'other', False, True, -1, False, 'int')), None, None),
     'cross_entropy': ("(('input', 'target'), 0, 0, 0, None, None, {'input': 'TensorMeta', 'target': 'TensorMeta', 'return': 'TensorSpec'})", (('input', 'Tensor', False, False, None, False, 'Tensor'), ('target', 'Tensor', False, False, None, False, 'Tensor')), None, None),
-    'upsample_nearest1d': ("(('self', 'output_size', 'scale_factor'), 0, 0, 0, (None, None), None, {'self': 'TensorMeta', 'output_size': 'int | Sequence[int] | None', 'scale_factor': 'float | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('output_size', 'other', False, True, None, True, 'int | Sequence[int] | None'), ('scale_factor', 'other', False, True, None, True, 'float | None')), None, None),
     'cross_entropy_full': ("(('input', 'target', 'weight', 'ignore_index', 'reduction', 'label_smoothing'), 0, 0, 0, (None, -100, 'mean', 0.0), None, {'input': 'TensorMeta', 'target': 'TensorMeta', 'weight': 'Tensor | None', 'ignore_index': 'int', 'reduction': 'str', 'label_smoothing': 'float', 'return': 'TensorSpec'})", (('input', 'Tensor', False, False, None, False, 'Tensor'), ('target', 'Tensor', False, False, None, False, 'Tensor'), ('weight', 'Tensor', False, True, None, True, 'Tensor | None'), ('ignore_index', 'other', False, True, -100, False, 'int'), ('reduction', 'other', False, True, 'mean', False, 'str'), ('label_smoothing', 'other', False, True, 0.0, False, 'float')), None, None),
+    'upsample_nearest1d': ("(('self', 'output_size', 'scale_factor'), 0, 0, 0, (None, None), None, {'self': 'TensorMeta', 'output_size': 'int | Sequence[int] | None', 'scale_factor': 'float | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('output_size', 'other', False, True, None, True, 'int | Sequence[int] | None'), ('scale_factor', 'other', False, True, None, True, 'float | None')), None, None),
     'cumsum': ("(('self', 'dim', 'dtype'), 0, 1, 0, None, {'dtype': None}, {'self': 'TensorMeta', 'dim': 'int', 'dtype': 'DTypeLike | None', 'return': 'PlannedSpec[ScanPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('dtype', 'other', True, True, None, True, 'DTypeLike | None')), 'tuple[int | None, dtype[Any]]', None),
     'cumprod': ("(('self', 'dim', 'dtype'), 0, 1, 0, None, {'dtype': None}, {'self': 'TensorMeta', 'dim': 'int', 'dtype': 'DTypeLike | None', 'return': 'PlannedSpec[ScanPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('dtype', 'other', True, True, None, True, 'DTypeLike | None')), 'tuple[int | None, dtype[Any]]', None),
     'diff': ("(('self', 'n', 'dim', 'prepend', 'append'), 0, 0, 0, (1, -1, None, None), None, {'self': 'TensorMeta', 'n': 'int', 'dim': 'int', 'prepend': 'Tensor | None', 'append': 'Tensor | None', 'return': 'PlannedSpec[int]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('n', 'other', False, True, 1, False, 'int'), ('dim', 'other', False, True, -1, False, 'int'), ('prepend', 'Tensor', False, True, None, True, 'Tensor | None'), ('append', 'Tensor', False, True, None, True, 'Tensor | None')), 'int', None),
@@ -478,8 +478,8 @@ FINGERPRINTS = {
     'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_num_classes|()',
     'make_cross_entropy': 'cross_entropy|functional|None|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct|()',
-    'make_upsample_nearest1d': 'upsample_nearest1d|functional|None|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_output_size,_default_scale_factor|()',
     'make_cross_entropy_full': 'cross_entropy_full|functional|None|input:Tensor:0000;target:Tensor:0000;weight:Tensor:0110;ignore_index:other:0011;reduction:other:0010;label_smoothing:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_weight,_default_ignore_index,_default_reduction,_default_label_smoothing|()',
+    'make_upsample_nearest1d': 'upsample_nearest1d|functional|None|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_output_size,_default_scale_factor|()',
     'make_cumsum': 'cumsum|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
     'make_cumsum_': 'cumsum|inplace|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
     'make_cumprod': 'cumprod|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
@@ -45297,172 +45297,6 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
-def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_output_size, _default_scale_factor):
-    def upsample_nearest1d(self, output_size=_default_output_size, scale_factor=_default_scale_factor, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, output_size, scale_factor, ), {'out': out})
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, output_size, scale_factor)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, output_size, scale_factor, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, output_size, scale_factor, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, output_size, scale_factor, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, output_size, scale_factor, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_upsample_nearest1d(self, output_size=_default_output_size, scale_factor=_default_scale_factor, *, out=None):
-        if isinstance(self, _Tensor):
-            _device = self._device
-            _first_tensor = self
-        else: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'self')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, output_size, scale_factor)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(self, output_size, scale_factor, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(self, output_size, scale_factor, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(self, output_size, scale_factor, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(self, output_size, scale_factor, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = upsample_nearest1d, _raw_upsample_nearest1d
-    return _public, _raw
-
-
 def make_cross_entropy_full(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_weight, _default_ignore_index, _default_reduction, _default_label_smoothing):
     def cross_entropy_full(input, target, weight=_default_weight, ignore_index=_default_ignore_index, reduction=_default_reduction, label_smoothing=_default_label_smoothing, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out})
@@ -45644,6 +45478,172 @@ def make_cross_entropy_full(*, _name, _op, _meta, _handlers, _resolve, _out_may_
         return out
 
     _public, _raw = cross_entropy_full, _raw_cross_entropy_full
+    return _public, _raw
+
+
+def make_upsample_nearest1d(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_output_size, _default_scale_factor):
+    def upsample_nearest1d(self, output_size=_default_output_size, scale_factor=_default_scale_factor, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, output_size, scale_factor, ), {'out': out})
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, output_size, scale_factor)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, output_size, scale_factor, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, output_size, scale_factor, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, output_size, scale_factor, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, output_size, scale_factor, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_upsample_nearest1d(self, output_size=_default_output_size, scale_factor=_default_scale_factor, *, out=None):
+        if isinstance(self, _Tensor):
+            _device = self._device
+            _first_tensor = self
+        else: return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'self')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, output_size, scale_factor, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('self', self), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(self, output_size, scale_factor)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(self, output_size, scale_factor, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(self, output_size, scale_factor, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(self, output_size, scale_factor, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(self, output_size, scale_factor, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, output_size, scale_factor)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = upsample_nearest1d, _raw_upsample_nearest1d
     return _public, _raw
 
 

@@ -4733,37 +4733,6 @@ if TYPE_CHECKING:
     cross_entropy: _CrossEntropyKernels
 
 
-    class UpsampleNearest1dCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``upsample_nearest1d``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class UpsampleNearest1dCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``upsample_nearest1d``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class UpsampleNearest1dXPKernel(Protocol[_XP]):
-        """The type of ``upsample_nearest1d``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _UpsampleNearest1dKernels(KernelRegistrar):
-        """Typed registration of ``upsample_nearest1d``'s impls: ``@upsample_nearest1d.cpu`` / ``@upsample_nearest1d.cuda`` / ``@upsample_nearest1d.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: UpsampleNearest1dCPUKernel[_CPU0, _CPU1]) -> UpsampleNearest1dCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: UpsampleNearest1dCUDAKernel[_CUDA0, _CUDA1]) -> UpsampleNearest1dCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: UpsampleNearest1dXPKernel[_XP]) -> UpsampleNearest1dXPKernel[_XP]: ...
-
-
-    upsample_nearest1d: _UpsampleNearest1dKernels
-
-
     class CrossEntropyFullCPUKernel(Protocol[_CPU0, _CPU1, _CPUS0, _CPU2]):
         """The type of ``cross_entropy_full``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -4793,6 +4762,37 @@ if TYPE_CHECKING:
 
 
     cross_entropy_full: _CrossEntropyFullKernels
+
+
+    class UpsampleNearest1dCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``upsample_nearest1d``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class UpsampleNearest1dCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``upsample_nearest1d``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class UpsampleNearest1dXPKernel(Protocol[_XP]):
+        """The type of ``upsample_nearest1d``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, output_size: int | Sequence[int] | None, scale_factor: float | None, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _UpsampleNearest1dKernels(KernelRegistrar):
+        """Typed registration of ``upsample_nearest1d``'s impls: ``@upsample_nearest1d.cpu`` / ``@upsample_nearest1d.cuda`` / ``@upsample_nearest1d.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: UpsampleNearest1dCPUKernel[_CPU0, _CPU1]) -> UpsampleNearest1dCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: UpsampleNearest1dCUDAKernel[_CUDA0, _CUDA1]) -> UpsampleNearest1dCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: UpsampleNearest1dXPKernel[_XP]) -> UpsampleNearest1dXPKernel[_XP]: ...
+
+
+    upsample_nearest1d: _UpsampleNearest1dKernels
 
 
     class CumsumCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -5312,8 +5312,8 @@ else:
     relu = KernelRegistrar('relu')
     one_hot = KernelRegistrar('one_hot')
     cross_entropy = KernelRegistrar('cross_entropy')
-    upsample_nearest1d = KernelRegistrar('upsample_nearest1d')
     cross_entropy_full = KernelRegistrar('cross_entropy_full')
+    upsample_nearest1d = KernelRegistrar('upsample_nearest1d')
     cumsum = KernelRegistrar('cumsum')
     cumprod = KernelRegistrar('cumprod')
     diff = KernelRegistrar('diff')
