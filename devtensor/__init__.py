@@ -77,7 +77,7 @@ from devtensor.generator import (
     seed,
     set_rng_state,
 )
-from devtensor.multi_ops import aminmax, cross_entropy, einsum, max, meshgrid, min, sort, topk
+from devtensor.multi_ops import aminmax, cross_entropy, einsum, max, meshgrid, min, repeat_interleave, sort, topk
 from devtensor.plan import Plan, plan, planned
 from devtensor.printing import get_printoptions, printoptions, set_printoptions
 from devtensor.random import (

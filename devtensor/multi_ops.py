@@ -25,6 +25,7 @@ from devtensor.errors import (
     DeviceMismatchError,
     DevtensorError,
     IndexOutOfRangeError,
+    NoDataError,
     ShapeError,
     as_called,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "max",
     "meshgrid",
     "min",
+    "repeat_interleave",
     "sort",
     "topk",
 ]
@@ -88,6 +90,7 @@ else:
 
 _einsum = _get_op("einsum").functional
 _cross_entropy = _get_op("cross_entropy").functional
+_repeat_interleave = _get_op("repeat_interleave").functional
 _cross_entropy_full = _get_op("cross_entropy_full").functional
 _max_dim = _get_op("max").functional
 _min_dim = _get_op("min").functional
@@ -305,6 +308,50 @@ def cross_entropy(
             except IndexOutOfRangeError:
                 raise error from None
     return _cross_entropy_full(input, target, weight, ignore_index, reduction, label_smoothing, out=out)
+
+
+def repeat_interleave(
+    self: Tensor,
+    repeats: Tensor | bool | int | float | complex,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+    out: Tensor | None = None,
+    axis: int | None = NO_ALIAS,  # type: ignore[assignment]  # (the alias's marker)
+) -> Tensor:
+    """Each element of ``self`` repeated ``repeats`` times along ``dim`` (``torch.repeat_interleave``; NumPy's
+    ``axis`` names ``dim`` too): the ``repeat_interleave`` op (:mod:`devtensor.kernels.shape_more`, whose docstring
+    gives the rules and errors), with a tensor of counts given without ``output_size`` read here for the result's
+    size (one device sync; PyTorch's call form). Also the Tensor method.
+
+    Raises:
+        NoDataError: a tensor of counts without ``output_size`` on a device without data (meta), or while a
+            static plan traces (a size read from values cannot be replayed); the op's errors.
+    """
+    given: object = axis
+    if given is not NO_ALIAS:
+        if dim is not None:
+            raise ArgumentTypeError("repeat_interleave: got both 'dim' and its NumPy name 'axis'")
+        dim = axis
+    if output_size is None and isinstance(repeats, Tensor) and repeats.dtype.kind in "iu" and repeats.ndim <= 1:
+        from devtensor import modes
+
+        if not repeats._backend.has_data or (modes.ACTIVE[0] and modes.recording()):
+            raise NoDataError(
+                "repeat_interleave: a tensor 'repeats' without 'output_size' needs its values; pass output_size"
+            )
+        counts = repeats._backend.to_numpy(repeats._array).reshape(-1).astype(np.int64)
+        if counts.size and int(counts.min()) < 0:
+            raise ArgumentValueError(f"repeat_interleave: repeats can not be negative, got {int(counts.min())}")
+        if isinstance(self, Tensor) and (dim is None or isinstance(dim, int)):
+            along = self.numel() if dim is None or self.ndim == 0 else self.shape[dim % self.ndim]
+            output_size = int(counts.sum()) * (along if counts.size == 1 else 1)
+    return _repeat_interleave(self, repeats, dim, output_size=output_size, out=out)
+
+
+if not TYPE_CHECKING:
+    _name = "repeat_interleave"  # (the Tensor method: this function, self first)
+    builtins.setattr(Tensor, _name, repeat_interleave)
 
 
 def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple[Tensor, ...]:
