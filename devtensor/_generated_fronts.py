@@ -225,7 +225,7 @@ SCHEMAS = {
     'stack': ("(('tensors', 'dim'), 0, 0, 0, (0,), None, {'tensors': 'Sequence[TensorMeta]', 'dim': 'int', 'return': 'TensorSpec'})", (('tensors', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('dim', 'other', False, True, 0, False, 'int')), None, None),
     'tile': ("(('self', 'dims'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'dims': 'Sequence[int]', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dims', 'other', False, False, None, False, 'Sequence[int]')), None, None),
     'repeat': ("(('self', 'repeats'), 0, 0, 0, None, None, {'self': 'TensorMeta', 'repeats': 'Sequence[int]', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('repeats', 'other', False, False, None, False, 'Sequence[int]')), None, None),
-    'repeat_interleave': ("(('self', 'repeats', 'dim'), 0, 0, 0, (None,), None, {'self': 'TensorMeta', 'repeats': 'int', 'dim': 'int | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('repeats', 'other', False, False, None, False, 'int'), ('dim', 'other', False, True, None, True, 'int | None')), None, None),
+    'repeat_interleave': ("(('self', 'repeats', 'dim', 'output_size'), 0, 1, 0, (None,), {'output_size': None}, {'self': 'TensorMeta', 'repeats': 'TensorOrScalar', 'dim': 'int | None', 'output_size': 'int | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('repeats', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('dim', 'other', False, True, None, True, 'int | None'), ('output_size', 'other', True, True, None, True, 'int | None')), None, None),
     'einsum': ("(('operands', 'equation'), 0, 0, 0, None, None, {'operands': 'Sequence[TensorMeta]', 'equation': 'str', 'return': 'TensorSpec'})", (('operands', 'TensorList', False, False, None, False, 'Sequence[Tensor]'), ('equation', 'other', False, False, None, False, 'str')), None, None),
     'searchsorted': ("(('sorted_sequence', 'input', 'out_int32', 'right', 'side', 'sorter'), 0, 4, 0, None, {'out_int32': False, 'right': False, 'side': None, 'sorter': None}, {'sorted_sequence': 'TensorMeta', 'input': 'TensorOrScalar', 'out_int32': 'bool', 'right': 'bool', 'side': 'str | None', 'sorter': 'Tensor | None', 'return': 'PlannedSpec[bool]'})", (('sorted_sequence', 'Tensor', False, False, None, False, 'Tensor'), ('input', 'TensorOrScalar', False, False, None, False, 'TensorOrScalar'), ('out_int32', 'other', True, True, False, False, 'bool'), ('right', 'other', True, True, False, False, 'bool'), ('side', 'other', True, True, None, True, 'str | None'), ('sorter', 'Tensor', True, True, None, True, 'Tensor | None')), 'bool', None),
     'reshape': ("(('self', 'shape'), 0, 0, 0, None, None, {'self': 'Tensor', 'shape': 'Sequence[int]', 'return': 'ViewSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('shape', 'other', False, False, None, False, 'Sequence[int]')), None, (False, 'shape')),
@@ -491,7 +491,7 @@ FINGERPRINTS = {
     'make_stack': "stack|functional|None|tensors:TensorList:0000;dim:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_tile': 'tile|functional|None|self:Tensor:0000;dims:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_repeat': 'repeat|functional|None|self:Tensor:0000;repeats:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
-    'make_repeat_interleave': "repeat_interleave|functional|None|self:Tensor:0000;repeats:other:0000;dim:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_repeat_interleave': "repeat_interleave|functional|None|self:Tensor:0000;repeats:TensorOrScalar:0000;dim:other:0110;output_size:other:1110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim,_default_output_size|(('dim', 'axis'),)",
     'make_einsum': 'einsum|functional|None|operands:TensorList:0000;equation:other:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists|()',
     'make_searchsorted': 'searchsorted|functional|None|sorted_sequence:Tensor:0000;input:TensorOrScalar:0000;out_int32:other:1011;right:other:1011;side:other:1110;sorter:Tensor:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_check_values,_value_checks,_default_out_int32,_default_right,_default_side,_default_sorter|()',
 }
@@ -47445,22 +47445,28 @@ def make_repeat(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _l
     return _public, _raw
 
 
-def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim):
-    def repeat_interleave(self, repeats, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
-        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_dim, _default_output_size):
+    def repeat_interleave(self, repeats, dim=_NO_ALIAS, *, output_size=_default_output_size, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _public, {'self': self, 'repeats': repeats, 'dim': dim, 'output_size': output_size, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if dim is _NO_ALIAS: dim = _default_dim
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, dim, ), {'out': out})
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, repeats, dim, ), {'output_size': output_size, 'out': out})
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'self')
+        else: return _coerce(_op, _raw, (self, repeats, dim, ), {'output_size': output_size, 'out': out}, 'self')
+        if isinstance(repeats, _Tensor):
+            _repeats_is_tensor = True
+            if repeats._device is not _device: _mismatch(_name, (('self', self), ('repeats', repeats), ('out', out)))
+        else:
+            _repeats_is_tensor = False
+            if type(repeats) not in _SCALARS: return _coerce(_op, _raw, (self, repeats, dim, ), {'output_size': output_size, 'out': out}, 'repeats')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, repeats, dim, ), {'output_size': output_size, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
+                _mismatch(_name, (('self', self), ('repeats', repeats), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, repeats, dim)
+        _spec = _meta(self, repeats, dim, output_size=output_size)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -47473,7 +47479,7 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
-                    _handler(self, repeats, dim, out=_const_out)
+                    _handler(self, repeats, dim, output_size=output_size, out=_const_out)
             else:
                 with _device._guard():
                     try:
@@ -47483,7 +47489,7 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(self, repeats, dim, out=_const_out)
+                        _handler(self, repeats, dim, output_size=output_size, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -47495,22 +47501,23 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (self, repeats, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if _repeats_is_tensor and repeats._storage.root is _out_root and _check_pair(_name, 'out', out, repeats, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(self, repeats, dim, out=_const_out)
+                    _handler(self, repeats, dim, output_size=output_size, out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                    _complete_after_condition(out, _out_array, (self, repeats, ), _handler, _const_out, self, repeats, dim, output_size=output_size)
                     raise
         else:
             with _device._guard():
@@ -47518,31 +47525,37 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(self, repeats, dim, out=_const_out)
+                        _handler(self, repeats, dim, output_size=output_size, out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                        _complete_after_condition(out, _out_array, (self, repeats, ), _handler, _const_out, self, repeats, dim, output_size=output_size)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1
         return out
 
-    def _raw_repeat_interleave(self, repeats, dim=_NO_ALIAS, *, out=None, axis=_NO_ALIAS):
-        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'repeats': repeats, 'dim': dim, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
+    def _raw_repeat_interleave(self, repeats, dim=_NO_ALIAS, *, output_size=_default_output_size, out=None, axis=_NO_ALIAS):
+        if axis is not _NO_ALIAS: return _aliased(_name, _raw, {'self': self, 'repeats': repeats, 'dim': dim, 'output_size': output_size, 'out': out}, (('dim', 'axis', axis, _default_dim), ))
         if dim is _NO_ALIAS: dim = _default_dim
         if isinstance(self, _Tensor):
             _device = self._device
             _first_tensor = self
-        else: return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'self')
+        else: return _coerce(_op, _raw, (self, repeats, dim, ), {'output_size': output_size, 'out': out}, 'self')
+        if isinstance(repeats, _Tensor):
+            _repeats_is_tensor = True
+            if repeats._device is not _device: _mismatch(_name, (('self', self), ('repeats', repeats), ('out', out)))
+        else:
+            _repeats_is_tensor = False
+            if type(repeats) not in _SCALARS: return _coerce(_op, _raw, (self, repeats, dim, ), {'output_size': output_size, 'out': out}, 'repeats')
         if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, repeats, dim, ), {'out': out}, 'out')
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (self, repeats, dim, ), {'output_size': output_size, 'out': out}, 'out')
             if out._device is not _device:
                 if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('self', self), ('out', out)))
+                _mismatch(_name, (('self', self), ('repeats', repeats), ('out', out)))
         elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(self, repeats, dim)
+        _spec = _meta(self, repeats, dim, output_size=output_size)
         _handler = _handlers.get(_device.key)
         if _handler is None: _handler = _resolve(_device.key, str(_device))
         if out is None:
@@ -47555,7 +47568,7 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                 if _handler is not _META_ONLY:
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
-                    _handler(self, repeats, dim, out=_const_out)
+                    _handler(self, repeats, dim, output_size=output_size, out=_const_out)
             else:
                 with _device._guard():
                     try:
@@ -47565,7 +47578,7 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     if _handler is not _META_ONLY:
                         _const_out = _new_const_out()
                         _set_out_array(_const_out, _out_array.view())
-                        _handler(self, repeats, dim, out=_const_out)
+                        _handler(self, repeats, dim, output_size=output_size, out=_const_out)
             _result = _new_object(_backend.tensor_class)
             _result._array = _out_array
             _result._device = _device
@@ -47577,22 +47590,23 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
             _result._write_checked = True
             return _result
         if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (self, ), _out_may_be_input)
+            _out_array = _prepare_out(_name, out, _spec, (self, repeats, ), _out_may_be_input)
         else:
             _out_array = out._array
             _out_root = out._storage.root
             if self._storage.root is _out_root and _check_pair(_name, 'out', out, self, _out_may_be_input): _out_array = _temporary(_name, out)
+            if _repeats_is_tensor and repeats._storage.root is _out_root and _check_pair(_name, 'out', out, repeats, _out_may_be_input): _out_array = _temporary(_name, out)
         if _device._guard is None:
             if _handler is not _META_ONLY:
                 _const_out = _new_const_out()
                 _set_out_array(_const_out, _out_array.view())
                 try:
-                    _handler(self, repeats, dim, out=_const_out)
+                    _handler(self, repeats, dim, output_size=output_size, out=_const_out)
                 except ValueError:
                     _check_writable(_name, 'out', out)
                     raise
                 except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                    _complete_after_condition(out, _out_array, (self, repeats, ), _handler, _const_out, self, repeats, dim, output_size=output_size)
                     raise
         else:
             with _device._guard():
@@ -47600,12 +47614,12 @@ def make_repeat_interleave(*, _name, _op, _meta, _handlers, _resolve, _out_may_b
                     _const_out = _new_const_out()
                     _set_out_array(_const_out, _out_array.view())
                     try:
-                        _handler(self, repeats, dim, out=_const_out)
+                        _handler(self, repeats, dim, output_size=output_size, out=_const_out)
                     except ValueError:
                         _check_writable(_name, 'out', out)
                         raise
                     except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (self, ), _handler, _const_out, self, repeats, dim)
+                        _complete_after_condition(out, _out_array, (self, repeats, ), _handler, _const_out, self, repeats, dim, output_size=output_size)
                         raise
         if _out_array is not out._array: _finish_out(_name, out, _out_array)
         out._storage.version += 1

@@ -5074,22 +5074,26 @@ if TYPE_CHECKING:
     repeat: _RepeatKernels
 
 
-    class RepeatInterleaveCPUKernel(Protocol[_CPU0, _CPU1]):
+    class RepeatInterleaveCPUKernel(Protocol[_CPU0, _CPUS0, _CPU1]):
         """The type of ``repeat_interleave``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, repeats: int, dim: int | None, *, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, repeats: _CPUS0 | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class RepeatInterleaveCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class RepeatInterleaveCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDA1]):
         """The type of ``repeat_interleave``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, repeats: int, dim: int | None, *, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, repeats: _CUDAS0 | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class RepeatInterleaveXPKernel(Protocol[_XP]):
+    class RepeatInterleaveXPKernel(Protocol):
         """The type of ``repeat_interleave``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, repeats: int, dim: int | None, *, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor, repeats: CPUTensor | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor, repeats: CUDATensor | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[CUDATensor]) -> None: ...
 
 
     class _RepeatInterleaveKernels(KernelRegistrar):
@@ -5097,9 +5101,9 @@ if TYPE_CHECKING:
 
         __slots__ = ()
 
-        def cpu(self, fn: RepeatInterleaveCPUKernel[_CPU0, _CPU1]) -> RepeatInterleaveCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: RepeatInterleaveCUDAKernel[_CUDA0, _CUDA1]) -> RepeatInterleaveCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: RepeatInterleaveXPKernel[_XP]) -> RepeatInterleaveXPKernel[_XP]: ...
+        def cpu(self, fn: RepeatInterleaveCPUKernel[_CPU0, _CPUS0, _CPU1]) -> RepeatInterleaveCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
+        def cuda(self, fn: RepeatInterleaveCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> RepeatInterleaveCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
+        def xp(self, fn: RepeatInterleaveXPKernel) -> RepeatInterleaveXPKernel: ...
 
 
     repeat_interleave: _RepeatInterleaveKernels
