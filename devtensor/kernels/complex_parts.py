@@ -23,6 +23,7 @@ from devtensor.typed.const_out import InplaceOut
 
 __all__ = ["conj", "imag", "real"]
 
+
 def _conj_kernel(xp: Any, self: Tensor, *, out: Any) -> None:
     o = out.array
     a = o if type(out) is InplaceOut else self._array

@@ -107,6 +107,8 @@ trunc = unary_ufunc(
     doc="``self`` rounded towards zero, elementwise (``torch.trunc``, ``np.trunc``; bool and integer tensors "
     "are returned as they are, in their dtype, as NumPy 2; complex is an error).",
 )
+
+
 def _sign_kernel(xp: Any, self: Tensor, *, out: Any) -> None:
     o = out.array
     a = o if type(out) is InplaceOut else self._array

@@ -678,7 +678,8 @@ def _cross_entropy_full(
     valid: Any = None
     if not probabilities:
         valid = t != ignore_index
-        check_classes(xp, "cross_entropy_full", "target", t[valid] if t.ndim else t.reshape(1)[valid.reshape(1)], classes)
+        chosen = t[valid] if t.ndim else t.reshape(1)[valid.reshape(1)]
+        check_classes(xp, "cross_entropy_full", "target", chosen, classes)
     with quiet(xp):
         if x.size:
             m = xp.max(x, axis=-1, keepdims=True)
