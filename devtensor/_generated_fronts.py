@@ -167,6 +167,7 @@ SCHEMAS = {
     'linalg_diagonal': ("(('A', 'offset', 'dim1', 'dim2'), 0, 3, 0, None, {'offset': 0, 'dim1': -2, 'dim2': -1}, {'A': 'TensorMeta', 'offset': 'int', 'dim1': 'int', 'dim2': 'int', 'return': 'TensorSpec'})", (('A', 'Tensor', False, False, None, False, 'Tensor'), ('offset', 'other', True, True, 0, False, 'int'), ('dim1', 'other', True, True, -2, False, 'int'), ('dim2', 'other', True, True, -1, False, 'int')), None, None),
     'linalg_cross': ("(('input', 'other', 'dim'), 0, 1, 0, None, {'dim': -1}, {'input': 'TensorMeta', 'other': 'TensorMeta', 'dim': 'int', 'return': 'TensorSpec'})", (('input', 'Tensor', False, False, None, False, 'Tensor'), ('other', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', True, True, -1, False, 'int')), None, None),
     'linalg_vecdot': ("(('x', 'y', 'dim'), 0, 1, 0, None, {'dim': -1}, {'x': 'TensorMeta', 'y': 'TensorMeta', 'dim': 'int', 'return': 'TensorSpec'})", (('x', 'Tensor', False, False, None, False, 'Tensor'), ('y', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', True, True, -1, False, 'int')), None, None),
+    'cross_entropy_full': ("(('input', 'target', 'weight', 'ignore_index', 'reduction', 'label_smoothing'), 0, 0, 0, (None, -100, 'mean', 0.0), None, {'input': 'TensorMeta', 'target': 'TensorMeta', 'weight': 'Tensor | None', 'ignore_index': 'int', 'reduction': 'str', 'label_smoothing': 'float', 'return': 'TensorSpec'})", (('input', 'Tensor', False, False, None, False, 'Tensor'), ('target', 'Tensor', False, False, None, False, 'Tensor'), ('weight', 'Tensor', False, True, None, True, 'Tensor | None'), ('ignore_index', 'other', False, True, -100, False, 'int'), ('reduction', 'other', False, True, 'mean', False, 'str'), ('label_smoothing', 'other', False, True, 0.0, False, 'float')), None, None),
     'floor': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'ceil': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'trunc': ("(('self',), 0, 0, 0, None, None, {'self': 'Tensor', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
@@ -214,7 +215,6 @@ SCHEMAS = {
     'relu': ("(('self',), 0, 0, 0, None, None, {'self': 'TensorMeta', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'),), None, None),
     'one_hot': ("(('self', 'num_classes'), 0, 0, 0, (-1,), None, {'self': 'TensorMeta', 'num_classes': 'int', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('num_classes', 'other', False, True, -1, False, 'int')), None, None),
     'cross_entropy': ("(('input', 'target'), 0, 0, 0, None, None, {'input': 'TensorMeta', 'target': 'TensorMeta', 'return': 'TensorSpec'})", (('input', 'Tensor', False, False, None, False, 'Tensor'), ('target', 'Tensor', False, False, None, False, 'Tensor')), None, None),
-    'cross_entropy_full': ("(('input', 'target', 'weight', 'ignore_index', 'reduction', 'label_smoothing'), 0, 0, 0, (None, -100, 'mean', 0.0), None, {'input': 'TensorMeta', 'target': 'TensorMeta', 'weight': 'Tensor | None', 'ignore_index': 'int', 'reduction': 'str', 'label_smoothing': 'float', 'return': 'TensorSpec'})", (('input', 'Tensor', False, False, None, False, 'Tensor'), ('target', 'Tensor', False, False, None, False, 'Tensor'), ('weight', 'Tensor', False, True, None, True, 'Tensor | None'), ('ignore_index', 'other', False, True, -100, False, 'int'), ('reduction', 'other', False, True, 'mean', False, 'str'), ('label_smoothing', 'other', False, True, 0.0, False, 'float')), None, None),
     'upsample_nearest1d': ("(('self', 'output_size', 'scale_factor'), 0, 0, 0, (None, None), None, {'self': 'TensorMeta', 'output_size': 'int | Sequence[int] | None', 'scale_factor': 'float | None', 'return': 'TensorSpec'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('output_size', 'other', False, True, None, True, 'int | Sequence[int] | None'), ('scale_factor', 'other', False, True, None, True, 'float | None')), None, None),
     'cumsum': ("(('self', 'dim', 'dtype'), 0, 1, 0, None, {'dtype': None}, {'self': 'TensorMeta', 'dim': 'int', 'dtype': 'DTypeLike | None', 'return': 'PlannedSpec[ScanPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('dtype', 'other', True, True, None, True, 'DTypeLike | None')), 'tuple[int | None, dtype[Any]]', None),
     'cumprod': ("(('self', 'dim', 'dtype'), 0, 1, 0, None, {'dtype': None}, {'self': 'TensorMeta', 'dim': 'int', 'dtype': 'DTypeLike | None', 'return': 'PlannedSpec[ScanPlan]'})", (('self', 'Tensor', False, False, None, False, 'Tensor'), ('dim', 'other', False, False, None, False, 'int'), ('dtype', 'other', True, True, None, True, 'DTypeLike | None')), 'tuple[int | None, dtype[Any]]', None),
@@ -405,6 +405,7 @@ FINGERPRINTS = {
     'make_linalg_diagonal': 'linalg_diagonal|functional|None|A:Tensor:0000;offset:other:1011;dim1:other:1011;dim2:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_offset,_default_dim1,_default_dim2|()',
     'make_linalg_cross': "linalg_cross|functional|None|input:Tensor:0000;other:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
     'make_linalg_vecdot': "linalg_vecdot|functional|None|x:Tensor:0000;y:Tensor:0000;dim:other:1011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dim|(('dim', 'axis'),)",
+    'make_cross_entropy_full': 'cross_entropy_full|functional|None|input:Tensor:0000;target:Tensor:0000;weight:Tensor:0110;ignore_index:other:0011;reduction:other:0010;label_smoothing:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_weight,_default_ignore_index,_default_reduction,_default_label_smoothing|()',
     'make_floor': 'floor|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
     'make_floor_': 'floor|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
     'make_ceil': 'ceil|functional|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_meta_cache|()',
@@ -478,7 +479,6 @@ FINGERPRINTS = {
     'make_relu_': 'relu|inplace|None|self:Tensor:0000|0|1|unary|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct,_meta_cache|()',
     'make_one_hot': 'one_hot|functional|None|self:Tensor:0000;num_classes:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_num_classes|()',
     'make_cross_entropy': 'cross_entropy|functional|None|input:Tensor:0000;target:Tensor:0000|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_direct|()',
-    'make_cross_entropy_full': 'cross_entropy_full|functional|None|input:Tensor:0000;target:Tensor:0000;weight:Tensor:0110;ignore_index:other:0011;reduction:other:0010;label_smoothing:other:0011|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_weight,_default_ignore_index,_default_reduction,_default_label_smoothing|()',
     'make_upsample_nearest1d': 'upsample_nearest1d|functional|None|self:Tensor:0000;output_size:other:0110;scale_factor:other:0110|0|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_output_size,_default_scale_factor|()',
     'make_cumsum': 'cumsum|functional|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
     'make_cumsum_': 'cumsum|inplace|None|self:Tensor:0000;dim:other:0000;dtype:other:1110|1|1|None|_name,_op,_meta,_handlers,_resolve,_out_may_be_input,_lists,_default_dtype|()',
@@ -29817,6 +29817,190 @@ def make_linalg_vecdot(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
     return _public, _raw
 
 
+def make_cross_entropy_full(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_weight, _default_ignore_index, _default_reduction, _default_label_smoothing):
+    def cross_entropy_full(input, target, weight=_default_weight, ignore_index=_default_ignore_index, reduction=_default_reduction, label_smoothing=_default_label_smoothing, *, out=None):
+        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out})
+        if isinstance(input, _Tensor):
+            _device = input._device
+            _first_tensor = input
+        else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'input')
+        if isinstance(target, _Tensor):
+            if target._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
+        else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'target')
+        if weight is not None:
+            if isinstance(weight, _Tensor):
+                if weight._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
+            else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'weight')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(input, target, weight, ignore_index, reduction, label_smoothing)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (input, target, weight, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(weight, _Tensor) and weight._storage.root is _out_root and _check_pair(_name, 'out', out, weight, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (input, target, weight, ), _handler, _const_out, input, target, weight, ignore_index, reduction, label_smoothing)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (input, target, weight, ), _handler, _const_out, input, target, weight, ignore_index, reduction, label_smoothing)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    def _raw_cross_entropy_full(input, target, weight=_default_weight, ignore_index=_default_ignore_index, reduction=_default_reduction, label_smoothing=_default_label_smoothing, *, out=None):
+        if isinstance(input, _Tensor):
+            _device = input._device
+            _first_tensor = input
+        else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'input')
+        if isinstance(target, _Tensor):
+            if target._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
+        else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'target')
+        if weight is not None:
+            if isinstance(weight, _Tensor):
+                if weight._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
+            else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'weight')
+        if out is not None:
+            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'out')
+            if out._device is not _device:
+                if _device is None: _no_tensor(_name, _lists)
+                _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
+        elif _device is None: _no_tensor(_name, _lists)
+        _spec = _meta(input, target, weight, ignore_index, reduction, label_smoothing)
+        _handler = _handlers.get(_device.key)
+        if _handler is None: _handler = _resolve(_device.key, str(_device))
+        if out is None:
+            _backend = _first_tensor._backend
+            if _device._guard is None:
+                try:
+                    _out_array = _backend.alloc(_spec[0], _spec[1])
+                except (ValueError, MemoryError) as _error:
+                    _alloc_failed(_name, _spec, _error, _device)
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
+            else:
+                with _device._guard():
+                    try:
+                        _out_array = _backend.alloc(_spec[0], _spec[1])
+                    except (ValueError, MemoryError) as _error:
+                        _alloc_failed(_name, _spec, _error, _device)
+                    if _handler is not _META_ONLY:
+                        _const_out = _new_const_out()
+                        _set_out_array(_const_out, _out_array.view())
+                        _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
+            _result = _new_object(_backend.tensor_class)
+            _result._array = _out_array
+            _result._device = _device
+            _result._storage = _storage = _new_object(_Storage)
+            _storage.root = _out_array
+            _storage.version = 0
+            _result._shape = _spec[0]
+            _result._dtype = _out_array.dtype
+            _result._write_checked = True
+            return _result
+        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
+            _out_array = _prepare_out(_name, out, _spec, (input, target, weight, ), _out_may_be_input)
+        else:
+            _out_array = out._array
+            _out_root = out._storage.root
+            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
+            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
+            if isinstance(weight, _Tensor) and weight._storage.root is _out_root and _check_pair(_name, 'out', out, weight, _out_may_be_input): _out_array = _temporary(_name, out)
+        if _device._guard is None:
+            if _handler is not _META_ONLY:
+                _const_out = _new_const_out()
+                _set_out_array(_const_out, _out_array.view())
+                try:
+                    _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
+                except ValueError:
+                    _check_writable(_name, 'out', out)
+                    raise
+                except (Warning, FloatingPointError):
+                    _complete_after_condition(out, _out_array, (input, target, weight, ), _handler, _const_out, input, target, weight, ignore_index, reduction, label_smoothing)
+                    raise
+        else:
+            with _device._guard():
+                if _handler is not _META_ONLY:
+                    _const_out = _new_const_out()
+                    _set_out_array(_const_out, _out_array.view())
+                    try:
+                        _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
+                    except ValueError:
+                        _check_writable(_name, 'out', out)
+                        raise
+                    except (Warning, FloatingPointError):
+                        _complete_after_condition(out, _out_array, (input, target, weight, ), _handler, _const_out, input, target, weight, ignore_index, reduction, label_smoothing)
+                        raise
+        if _out_array is not out._array: _finish_out(_name, out, _out_array)
+        out._storage.version += 1
+        return out
+
+    _public, _raw = cross_entropy_full, _raw_cross_entropy_full
+    return _public, _raw
+
+
 def make_floor(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _meta_cache):
     def floor(self, *, out=None):
         if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (self, ), {'out': out})
@@ -45294,190 +45478,6 @@ def make_cross_entropy(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_in
         return out
 
     _public, _raw = cross_entropy, _raw_cross_entropy
-    return _public, _raw
-
-
-def make_cross_entropy_full(*, _name, _op, _meta, _handlers, _resolve, _out_may_be_input, _lists, _default_weight, _default_ignore_index, _default_reduction, _default_label_smoothing):
-    def cross_entropy_full(input, target, weight=_default_weight, ignore_index=_default_ignore_index, reduction=_default_reduction, label_smoothing=_default_label_smoothing, *, out=None):
-        if _modes[0]: return _run_modes(_op, 'functional', _public, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out})
-        if isinstance(input, _Tensor):
-            _device = input._device
-            _first_tensor = input
-        else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'input')
-        if isinstance(target, _Tensor):
-            if target._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
-        else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'target')
-        if weight is not None:
-            if isinstance(weight, _Tensor):
-                if weight._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
-            else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'weight')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(input, target, weight, ignore_index, reduction, label_smoothing)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (input, target, weight, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
-            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
-            if isinstance(weight, _Tensor) and weight._storage.root is _out_root and _check_pair(_name, 'out', out, weight, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (input, target, weight, ), _handler, _const_out, input, target, weight, ignore_index, reduction, label_smoothing)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (input, target, weight, ), _handler, _const_out, input, target, weight, ignore_index, reduction, label_smoothing)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    def _raw_cross_entropy_full(input, target, weight=_default_weight, ignore_index=_default_ignore_index, reduction=_default_reduction, label_smoothing=_default_label_smoothing, *, out=None):
-        if isinstance(input, _Tensor):
-            _device = input._device
-            _first_tensor = input
-        else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'input')
-        if isinstance(target, _Tensor):
-            if target._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
-        else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'target')
-        if weight is not None:
-            if isinstance(weight, _Tensor):
-                if weight._device is not _device: _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
-            else: return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'weight')
-        if out is not None:
-            if not isinstance(out, _Tensor): return _coerce(_op, _raw, (input, target, weight, ignore_index, reduction, label_smoothing, ), {'out': out}, 'out')
-            if out._device is not _device:
-                if _device is None: _no_tensor(_name, _lists)
-                _mismatch(_name, (('input', input), ('target', target), ('weight', weight), ('out', out)))
-        elif _device is None: _no_tensor(_name, _lists)
-        _spec = _meta(input, target, weight, ignore_index, reduction, label_smoothing)
-        _handler = _handlers.get(_device.key)
-        if _handler is None: _handler = _resolve(_device.key, str(_device))
-        if out is None:
-            _backend = _first_tensor._backend
-            if _device._guard is None:
-                try:
-                    _out_array = _backend.alloc(_spec[0], _spec[1])
-                except (ValueError, MemoryError) as _error:
-                    _alloc_failed(_name, _spec, _error, _device)
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
-            else:
-                with _device._guard():
-                    try:
-                        _out_array = _backend.alloc(_spec[0], _spec[1])
-                    except (ValueError, MemoryError) as _error:
-                        _alloc_failed(_name, _spec, _error, _device)
-                    if _handler is not _META_ONLY:
-                        _const_out = _new_const_out()
-                        _set_out_array(_const_out, _out_array.view())
-                        _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
-            _result = _new_object(_backend.tensor_class)
-            _result._array = _out_array
-            _result._device = _device
-            _result._storage = _storage = _new_object(_Storage)
-            _storage.root = _out_array
-            _storage.version = 0
-            _result._shape = _spec[0]
-            _result._dtype = _out_array.dtype
-            _result._write_checked = True
-            return _result
-        if out._shape != _spec[0] or _spec[1] is not out._dtype or not out._write_checked:
-            _out_array = _prepare_out(_name, out, _spec, (input, target, weight, ), _out_may_be_input)
-        else:
-            _out_array = out._array
-            _out_root = out._storage.root
-            if input._storage.root is _out_root and _check_pair(_name, 'out', out, input, _out_may_be_input): _out_array = _temporary(_name, out)
-            if target._storage.root is _out_root and _check_pair(_name, 'out', out, target, _out_may_be_input): _out_array = _temporary(_name, out)
-            if isinstance(weight, _Tensor) and weight._storage.root is _out_root and _check_pair(_name, 'out', out, weight, _out_may_be_input): _out_array = _temporary(_name, out)
-        if _device._guard is None:
-            if _handler is not _META_ONLY:
-                _const_out = _new_const_out()
-                _set_out_array(_const_out, _out_array.view())
-                try:
-                    _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
-                except ValueError:
-                    _check_writable(_name, 'out', out)
-                    raise
-                except (Warning, FloatingPointError):
-                    _complete_after_condition(out, _out_array, (input, target, weight, ), _handler, _const_out, input, target, weight, ignore_index, reduction, label_smoothing)
-                    raise
-        else:
-            with _device._guard():
-                if _handler is not _META_ONLY:
-                    _const_out = _new_const_out()
-                    _set_out_array(_const_out, _out_array.view())
-                    try:
-                        _handler(input, target, weight, ignore_index, reduction, label_smoothing, out=_const_out)
-                    except ValueError:
-                        _check_writable(_name, 'out', out)
-                        raise
-                    except (Warning, FloatingPointError):
-                        _complete_after_condition(out, _out_array, (input, target, weight, ), _handler, _const_out, input, target, weight, ignore_index, reduction, label_smoothing)
-                        raise
-        if _out_array is not out._array: _finish_out(_name, out, _out_array)
-        out._storage.version += 1
-        return out
-
-    _public, _raw = cross_entropy_full, _raw_cross_entropy_full
     return _public, _raw
 
 

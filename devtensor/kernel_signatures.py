@@ -3248,6 +3248,37 @@ if TYPE_CHECKING:
     linalg_vecdot: _LinalgVecdotKernels
 
 
+    class CrossEntropyFullCPUKernel(Protocol[_CPU0, _CPU1, _CPUS0, _CPU2]):
+        """The type of ``cross_entropy_full``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, target: _CPU1, weight: _CPUS0 | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class CrossEntropyFullCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]):
+        """The type of ``cross_entropy_full``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, target: _CUDA1, weight: _CUDAS0 | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class CrossEntropyFullXPKernel(Protocol[_XP]):
+        """The type of ``cross_entropy_full``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, target: _XP, weight: _XP | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CrossEntropyFullKernels(KernelRegistrar):
+        """Typed registration of ``cross_entropy_full``'s impls: ``@cross_entropy_full.cpu`` / ``@cross_entropy_full.cuda`` / ``@cross_entropy_full.xp``."""
+
+        __slots__ = ()
+
+        def cpu(self, fn: CrossEntropyFullCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]) -> CrossEntropyFullCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]: ...
+        def cuda(self, fn: CrossEntropyFullCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]) -> CrossEntropyFullCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]: ...
+        def xp(self, fn: CrossEntropyFullXPKernel[_XP]) -> CrossEntropyFullXPKernel[_XP]: ...
+
+
+    cross_entropy_full: _CrossEntropyFullKernels
+
+
     class FloorCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``floor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -4733,37 +4764,6 @@ if TYPE_CHECKING:
     cross_entropy: _CrossEntropyKernels
 
 
-    class CrossEntropyFullCPUKernel(Protocol[_CPU0, _CPU1, _CPUS0, _CPU2]):
-        """The type of ``cross_entropy_full``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, input: _CPU0, target: _CPU1, weight: _CPUS0 | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_CPU2]) -> None: ...
-
-
-    class CrossEntropyFullCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]):
-        """The type of ``cross_entropy_full``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, input: _CUDA0, target: _CUDA1, weight: _CUDAS0 | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_CUDA2]) -> None: ...
-
-
-    class CrossEntropyFullXPKernel(Protocol[_XP]):
-        """The type of ``cross_entropy_full``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, input: _XP, target: _XP, weight: _XP | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _CrossEntropyFullKernels(KernelRegistrar):
-        """Typed registration of ``cross_entropy_full``'s impls: ``@cross_entropy_full.cpu`` / ``@cross_entropy_full.cuda`` / ``@cross_entropy_full.xp``."""
-
-        __slots__ = ()
-
-        def cpu(self, fn: CrossEntropyFullCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]) -> CrossEntropyFullCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]: ...
-        def cuda(self, fn: CrossEntropyFullCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]) -> CrossEntropyFullCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]: ...
-        def xp(self, fn: CrossEntropyFullXPKernel[_XP]) -> CrossEntropyFullXPKernel[_XP]: ...
-
-
-    cross_entropy_full: _CrossEntropyFullKernels
-
-
     class UpsampleNearest1dCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``upsample_nearest1d``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -5269,6 +5269,7 @@ else:
     linalg_diagonal = KernelRegistrar('linalg_diagonal')
     linalg_cross = KernelRegistrar('linalg_cross')
     linalg_vecdot = KernelRegistrar('linalg_vecdot')
+    cross_entropy_full = KernelRegistrar('cross_entropy_full')
     floor = KernelRegistrar('floor')
     ceil = KernelRegistrar('ceil')
     trunc = KernelRegistrar('trunc')
@@ -5316,7 +5317,6 @@ else:
     relu = KernelRegistrar('relu')
     one_hot = KernelRegistrar('one_hot')
     cross_entropy = KernelRegistrar('cross_entropy')
-    cross_entropy_full = KernelRegistrar('cross_entropy_full')
     upsample_nearest1d = KernelRegistrar('upsample_nearest1d')
     cumsum = KernelRegistrar('cumsum')
     cumprod = KernelRegistrar('cumprod')
