@@ -5,6 +5,8 @@ from tests/op_samples_shape_more.py."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -121,7 +123,7 @@ def words(*parts: str) -> str:
     return ".*".join(re.escape(p) for p in parts)
 
 
-FACTORY_OUT = {
+FACTORY_OUT: dict[str, tuple[Callable[..., dt.Tensor], Any]] = {
     "empty": (lambda out, **kw: dt.empty(2, 3, out=out, **kw), None),
     "zeros": (lambda out, **kw: dt.zeros((2, 3), out=out, **kw), np.zeros((2, 3))),
     "ones": (lambda out, **kw: dt.ones(2, 3, out=out, **kw), np.ones((2, 3))),

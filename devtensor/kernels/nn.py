@@ -405,7 +405,7 @@ def _one_hot(xp: ModuleType, self: D, num_classes: int, *, out: ConstOut[D]) -> 
 _CE_DIRECT: Final[list[Any]] = [None, None]
 
 
-@structured_op(inplace=False, method=False)
+@structured_op(inplace=False, method=False, public_functional=False)  # (public: devtensor.multi_ops)
 @offers_direct(_CE_DIRECT)
 def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
     """Mean cross-entropy loss of logits and class indices (``torch.nn.functional.cross_entropy`` with

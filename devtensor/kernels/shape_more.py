@@ -129,7 +129,7 @@ def _repeat(xp: ModuleType, self: D, repeats: Sequence[int], *, out: ConstOut[D]
     xp.copyto(out.array, xp.tile(self._array, reps), casting="same_kind")
 
 
-@structured_op(inplace=False)
+@structured_op(inplace=False, public_functional=False)  # (public: devtensor.multi_ops)
 def repeat_interleave(
     self: TensorMeta, repeats: TensorOrScalar, dim: int | None = None, *, output_size: int | None = None
 ) -> TensorSpec:
