@@ -74,7 +74,6 @@ __all__ = [
     "cosh",
     "cosh_",
     "count_nonzero",
-    "cross_entropy",
     "cumprod",
     "cumprod_",
     "cumsum",
@@ -170,7 +169,6 @@ __all__ = [
     "relu_",
     "remainder",
     "remainder_",
-    "repeat_interleave",
     "reshape",
     "roll",
     "round",
@@ -416,7 +414,6 @@ if TYPE_CHECKING:
     def relu(self: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def relu_(self: _T) -> _T: ...
     def one_hot(self: Tensor, num_classes: int = -1, *, out: Tensor | None = None) -> Tensor: ...
-    def cross_entropy(input: Tensor, target: Tensor, *, out: Tensor | None = None) -> Tensor: ...
     def upsample_nearest1d(self: Tensor, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None, *, out: Tensor | None = None) -> Tensor: ...
     def cumsum(self: Tensor, dim: int, *, dtype: DTypeLike | None = None, out: Tensor | None = None) -> Tensor: ...
     def cumsum_(self: _T, dim: int, *, dtype: DTypeLike | None = None) -> _T: ...
@@ -428,7 +425,6 @@ if TYPE_CHECKING:
     def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None, axis: int = ...) -> Tensor: ...
     def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None, axis: int = ...) -> Tensor: ...
     def tile(self: Tensor, dims: Sequence[int], *, out: Tensor | None = None) -> Tensor: ...
-    def repeat_interleave(self: Tensor, repeats: TensorOrScalar, dim: int | None = None, *, output_size: int | None = None, out: Tensor | None = None, axis: int | None = ...) -> Tensor: ...
     def searchsorted(sorted_sequence: Tensor, input: TensorOrScalar, *, out_int32: bool = False, right: bool = False, side: str | None = None, sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor: ...
 
 else:
@@ -622,7 +618,6 @@ else:
     relu = _variant('relu', 'functional')
     relu_ = _variant('relu', 'inplace')
     one_hot = _variant('one_hot', 'functional')
-    cross_entropy = _variant('cross_entropy', 'functional')
     upsample_nearest1d = _variant('upsample_nearest1d', 'functional')
     cumsum = _variant('cumsum', 'functional')
     cumsum_ = _variant('cumsum', 'inplace')
@@ -634,5 +629,4 @@ else:
     cat = _variant('cat', 'functional')
     stack = _variant('stack', 'functional')
     tile = _variant('tile', 'functional')
-    repeat_interleave = _variant('repeat_interleave', 'functional')
     searchsorted = _variant('searchsorted', 'functional')
