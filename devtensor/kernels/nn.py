@@ -28,7 +28,7 @@ from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from devtensor.kernels.class_indices import check_classes
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
-from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, quiet, quiet_extobj
+from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, deferred_conditions, quiet, quiet_extobj
 from devtensor.meta import INLINE, int_arg, memoized, normalize_dim, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
@@ -178,12 +178,13 @@ def _softmax(
         _softmax_cpu(self._array, plan, o)
         return
     x: Any = self._array
-    with quiet(xp):
+    with deferred_conditions():  # (a cast for dtype= and the narrowing into out: reported after the write)
         if x.dtype != plan.compute:
-            x = x.astype(plan.compute)  # (dtype='s cast: quiet, as the steps)
-        work = _softmax_steps(xp, x, plan, o)
-    if work is not o:  # (the narrowing into out in the caller's state: its overflow is reported after the write)
-        xp.copyto(o, work, casting="same_kind")
+            x = x.astype(plan.compute)
+        with quiet(xp):
+            work = _softmax_steps(xp, x, plan, o)
+        if work is not o:
+            xp.copyto(o, work, casting="same_kind")
 
 
 def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
@@ -199,12 +200,12 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
     before the error propagates. The cast into an ``o`` of another dtype runs in the caller's state, as every
     op's narrowing write (an overflow into float16 is reported after the write)."""
     compute, axis = plan.compute, plan.axis
-    source = x
-    if x.dtype is not compute and o is None:
-        o = np.empty(x.shape, x.dtype)
+    if x.dtype is not compute:
+        if o is None:
+            o = np.empty(x.shape, x.dtype)
+        with deferred_conditions():  # (dtype=: the cast's overflow is reported after the write, as every step's)
+            return _softmax_cpu(x.astype(compute), plan, o)
     try:
-        if x.dtype is not compute:
-            x = x.astype(compute)  # (inside: an overflow of dtype='s cast surfaces after the write, as the rest)
         if axis is not None and x.size and QUIET is not None and (o is None or o.dtype is compute):
             # The common case, _softmax_steps without its dispatch (the floating-point state set inline):
             # the same NumPy calls on the same arrays, so the same values. A new result is the first step's
@@ -238,7 +239,6 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
             o = np.empty(x.shape, compute)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            x = source.astype(compute, copy=False)
             work = _softmax_steps(np, x, plan, o)
             if work is not o:
                 np.copyto(o, work, casting="same_kind")
