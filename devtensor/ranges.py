@@ -66,7 +66,8 @@ def arange(
     Length ``ceil((end - start) / step)`` (at least 0); dtype default as NumPy's ``arange`` (int64 when all of
     ``start``, ``end``, ``step`` are ints, float64 if any is a float). Python and NumPy real numbers, 0-d real
     arrays and 0-d real tensors (their value, as PyTorch's Scalar arguments) are accepted.
-    Values are NumPy's (into an integer dtype: ``int(start)`` and the truncated first step, extended).
+    Values are NumPy's; into an integer or bool dtype PyTorch's: ``start``, ``end`` and ``step`` truncated to
+    ints first (NumPy extends the difference of its first two values instead).
 
     No value wraps around: into an integer or bool dtype every value must lie in the dtype's range (bool: 0
     and 1), else ScalarOverflowError (NumPy wraps silently; PyTorch refuses bool ``arange``).
@@ -105,6 +106,15 @@ def arange(
     dt = optional_dtype("arange", dtype) or (
         out_dtype("arange", out) if out is not None else (_INT64 if all_int else _DEFAULT_FLOAT)
     )
+    if not all_int and dt.kind in "iub":
+        # PyTorch's rule for an integer dtype: start, end and step truncated into it first, then an integer range
+        # (NumPy instead extends the difference of its first two values).
+        start, end, step = math.trunc(start), math.trunc(end), math.trunc(step)
+        if step == 0:
+            raise ArgumentValueError(
+                f"arange: argument 'step' truncated into dtype {dt.name} is 0 (PyTorch's rule for integer dtypes)"
+            )
+        all_int = True
     dev = as_device(device, op="arange") if out is None else out_device("arange", out, device)
     if all_int:
         length = max(0, int(-((start - end) // step)))  # exact ceil for ints of any size
