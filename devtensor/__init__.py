@@ -78,7 +78,7 @@ from devtensor.generator import (
     set_rng_state,
 )
 from devtensor.kernels.closeness import allclose
-from devtensor.multi_ops import aminmax, einsum, max, meshgrid, min, sort, topk
+from devtensor.multi_ops import aminmax, cross_entropy, einsum, max, meshgrid, min, repeat_interleave, sort, topk
 from devtensor.plan import Plan, plan, planned
 from devtensor.printing import get_printoptions, printoptions, set_printoptions
 from devtensor.random import (
@@ -133,6 +133,7 @@ __all__ = [
     "complex64",
     "complex128",
     "cpu",
+    "cross_entropy",
     "cuda",
     "fft",
     "kernel_signatures",
@@ -140,6 +141,7 @@ __all__ = [
     "empty_like",
     "einsum",
     "eye",
+    "repeat_interleave",
     "float16",
     "float32",
     "float64",

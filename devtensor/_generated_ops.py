@@ -80,7 +80,6 @@ __all__ = [
     "cosh",
     "cosh_",
     "count_nonzero",
-    "cross_entropy",
     "cumprod",
     "cumprod_",
     "cumsum",
@@ -182,7 +181,6 @@ __all__ = [
     "relu_",
     "remainder",
     "remainder_",
-    "repeat_interleave",
     "reshape",
     "roll",
     "round",
@@ -440,7 +438,6 @@ if TYPE_CHECKING:
     def relu(self: _R | NDArrayLike, *, out: _R | None = None) -> _R: ...
     def relu_(self: _T) -> _T: ...
     def one_hot(self: _R | NDArrayLike, num_classes: int = -1, *, out: _R | None = None) -> _R: ...
-    def cross_entropy(input: _R | NDArrayLike, target: _R | NDArrayLike, *, out: _R | None = None) -> _R: ...
     def upsample_nearest1d(self: _R | NDArrayLike, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None, *, out: _R | None = None) -> _R: ...
     def cumsum(self: _R | NDArrayLike, dim: int, *, dtype: DTypeSpelling | None = None, out: _R | None = None) -> _R: ...
     def cumsum_(self: _T, dim: int, *, dtype: DTypeSpelling | None = None) -> _T: ...
@@ -460,7 +457,6 @@ if TYPE_CHECKING:
     def cat(tensors: Sequence[_R | NDArrayLike], dim: int = 0, *, out: _R | None = None, axis: int = ...) -> _R: ...
     def stack(tensors: Sequence[_R | NDArrayLike], dim: int = 0, *, out: _R | None = None, axis: int = ...) -> _R: ...
     def tile(self: _R | NDArrayLike, dims: Sequence[int], *, out: _R | None = None) -> _R: ...
-    def repeat_interleave(self: _R | NDArrayLike, repeats: int, dim: int | None = None, *, out: _R | None = None, axis: int | None = ...) -> _R: ...
     def searchsorted(sorted_sequence: _R | NDArrayLike, input: _R | NumberLike | NDArrayLike, *, out_int32: bool = False, right: bool = False, side: str | None = None, sorter: _R | NDArrayLike | None = None, out: _R | None = None) -> _R: ...
 
 else:
@@ -660,7 +656,6 @@ else:
     relu = _variant('relu', 'functional')
     relu_ = _variant('relu', 'inplace')
     one_hot = _variant('one_hot', 'functional')
-    cross_entropy = _variant('cross_entropy', 'functional')
     upsample_nearest1d = _variant('upsample_nearest1d', 'functional')
     cumsum = _variant('cumsum', 'functional')
     cumsum_ = _variant('cumsum', 'inplace')
@@ -680,5 +675,4 @@ else:
     cat = _variant('cat', 'functional')
     stack = _variant('stack', 'functional')
     tile = _variant('tile', 'functional')
-    repeat_interleave = _variant('repeat_interleave', 'functional')
     searchsorted = _variant('searchsorted', 'functional')

@@ -65,6 +65,7 @@ __all__ = [
     "cosh",
     "count_nonzero",
     "cross_entropy",
+    "cross_entropy_full",
     "cumprod",
     "cumsum",
     "diff",
@@ -3927,6 +3928,39 @@ if TYPE_CHECKING:
     linalg_vecdot: _LinalgVecdotKernels
 
 
+    class CrossEntropyFullCPUKernel(Protocol[_CPU0, _CPU1, _CPUS0, _CPU2]):
+        """The type of ``cross_entropy_full``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, input: _CPU0, target: _CPU1, weight: _CPUS0 | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_CPU2]) -> None: ...
+
+
+    class CrossEntropyFullCUDAKernel(Protocol[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]):
+        """The type of ``cross_entropy_full``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, input: _CUDA0, target: _CUDA1, weight: _CUDAS0 | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_CUDA2]) -> None: ...
+
+
+    class CrossEntropyFullXPKernel(Protocol[_XP]):
+        """The type of ``cross_entropy_full``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, input: _XP, target: _XP, weight: _XP | None, ignore_index: int, reduction: str, label_smoothing: float, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _CrossEntropyFullKernels(KernelRegistrar):
+        """Typed registration of ``cross_entropy_full``'s impls: ``@cross_entropy_full.cpu`` / ``@cross_entropy_full.cuda`` / ``@cross_entropy_full.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.losses.cross_entropy_full'
+
+        def cpu(self, fn: CrossEntropyFullCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]) -> CrossEntropyFullCPUKernel[_CPU0, _CPU1, _CPUS0, _CPU2]: ...
+        def cuda(self, fn: CrossEntropyFullCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]) -> CrossEntropyFullCUDAKernel[_CUDA0, _CUDA1, _CUDAS0, _CUDA2]: ...
+        def xp(self, fn: CrossEntropyFullXPKernel[_XP]) -> CrossEntropyFullXPKernel[_XP]: ...
+
+
+    cross_entropy_full: _CrossEntropyFullKernels
+
+
     class FloorCPUKernel(Protocol[_CPU0, _CPU1]):
         """The type of ``floor``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -6052,22 +6086,32 @@ if TYPE_CHECKING:
     repeat: _RepeatKernels
 
 
-    class RepeatInterleaveCPUKernel(Protocol[_CPU0, _CPU1]):
+    class RepeatInterleaveCPUKernel(Protocol[_CPU0, _CPUS0, _CPU1]):
         """The type of ``repeat_interleave``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
-        def __call__(_k, self: _CPU0, repeats: int, dim: int | None, *, out: ConstOut[_CPU1]) -> None: ...
+        def __call__(_k, self: _CPU0, repeats: _CPUS0 | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[_CPU1]) -> None: ...
 
 
-    class RepeatInterleaveCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    class RepeatInterleaveCUDAKernel(Protocol[_CUDA0, _CUDAS0, _CUDA1]):
         """The type of ``repeat_interleave``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
 
-        def __call__(_k, self: _CUDA0, repeats: int, dim: int | None, *, out: ConstOut[_CUDA1]) -> None: ...
+        def __call__(_k, self: _CUDA0, repeats: _CUDAS0 | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[_CUDA1]) -> None: ...
 
 
-    class RepeatInterleaveXPKernel(Protocol[_XP]):
+    class RepeatInterleaveXPKernel(Protocol):
         """The type of ``repeat_interleave``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
 
-        def __call__(_k, xp: ModuleType, self: _XP, repeats: int, dim: int | None, *, out: ConstOut[_XP]) -> None: ...
+        @overload
+        def __call__(_k, xp: ModuleType, self: CPUTensor, repeats: CPUTensor | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[CPUTensor]) -> None: ...
+
+        @overload
+        def __call__(_k, xp: ModuleType, self: CUDATensor, repeats: CUDATensor | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[CUDATensor]) -> None: ...
+
+
+    class RepeatInterleaveXPKernelGeneric(Protocol[_XP]):
+        """The type of ``repeat_interleave``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, repeats: _XP | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[_XP]) -> None: ...
 
 
     class _RepeatInterleaveKernels(KernelRegistrar):
@@ -6077,9 +6121,13 @@ if TYPE_CHECKING:
         #: The op's meta function (the mypy plugin finds the registrar of an op by it).
         meta_function: Final = 'devtensor.kernels.shape_more.repeat_interleave'
 
-        def cpu(self, fn: RepeatInterleaveCPUKernel[_CPU0, _CPU1]) -> RepeatInterleaveCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: RepeatInterleaveCUDAKernel[_CUDA0, _CUDA1]) -> RepeatInterleaveCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: RepeatInterleaveXPKernel[_XP]) -> RepeatInterleaveXPKernel[_XP]: ...
+        def cpu(self, fn: RepeatInterleaveCPUKernel[_CPU0, _CPUS0, _CPU1]) -> RepeatInterleaveCPUKernel[_CPU0, _CPUS0, _CPU1]: ...
+        def cuda(self, fn: RepeatInterleaveCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]) -> RepeatInterleaveCUDAKernel[_CUDA0, _CUDAS0, _CUDA1]: ...
+        @overload
+        def xp(self, fn: RepeatInterleaveXPKernel) -> RepeatInterleaveXPKernel: ...
+        @overload
+        def xp(self, fn: RepeatInterleaveXPKernelGeneric[_XP]) -> RepeatInterleaveXPKernelGeneric[_XP]: ...
+        def xp(self, fn: RepeatInterleaveXPKernel | RepeatInterleaveXPKernelGeneric[_XP]) -> RepeatInterleaveXPKernel | RepeatInterleaveXPKernelGeneric[_XP]: ...
 
 
     repeat_interleave: _RepeatInterleaveKernels
@@ -6265,6 +6313,7 @@ else:
     linalg_diagonal = KernelRegistrar('linalg_diagonal')
     linalg_cross = KernelRegistrar('linalg_cross')
     linalg_vecdot = KernelRegistrar('linalg_vecdot')
+    cross_entropy_full = KernelRegistrar('cross_entropy_full')
     floor = KernelRegistrar('floor')
     ceil = KernelRegistrar('ceil')
     trunc = KernelRegistrar('trunc')

@@ -24,6 +24,8 @@ from devtensor.errors import (
     ArgumentValueError,
     DeviceMismatchError,
     DevtensorError,
+    IndexOutOfRangeError,
+    NoDataError,
     ShapeError,
     as_called,
 )
@@ -39,10 +41,12 @@ __all__ = [
     "SortResult",
     "TopkResult",
     "aminmax",
+    "cross_entropy",
     "einsum",
     "max",
     "meshgrid",
     "min",
+    "repeat_interleave",
     "sort",
     "topk",
 ]
@@ -85,6 +89,9 @@ else:
 
 
 _einsum = _get_op("einsum").functional
+_cross_entropy = _get_op("cross_entropy").functional
+_repeat_interleave = _get_op("repeat_interleave").functional
+_cross_entropy_full = _get_op("cross_entropy_full").functional
 _max_dim = _get_op("max").functional
 _min_dim = _get_op("min").functional
 _repeat = _get_op("repeat").functional
@@ -284,6 +291,97 @@ def einsum(equation: str, *operands: Tensor | Sequence[Tensor], out: Tensor | No
     else:
         tensors = operands
     return _einsum(list(tensors), equation, out=out)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: None = None,
+    ignore_index: int = -100,
+    reduce: None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
+    """Cross-entropy loss of logits and class indices or class probabilities, with PyTorch's signature
+    (``torch.nn.functional.cross_entropy``). The common call (2-d logits, class indices, no other argument) is
+    the ``cross_entropy`` op (:mod:`devtensor.kernels.nn`: its direct path); any other is the
+    ``cross_entropy_full`` op, whose docstring gives the shapes, values, dtypes and errors. ``size_average`` and
+    ``reduce`` (PyTorch's deprecated forms of ``reduction``) must be None.
+
+    Raises:
+        ArgumentValueError (ValueError): ``size_average`` or ``reduce`` given; the ops' errors.
+    """
+    if size_average is not None or reduce is not None:
+        raise ArgumentValueError(
+            "cross_entropy: 'size_average' and 'reduce' (deprecated in PyTorch) are not supported; use 'reduction'"
+        )
+    if (
+        weight is None
+        and reduction == "mean"
+        and not label_smoothing
+        and ignore_index == -100
+        and isinstance(input, Tensor)
+        and isinstance(target, Tensor)
+        and input.ndim == 2
+        and target.dtype.kind in "iu"
+    ):
+        try:
+            return _cross_entropy(input, target, out=out)
+        except IndexOutOfRangeError as error:
+            # A target of -100 (PyTorch's ignored class) or a bad one: the full op tells them apart (nothing was
+            # written); a bad class is reported as the common call found it.
+            try:
+                return _cross_entropy_full(input, target, weight, ignore_index, reduction, label_smoothing, out=out)
+            except IndexOutOfRangeError:
+                raise error from None
+    return _cross_entropy_full(input, target, weight, ignore_index, reduction, label_smoothing, out=out)
+
+
+def repeat_interleave(
+    self: Tensor,
+    repeats: Tensor | bool | int | float | complex,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+    out: Tensor | None = None,
+    axis: int | None = NO_ALIAS,  # type: ignore[assignment]  # (the alias's marker)
+) -> Tensor:
+    """Each element of ``self`` repeated ``repeats`` times along ``dim`` (``torch.repeat_interleave``; NumPy's
+    ``axis`` names ``dim`` too): the ``repeat_interleave`` op (:mod:`devtensor.kernels.shape_more`, whose docstring
+    gives the rules and errors), with a tensor of counts given without ``output_size`` read here for the result's
+    size (one device sync; PyTorch's call form). Also the Tensor method.
+
+    Raises:
+        NoDataError: a tensor of counts without ``output_size`` on a device without data (meta), or while a
+            static plan traces (a size read from values cannot be replayed); the op's errors.
+    """
+    given: object = axis
+    if given is not NO_ALIAS:
+        if dim is not None:
+            raise ArgumentTypeError("repeat_interleave: got both 'dim' and its NumPy name 'axis'")
+        dim = axis
+    if output_size is None and isinstance(repeats, Tensor) and repeats.dtype.kind in "iu" and repeats.ndim <= 1:
+        from devtensor import modes
+
+        if not repeats._backend.has_data or (modes.ACTIVE[0] and modes.recording()):
+            raise NoDataError(
+                "repeat_interleave: a tensor 'repeats' without 'output_size' needs its values; pass output_size"
+            )
+        counts = repeats._backend.to_numpy(repeats._array).reshape(-1).astype(np.int64)
+        if counts.size and int(counts.min()) < 0:
+            raise ArgumentValueError(f"repeat_interleave: repeats can not be negative, got {int(counts.min())}")
+        if isinstance(self, Tensor) and (dim is None or isinstance(dim, int)):
+            along = self.numel() if dim is None or self.ndim == 0 else self.shape[dim % self.ndim]
+            output_size = int(counts.sum()) * (along if counts.size == 1 else 1)
+    return _repeat_interleave(self, repeats, dim, output_size=output_size, out=out)
+
+
+if not TYPE_CHECKING:
+    _name = "repeat_interleave"  # (the Tensor method: this function, self first)
+    builtins.setattr(Tensor, _name, repeat_interleave)
 
 
 def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple[Tensor, ...]:

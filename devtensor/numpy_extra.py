@@ -322,7 +322,10 @@ def _like_arange(
         start, stop = 0, start
     if dtype is None:
         dtype = np.result_type(*(np.asarray(v) for v in bounds))
-    return devtensor.arange(start, stop, 1 if step is None else step, dtype=dtype, device=like.device)
+    # (NumPy's rule for a step pointing away from stop, an empty array: the Array API's arange keeps it)
+    from devtensor.array_api import arange
+
+    return arange(start, stop, 1 if step is None else step, dtype=dtype, device=like.device)
 
 
 def _take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:

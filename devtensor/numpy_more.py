@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 import devtensor
-from devtensor.numpy_protocols import _NO, FUNCTIONS, UFUNCS, _Fallback, _no, _returned
+from devtensor.numpy_protocols import _NO, FUNCTIONS, UFUNC_ADAPTERS, UFUNCS, _Fallback, _no, _returned
 from devtensor.tensor import Tensor
 
 __all__: list[str] = []
@@ -58,6 +58,36 @@ UFUNCS.update(
         )
     }
 )
+
+
+def _numpy_kinds(kinds: str) -> Callable[..., Any]:
+    """An adapter for a ufunc whose devtensor op follows PyTorch for the dtype kinds ``kinds`` (``reciprocal`` of
+    bool and integers is a float, ``sign``/``conj`` of bool a bool): there NumPy's own runs, so that NumPy's
+    ufunc keeps NumPy's values (an integer reciprocal, int8, an error)."""
+
+    def adapter(x: Any) -> Any:
+        if isinstance(x, Tensor) and x.dtype.kind in kinds:
+            raise _Fallback
+        return None
+
+    return adapter
+
+
+def _adapter(ufunc: np.ufunc, op: str, kinds: str) -> Callable[..., Any]:
+    check = _numpy_kinds(kinds)
+
+    def adapter(*inputs: Any) -> Any:
+        if len(inputs) == 1:
+            check(inputs[0])
+        return getattr(devtensor, op)(*inputs)
+
+    adapter.__name__ = f"_{ufunc.__name__}"
+    return adapter
+
+
+UFUNC_ADAPTERS[np.reciprocal] = _adapter(np.reciprocal, "reciprocal", "biu")
+UFUNC_ADAPTERS[np.sign] = _adapter(np.sign, "sign", "b")
+UFUNC_ADAPTERS[np.conjugate] = _adapter(np.conjugate, "conj", "b")
 
 
 def _flat(a: Any) -> Any:
@@ -146,6 +176,14 @@ def _linalg(op: str, *names: str) -> Callable[..., Any]:
     return adapter
 
 
+def _solve(a: Any, b: Any) -> Any:
+    """``np.linalg.solve``: NumPy 2's rule (only a 1-D ``b`` is a vector), as the Array API's solve keeps it
+    (devtensor.linalg.solve reads a ``b`` of shape ``a.shape[:-1]`` as PyTorch's batch of vectors)."""
+    from devtensor.array_api import linalg as xla
+
+    return xla.solve(a, b)
+
+
 def _eigh(a: Any, UPLO: Any = "L") -> Any:
     return devtensor.linalg.eigh(a, UPLO)
 
@@ -207,7 +245,7 @@ FUNCTIONS.update(
         np.moveaxis: _moveaxis,
         np.linalg.inv: _linalg("inv"),
         np.linalg.det: _linalg("det"),
-        np.linalg.solve: _linalg("solve"),
+        np.linalg.solve: _solve,
         np.linalg.cholesky: _linalg("cholesky"),
         np.linalg.slogdet: _linalg("slogdet"),
         np.linalg.eigvalsh: _linalg("eigvalsh", "UPLO"),

@@ -66,7 +66,8 @@ def arange(
     Length ``ceil((end - start) / step)`` (at least 0); dtype default as NumPy's ``arange`` (int64 when all of
     ``start``, ``end``, ``step`` are ints, float64 if any is a float). Python and NumPy real numbers, 0-d real
     arrays and 0-d real tensors (their value, as PyTorch's Scalar arguments) are accepted.
-    Values are NumPy's (into an integer dtype: ``int(start)`` and the truncated first step, extended).
+    Values are NumPy's; into an integer or bool dtype PyTorch's: ``start``, ``end`` and ``step`` truncated to
+    ints first (NumPy extends the difference of its first two values instead).
 
     No value wraps around: into an integer or bool dtype every value must lie in the dtype's range (bool: 0
     and 1), else ScalarOverflowError (NumPy wraps silently; PyTorch refuses bool ``arange``).
@@ -105,6 +106,15 @@ def arange(
     dt = optional_dtype("arange", dtype) or (
         out_dtype("arange", out) if out is not None else (_INT64 if all_int else _DEFAULT_FLOAT)
     )
+    if not all_int and dt.kind in "iub":
+        # PyTorch's rule for an integer dtype: start, end and step truncated into it first, then an integer range
+        # (NumPy instead extends the difference of its first two values).
+        start, end, step = math.trunc(start), math.trunc(end), math.trunc(step)
+        if step == 0:
+            raise ArgumentValueError(
+                f"arange: argument 'step' truncated into dtype {dt.name} is 0 (PyTorch's rule for integer dtypes)"
+            )
+        all_int = True
     dev = as_device(device, op="arange") if out is None else out_device("arange", out, device)
     if all_int:
         length = max(0, int(-((start - end) // step)))  # exact ceil for ints of any size
@@ -205,9 +215,11 @@ _INT_RANGES: dict[DType, tuple[int, int]] = {np.dtype(np.bool_): (0, 1)} | {
 
 
 def _int_linspace(start: float, end: float, n: int, dt: DType) -> Any:
-    """linspace into the integer dtype ``dt`` as PyTorch computes it (``n`` > 1): float64 values stepped from
-    ``start`` for the first ``n // 2`` and from ``end`` for the rest (so both ends are exact), truncated."""
-    step = (float(end) - float(start)) / (n - 1)
+    """linspace into the integer dtype ``dt`` as PyTorch computes it (``n`` > 1): both bounds truncated into the
+    dtype, then float64 values stepped from ``start`` for the first ``n // 2`` and from ``end`` for the rest (so
+    both ends are exact), truncated."""
+    start, end = math.trunc(start), math.trunc(end)  # (PyTorch converts both bounds into the dtype first)
+    step = (end - start) / (n - 1)
     i = np.arange(n, dtype=np.float64)
     half = n // 2
     values = np.empty(n, np.float64)
@@ -240,8 +252,9 @@ def linspace(
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end``, both included (``torch.linspace``,
     ``np.linspace``); dtype default float64. Values are NumPy's, except into an integer dtype: there PyTorch's
-    (computed in float64 from both ends, ``start + i * step`` for the first half and ``end - (steps - 1 - i) *
-    step`` for the rest, then truncated toward zero; NumPy 2 rounds down). None wraps around: into an integer or
+    (the bounds truncated into the dtype, then computed in float64 from both ends, ``start + i * step`` for the
+    first half and ``end - (steps - 1 - i) * step`` for the rest, then truncated toward zero; NumPy 2 rounds
+    down). None wraps around: into an integer or
     bool dtype both bounds must be finite and, truncated, lie in the dtype's range (bool: 0 and 1). The bounds
     may be 0-d real tensors (their values, as PyTorch's overload taking tensors). ``out=``: as :func:`arange`'s
     (dtype and device default to ``out``'s, the out rules apply).

@@ -1,6 +1,7 @@
 """Typed declarations of the Tensor methods that are no generated op method: those over the multi-output ops
 (``sort``, ``topk``, ``aminmax``, ``max``/``min`` along a dim), the data-dependent ops (``nonzero``, ``unique``,
-``unique_consecutive``) and ``repeat`` (PyTorch's tiling ``Tensor.repeat(*sizes)``).
+``unique_consecutive``), ``repeat`` (PyTorch's tiling ``Tensor.repeat(*sizes)``) and ``repeat_interleave``
+(:func:`devtensor.multi_ops.repeat_interleave`, which reads a tensor of counts).
 
 :class:`TensorMultiMethods` is a mixin of :class:`devtensor.tensor.Tensor` holding declarations only (under
 ``TYPE_CHECKING``): :mod:`devtensor.multi_ops` and :mod:`devtensor.data_dependent` attach the functions at import
@@ -160,3 +161,12 @@ class TensorMultiMethods:
         @overload
         def repeat(self, *sizes: int, out: Tensor | None = None) -> Tensor: ...
         def repeat(self, *sizes: int | Sequence[int], out: Tensor | None = None) -> Tensor: ...
+        def repeat_interleave(
+            self,
+            repeats: Tensor | bool | int | float | complex,
+            dim: int | None = None,
+            *,
+            output_size: int | None = None,
+            out: Tensor | None = None,
+            axis: int | None = ...,
+        ) -> Tensor: ...

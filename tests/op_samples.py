@@ -850,7 +850,7 @@ def _reductions() -> list[OpSamples]:
         reduction("argmin", real, int_dim_only=True, reference=_axis_ref(np.argmin)),
         reduction("var", reference=_ddof_ref(np.var), kwargs=[{"correction": 0}, {"correction": 2}]),
         reduction("std", reference=_ddof_ref(np.std), kwargs=[{"correction": 0}, {"correction": None}]),
-        reduction("logsumexp", real),
+        reduction("logsumexp"),
         reduction("all", reference=_axis_ref(np.all), skip=bool_result),
         reduction("any", reference=_axis_ref(np.any), skip=bool_result),
     ]
@@ -899,6 +899,22 @@ def _nn() -> list[OpSamples]:
             "bif",
             lacks={"0-d": "cross_entropy takes [N, C] logits and [N] class indices only"},
             skip={"inplace": NO_INPLACE},
+        ),
+        OpSamples(
+            "cross_entropy_full",
+            (
+                *(Sample((A((2, 3), k), np.array([0, 2]))) for k in "bif"),
+                Sample((A((2, 4, 3)), np.array([[0, 3, -100], [1, 1, 2]]), A((4,), shift=1), -100, "none")),
+                Sample((A((2, 4, 3)), np.array([[0, 3, 1], [1, 1, 2]]), None, 1, "sum", 0.25)),
+                Sample((A((2, 4)), np.array([3, 0]), A((4,), shift=1), -100, "mean", 0.1)),
+                Sample((A((4,)), np.array(2))),  # (one sample: 1-d logits, a 0-d class index)
+                Sample((A((2, 4, 3)), A((2, 4, 3), shift=2)), {"label_smoothing": 0.2}),  # (class probabilities)
+                Sample((A((3, 4)), A((3, 4), shift=1), A((4,)), -100, "none")),
+                Sample((A((0, 3)), np.zeros(0, np.int64)), {"reduction": "sum"}),
+                Sample((S((2, 3)), np.array([2, 1]))),
+            ),
+            "bif",
+            skip={"inplace": NO_INPLACE},  # (values: tests/test_nn.py, within tolerances)
         ),
         OpSamples(
             "upsample_nearest1d",

@@ -86,7 +86,7 @@ def _cut(s: Array, shape: tuple[int, ...], atol: Any, rtol: Any) -> Array:
     if rtol is None:
         rtol = np.finfo(s.dtype).eps * max(shape[-2:]) if atol is None else 0.0
     tol = [np.asarray(t)[..., None] for t in (0.0 if atol is None else atol, rtol)]
-    return np.maximum(s.max(axis=-1, keepdims=True) * tol[1], tol[0])
+    return np.asarray(np.maximum(s.max(axis=-1, keepdims=True) * tol[1], tol[0]))
 
 
 def _batch(a: Array, atol: Any, rtol: Any) -> tuple[int, ...]:

@@ -13,8 +13,9 @@ __all__ = ["shape_more_entries"]
 _SKIP = {"inplace": NO_INPLACE}
 
 
-def _repeat_ref(a: Any, repeats: int, dim: int | None = None) -> Any:
-    return np.repeat(a, repeats, axis=None if dim is None or a.ndim == 0 else dim)
+def _repeat_ref(a: Any, repeats: Any, dim: int | None = None, output_size: int | None = None) -> Any:
+    counts = np.reshape(repeats, -1)[0] if np.size(repeats) == 1 else repeats  # (one count for every element)
+    return np.repeat(a, counts, axis=None if dim is None or a.ndim == 0 else dim)
 
 
 def _movedim_ref(a: Any, source: Any, destination: Any) -> Any:
@@ -107,6 +108,13 @@ def shape_more_entries() -> list[OpSamples]:
                 Sample((A(()), 2, 0)),
                 Sample((A((0, 3)), 2, 0)),
                 Sample((S((2, 3)), 2, 1)),
+                # PyTorch's tensor of counts, with the result's size by output_size (meta tensors need it; the
+                # counts read instead: tests/test_shape_more_ops.py).
+                Sample((A((2, 3)), np.array([1, 0, 2]), 1), {"output_size": 3}),
+                Sample((A((2, 3)), np.array([2, 1]), 0), {"output_size": 3}),
+                Sample((A((2, 3)), np.array([3])), {"output_size": 18}),
+                Sample((A((2, 3)), np.array(2, np.int32), -1), {"output_size": 6}),
+                Sample((A((2, 3)), 2, 0), {"output_size": 4}),
             ),
             "bifc",
             reference=_repeat_ref,

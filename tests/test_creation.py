@@ -255,7 +255,7 @@ def test_arange_matches_numpy(start: float, end: float, step: float) -> None:
     np.testing.assert_allclose(t.numpy(), expected)
     assert dt.arange(start, end, step, device="meta").shape == expected.shape
     # 0-d tensors and arrays as bounds: their values (PyTorch's Scalar arguments, NumPy's 0-d arrays)
-    t0 = dt.arange(dt.tensor(start), np.array(end), dt.tensor(step))
+    t0 = dt.arange(dt.tensor(start), np.array(end), dt.tensor(step))  # type: ignore[arg-type]  # (a 0-d array)
     assert t0.dtype == expected.dtype and np.array_equal(t0.numpy(), t.numpy())
 
 
@@ -306,7 +306,8 @@ def test_linspace_tensor_bounds_and_integer_rounding() -> None:
     # 0-d tensors (any real dtype) and 0-d arrays as bounds: their values.
     expected = np.linspace(-1.0, 3.0, 5)
     assert np.array_equal(dt.linspace(dt.tensor(-1, dtype=dt.int32), dt.tensor(3.0), 5).numpy(), expected)
-    assert np.array_equal(dt.array_api.linspace(np.array(-1.0), dt.tensor(3.0), 5).numpy(), expected)
+    zero_d: Any = np.array(-1.0)
+    assert np.array_equal(dt.array_api.linspace(zero_d, dt.tensor(3.0), 5).numpy(), expected)
     assert np.array_equal(dt.array_api.linspace(dt.tensor(0.0), dt.tensor(1.0), 4, endpoint=False).numpy(),
                           np.linspace(0.0, 1.0, 4, endpoint=False))  # fmt: skip
     # Into an integer dtype: truncation toward zero (PyTorch), not NumPy 2's rounding down.

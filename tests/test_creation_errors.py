@@ -227,8 +227,11 @@ def test_values_at_the_edges_of_the_range_are_fine() -> None:
     assert dt.arange(2, dtype=dt.bool).numpy().tolist() == [False, True]
     assert dt.arange(1, 0, -1, dtype=dt.bool).numpy().tolist() == [True]
     assert dt.arange(0, dtype=dt.bool).shape == (0,)
-    # Values as NumPy computes them (start and start + step truncated into the dtype, then extended).
-    assert dt.arange(0.5, 5, 1.5, dtype=dt.int64).numpy().tolist() == np.arange(0.5, 5, 1.5, dtype=np.int64).tolist()
+    # Into an integer dtype PyTorch's values: start, end and step truncated first (NumPy gives [0, 2, 4]).
+    assert dt.arange(0.5, 5, 1.5, dtype=dt.int64).numpy().tolist() == list(range(0, 5, 1))
+    assert dt.arange(10, 0.5, -1.5, dtype=dt.int16).numpy().tolist() == list(range(10, 0, -1))
+    with pytest.raises(ValueError, match=words("arange", "step", "truncated", "0")):
+        dt.arange(0, 3, 0.5, dtype=dt.int64)
     assert dt.linspace(0, 255, 4, dtype=dt.uint8).numpy().tolist() == [0, 85, 170, 255]
     assert dt.linspace(0, 1, 3, dtype=dt.bool).numpy().tolist() == np.linspace(0, 1, 3, dtype=bool).tolist()
     assert dt.linspace(300, 0, 0, dtype=dt.uint8).shape == (0,)  # no value, nothing to check

@@ -435,7 +435,7 @@ def test_softmax_and_log_softmax_offer_it_with_the_kernels_bytes_layouts_and_rul
     # Overrides and modes still see the call.
     calls: list[str] = []
 
-    def logged(self: CPUTensor, dim: int, *, plan: object, out: ConstOut[CPUTensor]) -> None:
+    def logged(self: CPUTensor, dim: int, dtype: object, *, plan: object, out: ConstOut[CPUTensor]) -> None:
         calls.append(name)
         out.array[...] = _softmax_steps(self.array, dim, log)
 

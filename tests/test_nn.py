@@ -278,11 +278,11 @@ def test_cross_entropy_is_stable_and_accepts_any_integer_target() -> None:
 
 def test_cross_entropy_errors() -> None:
     x = dt.zeros(3, 4)
-    with pytest.raises(ShapeError, match=r"'input' must be 2-d .* got shape \[4\] \(target shape \[3\]\)"):
+    with pytest.raises(ShapeError, match=r"'target' must have shape \[\] for input of shape \[4\], got \[3\]"):
         dt.cross_entropy(dt.zeros(4), dt.zeros(3, dtype=dt.int64))
     with pytest.raises(ShapeError, match=r"'target' must have shape \[N\] = \[3\] .* got \[2\]"):
         dt.cross_entropy(x, dt.zeros(2, dtype=dt.int64))
-    with pytest.raises(TypeError, match="'target' must be an integer tensor"):
+    with pytest.raises(ShapeError, match="class probabilities 'target' must have the shape of 'input'"):
         dt.cross_entropy(x, dt.zeros(3))
     with pytest.raises(TypeError, match="'input' must be a real tensor"):
         dt.cross_entropy(dt.zeros(3, 4, dtype=dt.complex64), dt.zeros(3, dtype=dt.int64))
@@ -290,7 +290,7 @@ def test_cross_entropy_errors() -> None:
     for bad in ([0, 4, 1], [0, -1, 2]):
         target = dt.tensor(bad)
         snap = snapshot(x, target, out)
-        with pytest.raises(IndexError, match=rf"cross_entropy: class index {bad[1]} in argument 'target'"):
+        with pytest.raises(IndexError, match=rf"cross_entropy(_full)?: class index {bad[1]} in argument 'target'"):
             dt.cross_entropy(x, target, out=out)
         assert_unchanged(snap)
     assert dt.cross_entropy(x, dt.tensor([0, 1, 2]), out=out) is out
@@ -643,3 +643,84 @@ def test_softplus_dtypes_out_and_errors() -> None:
     with pytest.raises(ArgumentTypeError, match=r"softplus.*beta"):
         dt.softplus(x, beta="2")  # type: ignore[arg-type]
     assert_unchanged(before)
+
+
+# --- cross_entropy with PyTorch's every argument -------------------------------------------------------------
+
+
+def _cross_entropy_ref(
+    x: Any, t: Any, weight: Any = None, ignore_index: int = -100, reduction: str = "mean", label_smoothing: float = 0.0
+) -> Any:
+    """PyTorch's cross-entropy in NumPy (float64): see ``devtensor.kernels.nn.cross_entropy_full``."""
+    x = np.moveaxis(x.astype(np.float64), 1 if x.ndim > 1 else 0, -1)
+    classes, e = x.shape[-1], label_smoothing
+    w = np.ones(classes) if weight is None else weight.astype(np.float64)
+    logp = x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
+    if t.dtype.kind == "f":
+        q = np.moveaxis(t, 1 if t.ndim > 1 else 0, -1) * (1 - e) + e / classes
+        loss = -(logp * w * q).sum(axis=-1)
+        return {"none": loss, "sum": loss.sum(), "mean": loss.sum() / loss.size}[reduction]
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    wt = np.where(valid, w[safe], 0.0)
+    nll = -np.take_along_axis(logp, safe[..., None], axis=-1)[..., 0] * wt
+    smooth = np.where(valid, -(logp * w).sum(axis=-1), 0.0)
+    if reduction == "none":
+        return (1 - e) * nll + e / classes * smooth
+    scale = wt.sum() if reduction == "mean" else 1.0
+    return np.asarray(((1 - e) * nll.sum() + e / classes * smooth.sum()) / scale)
+
+
+_CE_CASES: list[tuple[tuple[int, ...], Any, dict[str, Any]]] = [
+    ((2, 4, 3), np.array([[0, 3, -100], [1, 1, 2]]), {"weight": True, "reduction": "none"}),
+    ((2, 4, 3), np.array([[0, 3, -100], [1, 1, 2]]), {"weight": True}),
+    ((2, 4, 3), np.array([[0, 3, 1], [1, 1, 2]]), {"ignore_index": 1, "reduction": "sum", "label_smoothing": 0.25}),
+    ((2, 4), np.array([3, 0]), {"weight": True, "label_smoothing": 0.1}),
+    ((2, 4), np.array([3, -100]), {}),  # (the common call with PyTorch's ignored class)
+    ((4,), np.array(2), {}),
+    ((2, 4, 3), "probabilities", {"label_smoothing": 0.2}),
+    ((3, 4), "probabilities", {"weight": True, "reduction": "none"}),
+    ((3, 4), np.array([-100, -100, -100]), {}),  # (every sample ignored: nan, as PyTorch)
+]
+
+
+@pytest.mark.usefixtures("fake_cupy")
+@pytest.mark.parametrize("device", ["cpu", "cuda:0"])
+@pytest.mark.parametrize("case", range(len(_CE_CASES)))
+def test_cross_entropy_takes_pytorchs_arguments(case: int, device: str) -> None:
+    shape, target, kwargs = _CE_CASES[case]
+    rng = np.random.default_rng(case)
+    x = rng.standard_normal(shape)
+    t = rng.uniform(0, 1, shape) if isinstance(target, str) else target
+    w = rng.uniform(0.5, 2.0, shape[1 if len(shape) > 1 else 0])
+    ref_kwargs = {**kwargs, "weight": w if kwargs.get("weight") else None}
+    got = dt.cross_entropy(
+        dt.tensor(x, device=device),
+        dt.tensor(t, device=device),
+        **{**kwargs, "weight": dt.tensor(w, device=device) if kwargs.get("weight") else None},
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = _cross_entropy_ref(x, t, **ref_kwargs)
+    assert got.shape == np.shape(want) and got.dtype == np.float64
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_cross_entropy_argument_errors() -> None:
+    x, t = dt.zeros(2, 3), dt.tensor([0, 1])
+    with pytest.raises(IndexError, match="class index 3"):
+        dt.cross_entropy(x, dt.tensor([0, 3]), ignore_index=0)
+    with pytest.raises(ValueError, match="reduction"):
+        dt.cross_entropy(x, t, reduction="avg")
+    with pytest.raises(ValueError, match="label_smoothing"):
+        dt.cross_entropy(x, t, label_smoothing=1.5)
+    with pytest.raises(dt.ShapeError, match="'weight' must have shape"):
+        dt.cross_entropy(x, t, weight=dt.ones(2))
+    with pytest.raises(dt.ShapeError, match="class probabilities"):
+        dt.cross_entropy(x, dt.zeros(2, 2))
+    with pytest.raises(dt.ShapeError, match="class indices"):
+        dt.cross_entropy(dt.zeros(2, 3, 4), dt.tensor([0, 1]))
+    with pytest.raises(TypeError, match=r"class indices .integers. or class probabilities"):
+        dt.cross_entropy(x, dt.tensor([True, False]))
+    with pytest.raises(ValueError, match="size_average"):
+        dt.cross_entropy(x, t, size_average=True)  # type: ignore[arg-type]

@@ -5,6 +5,8 @@ from tests/op_samples_shape_more.py."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -28,8 +30,8 @@ def test_tile_and_repeat_interleave() -> None:
     np.testing.assert_array_equal(dt.tile(dt.tensor(x), (2, 1, 2)).numpy(), np.tile(x, (2, 1, 2)))
     np.testing.assert_array_equal(dt.tensor(x).repeat_interleave(2, 0).numpy(), np.repeat(x, 2, axis=0))
     np.testing.assert_array_equal(dt.repeat_interleave(dt.tensor(x), 3).numpy(), np.repeat(x, 3))
-    with pytest.raises(TypeError, match="data-dependent"):
-        dt.repeat_interleave(dt.tensor(x), dt.tensor([1, 2]))  # type: ignore[arg-type]
+    with pytest.raises(dt.ShapeError, match="one per element"):
+        dt.repeat_interleave(dt.tensor(x), dt.tensor([1, 2]))  # (6 elements flattened, 2 counts)
     with pytest.raises(ValueError, match="non-negative"):
         dt.tile(dt.tensor(x), (-1,))
 
@@ -121,7 +123,7 @@ def words(*parts: str) -> str:
     return ".*".join(re.escape(p) for p in parts)
 
 
-FACTORY_OUT = {
+FACTORY_OUT: dict[str, tuple[Callable[..., dt.Tensor], Any]] = {
     "empty": (lambda out, **kw: dt.empty(2, 3, out=out, **kw), None),
     "zeros": (lambda out, **kw: dt.zeros((2, 3), out=out, **kw), np.zeros((2, 3))),
     "ones": (lambda out, **kw: dt.ones(2, 3, out=out, **kw), np.ones((2, 3))),
@@ -162,3 +164,21 @@ def test_factory_out(name: str, device: str) -> None:
     assert keep.version == version and keep.shape == (2, 3)
     if device != "meta":
         np.testing.assert_array_equal(keep.cpu().numpy(), 0)
+
+
+@pytest.mark.usefixtures("fake_cupy")
+@pytest.mark.parametrize("device", ["cpu", "cuda:0"])
+def test_repeat_interleave_reads_a_tensor_of_counts(device: str) -> None:
+    a = np.arange(6).reshape(2, 3)
+    t = dt.tensor(a, device=device)
+    got = dt.repeat_interleave(t, dt.tensor([1, 0, 2], device=device), 1)
+    np.testing.assert_array_equal(got.cpu().numpy(), np.repeat(a, [1, 0, 2], axis=1))
+    np.testing.assert_array_equal(t.repeat_interleave(dt.tensor(2, device=device)).cpu().numpy(), np.repeat(a, 2))
+    with pytest.raises(ValueError, match="can not be negative"):
+        dt.repeat_interleave(t, dt.tensor([1, -1], device=device), 0)
+    with pytest.raises(ValueError, match="output_size=4 is not the sum"):
+        dt.repeat_interleave(t, dt.tensor([1, 0, 2], device=device), 1, output_size=4)
+    with pytest.raises(dt.ShapeError, match="one per element"):
+        dt.repeat_interleave(t, dt.tensor([1, 2, 3], device=device), 0)
+    with pytest.raises(dt.NoDataError, match="pass output_size"):
+        dt.repeat_interleave(dt.empty(2, 3, device="meta"), dt.empty(2, dtype=dt.int64, device="meta"), 0)

@@ -208,7 +208,7 @@ def test_to_rejects_bad_devices_and_dtypes() -> None:
     with pytest.raises(TypeError, match=words("to", "multiple values", "dtype")):
         t.to(dt.float32, dtype=dt.float32)
     with pytest.raises(TypeError, match=words("to", "unexpected keyword", "memory")):
-        t.to(memory="x")
+        t.to(memory="x")  # type: ignore[call-overload]
     assert_unchanged(snap)
 
 
@@ -222,7 +222,7 @@ def test_to_takes_pytorchs_positional_forms() -> None:
     other = dt.zeros(1, dtype=dt.int16)
     assert t.to(other).dtype == dt.int16 and t.to(other, False, False).device == other.device
     assert t.to(device="cpu", dtype=dt.int8, non_blocking=True).dtype == dt.int8
-    assert t.to("cpu", non_blocking=np.bool_(True)) is t
+    assert t.to("cpu", non_blocking=np.bool_(True)) is t  # type: ignore[call-overload]  # (a NumPy bool)
 
 
 # --- __getitem__ ----------------------------------------------------------------------------------------------

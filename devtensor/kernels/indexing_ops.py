@@ -299,9 +299,12 @@ def gather(self: TensorMeta, dim: int, index: TensorMeta) -> PlannedSpec[int | N
         IndexOutOfRangeError (IndexError): ``dim`` out of range; an index outside ``[0, size)`` (checked before
             any write; negative indices are errors, as PyTorch).
     """
-    _index_dtype("gather", "index", index, ("int32", "int64"))  # (PyTorch's gather takes both)
+    if math.prod(index.shape) or index.dtype.kind not in "iu":  # (PyTorch checks the dtype of a non-empty index)
+        _index_dtype("gather", "index", index, ("int32", "int64"))  # (PyTorch's gather takes both)
     nd = len(self.shape)
     d = normalize_dim("gather", dim, nd)
+    if not math.prod(index.shape):  # (PyTorch checks an empty index's shape no further: an empty result)
+        return PlannedSpec(index.shape, self.dtype, None)
     if len(index.shape) != nd and not (nd <= 1 and len(index.shape) <= 1):
         raise ShapeError(
             f"gather: index tensor must have the same number of dimensions as input tensor: self has shape "

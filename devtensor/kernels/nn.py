@@ -54,7 +54,8 @@ _SOFTMAX_COMMON = """
     Shapes: the result has ``self``'s shape; ``dim`` (an int, negative counts from the end; 0 or -1 for a 0-d
     tensor) is the dimension whose slices are normalized.
     Dtypes: floats keep theirs (float16 is computed in float32); bool and integers give float64; ``dtype=`` (a
-        float dtype; PyTorch's) casts ``self`` first and is the result's.
+        float dtype; PyTorch's) casts ``self`` first (a complex one too, its imaginary part discarded with
+        NumPy's ComplexWarning) and is the result's.
     Devices: cpu (NumPy), cuda (CuPy); meta tensors give the shape and dtype only.
     Variants: functional ``{name}(t, dim)`` / ``t.{name}(dim)`` and out ``{name}(t, dim, out=o)`` (PyTorch's
         out rules); no inplace variant.
@@ -99,8 +100,8 @@ def _softmax_meta(op: str, self: TensorMeta, dim: object, dtype_arg: object = No
     if dtype_arg is None:
         dtype = float_result(op, self.dtype, "self")
     else:
-        # PyTorch's dtype=: the input is cast to it first, so it is the result's dtype (a float dtype).
-        float_result(op, self.dtype, "self")
+        # PyTorch's dtype=: the input is cast to it first, so it is the result's dtype (a float dtype); a complex
+        # input is cast too (its imaginary part discarded, with NumPy's ComplexWarning; PyTorch warns as well).
         dtype = to_dtype(dtype_arg, op=op)
         if dtype.kind != "f":
             raise ArgumentTypeError(f"{op}: argument 'dtype' must be a floating dtype, got {dtype.name}")
@@ -441,7 +442,7 @@ def _one_hot(xp: ModuleType, self: D, num_classes: int, *, out: ConstOut[D]) -> 
 _CE_DIRECT: Final[list[Any]] = [None, None]
 
 
-@structured_op(inplace=False, method=False)
+@structured_op(inplace=False, method=False, public_functional=False)  # (public: devtensor.multi_ops)
 @offers_direct(_CE_DIRECT)
 def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
     """Mean cross-entropy loss of logits and class indices (``torch.nn.functional.cross_entropy`` with

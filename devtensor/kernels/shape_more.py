@@ -18,7 +18,7 @@ import numpy as np
 
 from devtensor import dtypes
 from devtensor.dtypes import Scalar, check_choice, result_type
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoDataError, ShapeError
 from devtensor.kernels.shape import _transpose_kernel
 from devtensor.kernels.ufunc_family import D
 from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
@@ -129,42 +129,89 @@ def _repeat(xp: ModuleType, self: D, repeats: Sequence[int], *, out: ConstOut[D]
     xp.copyto(out.array, xp.tile(self._array, reps), casting="same_kind")
 
 
-@structured_op(inplace=False)
-def repeat_interleave(self: TensorMeta, repeats: int, dim: int | None = None) -> TensorSpec:
+@structured_op(inplace=False, public_functional=False)  # (public: devtensor.multi_ops)
+def repeat_interleave(
+    self: TensorMeta, repeats: TensorOrScalar, dim: int | None = None, *, output_size: int | None = None
+) -> TensorSpec:
     """Each element of ``self`` repeated ``repeats`` times along ``dim`` (``torch.repeat_interleave``,
-    ``np.repeat``); with ``dim=None`` over the flattened tensor (a 1-D result). ``repeats`` is an int: a tensor
-    of repeats gives a result whose shape depends on its values (data-dependent), which this op does not take.
-    Same dtype, a new storage. Functional, method and out variants.
+    ``np.repeat``); with ``dim=None`` over the flattened tensor (a 1-D result). ``repeats`` is an int, or an
+    integer tensor (PyTorch's): 0-d or of one element (every element repeated that often) or 1-D with one count
+    per element along ``dim``. The result's size along ``dim`` is then the sum of the counts, which
+    ``output_size`` gives (the op's shape comes from metadata only); ``devtensor.repeat_interleave`` and the
+    Tensor method read it from the counts when not given (one device sync; meta tensors and static plans need
+    ``output_size``). Same dtype, a new storage. Functional, method and out variants.
 
     Raises:
-        ArgumentTypeError (TypeError): ``repeats`` not an int (a Tensor included), ``dim`` not an int.
-        ArgumentValueError (ValueError): negative ``repeats``.  IndexOutOfRangeError (IndexError): ``dim`` out
-        of range.
+        ArgumentTypeError (TypeError): ``repeats`` neither an int nor an integer tensor; ``dim`` not an int.
+        ArgumentValueError (ValueError): a negative count; an ``output_size`` that is not the sum of the counts
+            (checked by the kernel before any write).
+        ShapeError (ValueError): a tensor of counts of more than one dim, or not one per element along ``dim``.
+        IndexOutOfRangeError (IndexError): ``dim`` out of range.
+        NoDataError: tensor counts without ``output_size`` (the op; the main namespace's function reads them, and
+            raises this only on a device without data, meta).
     """
+    op = "repeat_interleave"
+    size = None if output_size is None else int_arg(op, "output_size", output_size)
+    if dim is None:
+        along = int(np.prod(self.shape, dtype=np.int64))
+    else:
+        d = normalize_dim(op, dim, len(self.shape))
+        along = self.shape[d] if self.shape else 1
     given: object = repeats
     if isinstance(given, Tensor):
-        raise ArgumentTypeError(
-            "repeat_interleave: argument 'repeats' must be an int; a Tensor of repeats (a data-dependent result "
-            "shape) is not supported"
-        )
-    r = int_arg("repeat_interleave", "repeats", repeats)
-    if r < 0:
-        raise ArgumentValueError(f"repeat_interleave: argument 'repeats' must be non-negative, got {r}")
+        if given.dtype.kind not in "iu":
+            raise ArgumentTypeError(f"{op}: a tensor 'repeats' must hold integers, got dtype {given.dtype.name}")
+        count = math.prod(given.shape)
+        if len(given.shape) > 1 or (count != 1 and count != along):
+            raise ShapeError(
+                f"{op}: a tensor 'repeats' must be 0-d, of one element or of {along} elements (one per element "
+                f"along the dim), got shape {_fmt(given.shape)}"
+            )
+        if size is None:
+            # (the op's shape comes from metadata only; devtensor.repeat_interleave reads the counts and passes
+            # output_size for a call without it)
+            raise NoDataError(
+                f"{op}: a tensor 'repeats' without 'output_size' gives a shape that depends on its values; pass "
+                "output_size (devtensor.repeat_interleave and Tensor.repeat_interleave read it from the values)"
+            )
+        total = size
+    else:
+        r = int_arg(op, "repeats", repeats)
+        if r < 0:
+            raise ArgumentValueError(f"{op}: argument 'repeats' must be non-negative, got {r}")
+        total = r * along
+        if size is not None and size != total:
+            raise ArgumentValueError(f"{op}: output_size={size} is not the result's size {total} along the dim")
     if dim is None:
-        return (r * int(np.prod(self.shape, dtype=np.int64)),), self.dtype
-    d = normalize_dim("repeat_interleave", dim, len(self.shape))
+        return (total,), self.dtype
     if not self.shape:
-        return (r,), self.dtype
-    return (*self.shape[:d], self.shape[d] * r, *self.shape[d + 1 :]), self.dtype
+        return (total,), self.dtype
+    return (*self.shape[:d], total, *self.shape[d + 1 :]), self.dtype
 
 
 @repeat_interleave.impl("cpu", "cuda")
-def _repeat_interleave(xp: ModuleType, self: D, repeats: int, dim: int | None, *, out: ConstOut[D]) -> None:
+def _repeat_interleave(
+    xp: ModuleType, self: D, repeats: Any, dim: int | None, *, output_size: int | None, out: ConstOut[D]
+) -> None:
     a = self._array
     if out.array.size == 0:  # (nothing to write: NumPy's repeat refuses repeats beyond a C long even then)
         return
     axis = None if dim is None or a.ndim == 0 else normalize_dim("repeat_interleave", dim, a.ndim)
-    xp.copyto(out.array, xp.repeat(a, int(repeats), axis=axis).reshape(out.array.shape), casting="same_kind")
+    if isinstance(repeats, Tensor):
+        counts = repeats._array.reshape(-1).astype(np.int64, copy=False)
+        if counts.size == 1:
+            counts = counts[0]
+        if bool(xp.any(counts < 0)):
+            raise ArgumentValueError("repeat_interleave: repeats can not be negative")
+        length = a.size if axis is None else a.shape[axis]
+        total = int(counts.sum()) * (length if counts.ndim == 0 else 1)
+        wanted = out.array.size if axis is None else out.array.shape[axis]
+        if total != wanted:
+            raise ArgumentValueError(f"repeat_interleave: output_size={wanted} is not the sum of the repeats ({total})")
+        result = xp.repeat(a, counts, axis=axis)
+    else:
+        result = xp.repeat(a, int(repeats), axis=axis)
+    xp.copyto(out.array, result.reshape(out.array.shape), casting="same_kind")
 
 
 # --- einsum -----------------------------------------------------------------------------------------------------

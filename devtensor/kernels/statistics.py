@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from devtensor.dtypes import DType
 from devtensor.kernels.reduction_family import (
     ReductionPlan,
     compute_dtype,
@@ -56,7 +57,8 @@ _LOGSUMEXP_DOC = """``log(sum(exp(self)))`` over ``dim``, computed stably (``tor
     added back after ``log``, so huge logits do not overflow.
 
     Result dtype: floats keep theirs (float16 is computed in float32); bool and integers give float64
-    (NumPy's ``mean`` rule); complex is refused (ArgumentTypeError). A slice of only ``-inf`` gives ``-inf``;
+    (NumPy's ``mean`` rule); complex keeps its dtype (PyTorch's: shifted by the largest real part, the principal
+    branch of the log). A slice of only ``-inf`` gives ``-inf``;
     any ``+inf`` gives ``+inf``; NaN propagates. The logsumexp over an empty dimension is ``-inf`` (the log of
     an empty sum).
     """
@@ -68,8 +70,9 @@ std = reduction("std", like_numpy(np.std), correction=True, doc=_STD_DOC)
 
 def logsumexp_body(xp: Any, a: Any, axis: Any, out: Any) -> None:
     """Write the stable logsumexp of ``a`` over ``axis`` (NumPy-style: int, tuple or None) into ``out``.
-    Shared with the nn ops; ``xp`` is NumPy or CuPy."""
-    compute = compute_dtype(float_result("logsumexp", a.dtype))
+    Shared with the nn ops; ``xp`` is NumPy or CuPy. Complex ``a`` (PyTorch's): shifted by the largest real
+    part, the principal branch of the complex log."""
+    compute = a.dtype if a.dtype.kind == "c" else compute_dtype(float_result("logsumexp", a.dtype))
     x = a.astype(compute, copy=False)
     if x.size == 0:
         # Either the result is empty too, or a reduced dim is empty: the log of an empty sum.
@@ -77,7 +80,7 @@ def logsumexp_body(xp: Any, a: Any, axis: Any, out: Any) -> None:
         return
     if x.ndim == 0:
         x = x.reshape(1)  # arithmetic on 0-d arrays gives scalars, which cannot be written in place
-    m = xp.amax(x, axis=axis, keepdims=True)
+    m = xp.amax(x.real if x.dtype.kind == "c" else x, axis=axis, keepdims=True)
     m = xp.where(xp.isfinite(m), m, 0)
     e = x - m
     xp.exp(e, out=e)
@@ -92,4 +95,9 @@ def _logsumexp(xp: ModuleType, self: D, dim: Any, keepdim: bool, *, plan: Reduct
         logsumexp_body(xp, self._array, plan.axis, out.array)
 
 
-logsumexp = reduction("logsumexp", floating, errors="; a complex input", kernel=_logsumexp, doc=_LOGSUMEXP_DOC)
+def _floating_or_complex(op: str, dtype: DType, arg: DType | None) -> DType:
+    """logsumexp's result dtype: complex keeps its dtype (PyTorch's), else :func:`floating`'s rule."""
+    return dtype if dtype.kind == "c" else floating(op, dtype, arg)
+
+
+logsumexp = reduction("logsumexp", _floating_or_complex, kernel=_logsumexp, doc=_LOGSUMEXP_DOC)
