@@ -481,6 +481,39 @@ if TYPE_CHECKING:
     softplus: _SoftplusKernels
 
 
+    class ReluCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``relu``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class ReluCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``relu``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class ReluXPKernel(Protocol[_XP]):
+        """The type of ``relu``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _ReluKernels(KernelRegistrar):
+        """Typed registration of ``relu``'s impls: ``@relu.cpu`` / ``@relu.cuda`` / ``@relu.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.activations.relu'
+
+        def cpu(self, fn: ReluCPUKernel[_CPU0, _CPU1]) -> ReluCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: ReluCUDAKernel[_CUDA0, _CUDA1]) -> ReluCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: ReluXPKernel[_XP]) -> ReluXPKernel[_XP]: ...
+
+
+    relu: _ReluKernels
+
+
     class AddCPUKernel(Protocol[_CPUS0, _CPUS1, _CPU0]):
         """The type of ``add``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -2333,6 +2366,39 @@ if TYPE_CHECKING:
 
 
     cauchy: _CauchyKernels
+
+
+    class OneHotCPUKernel(Protocol[_CPU0, _CPU1]):
+        """The type of ``one_hot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+        def __call__(_k, self: _CPU0, num_classes: int, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+    class OneHotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+        """The type of ``one_hot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+        def __call__(_k, self: _CUDA0, num_classes: int, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+    class OneHotXPKernel(Protocol[_XP]):
+        """The type of ``one_hot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+        def __call__(_k, xp: ModuleType, self: _XP, num_classes: int, *, out: ConstOut[_XP]) -> None: ...
+
+
+    class _OneHotKernels(KernelRegistrar):
+        """Typed registration of ``one_hot``'s impls: ``@one_hot.cpu`` / ``@one_hot.cuda`` / ``@one_hot.xp``."""
+
+        __slots__ = ()
+        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+        meta_function: Final = 'devtensor.kernels.encoding.one_hot'
+
+        def cpu(self, fn: OneHotCPUKernel[_CPU0, _CPU1]) -> OneHotCPUKernel[_CPU0, _CPU1]: ...
+        def cuda(self, fn: OneHotCUDAKernel[_CUDA0, _CUDA1]) -> OneHotCUDAKernel[_CUDA0, _CUDA1]: ...
+        def xp(self, fn: OneHotXPKernel[_XP]) -> OneHotXPKernel[_XP]: ...
+
+
+    one_hot: _OneHotKernels
 
 
     class FftFftCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -5511,72 +5577,6 @@ if TYPE_CHECKING:
     log_softmax: _LogSoftmaxKernels
 
 
-    class ReluCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``relu``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class ReluCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``relu``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class ReluXPKernel(Protocol[_XP]):
-        """The type of ``relu``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _ReluKernels(KernelRegistrar):
-        """Typed registration of ``relu``'s impls: ``@relu.cpu`` / ``@relu.cuda`` / ``@relu.xp``."""
-
-        __slots__ = ()
-        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
-        meta_function: Final = 'devtensor.kernels.nn.relu'
-
-        def cpu(self, fn: ReluCPUKernel[_CPU0, _CPU1]) -> ReluCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: ReluCUDAKernel[_CUDA0, _CUDA1]) -> ReluCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: ReluXPKernel[_XP]) -> ReluXPKernel[_XP]: ...
-
-
-    relu: _ReluKernels
-
-
-    class OneHotCPUKernel(Protocol[_CPU0, _CPU1]):
-        """The type of ``one_hot``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
-
-        def __call__(_k, self: _CPU0, num_classes: int, *, out: ConstOut[_CPU1]) -> None: ...
-
-
-    class OneHotCUDAKernel(Protocol[_CUDA0, _CUDA1]):
-        """The type of ``one_hot``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
-
-        def __call__(_k, self: _CUDA0, num_classes: int, *, out: ConstOut[_CUDA1]) -> None: ...
-
-
-    class OneHotXPKernel(Protocol[_XP]):
-        """The type of ``one_hot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
-
-        def __call__(_k, xp: ModuleType, self: _XP, num_classes: int, *, out: ConstOut[_XP]) -> None: ...
-
-
-    class _OneHotKernels(KernelRegistrar):
-        """Typed registration of ``one_hot``'s impls: ``@one_hot.cpu`` / ``@one_hot.cuda`` / ``@one_hot.xp``."""
-
-        __slots__ = ()
-        #: The op's meta function (the mypy plugin finds the registrar of an op by it).
-        meta_function: Final = 'devtensor.kernels.nn.one_hot'
-
-        def cpu(self, fn: OneHotCPUKernel[_CPU0, _CPU1]) -> OneHotCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: OneHotCUDAKernel[_CUDA0, _CUDA1]) -> OneHotCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: OneHotXPKernel[_XP]) -> OneHotXPKernel[_XP]: ...
-
-
-    one_hot: _OneHotKernels
-
-
     class CrossEntropyCPUKernel(Protocol[_CPU0, _CPU1, _CPU2]):
         """The type of ``cross_entropy``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
 
@@ -6220,6 +6220,7 @@ else:
     multinomial = KernelRegistrar('multinomial')
     randperm = KernelRegistrar('randperm')
     softplus = KernelRegistrar('softplus')
+    relu = KernelRegistrar('relu')
     add = KernelRegistrar('add')
     sub = KernelRegistrar('sub')
     mul = KernelRegistrar('mul')
@@ -6266,6 +6267,7 @@ else:
     geometric = KernelRegistrar('geometric')
     log_normal = KernelRegistrar('log_normal')
     cauchy = KernelRegistrar('cauchy')
+    one_hot = KernelRegistrar('one_hot')
     fft_fft = KernelRegistrar('fft_fft')
     fft_ifft = KernelRegistrar('fft_ifft')
     fft_rfft = KernelRegistrar('fft_rfft')
@@ -6358,8 +6360,6 @@ else:
     logsumexp = KernelRegistrar('logsumexp')
     softmax = KernelRegistrar('softmax')
     log_softmax = KernelRegistrar('log_softmax')
-    relu = KernelRegistrar('relu')
-    one_hot = KernelRegistrar('one_hot')
     cross_entropy = KernelRegistrar('cross_entropy')
     upsample_nearest1d = KernelRegistrar('upsample_nearest1d')
     cumsum = KernelRegistrar('cumsum')

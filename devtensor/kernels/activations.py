@@ -1,19 +1,29 @@
-"""Activations beyond :mod:`devtensor.kernels.nn`'s: ``softplus`` (``torch.nn.functional.softplus``'s signature
-and formula, computed with NumPy's ufuncs)."""
+"""Activations: ``relu`` (an inline unary meta, NumPy's maximum with 0 as its direct call, a plan lowering) and
+``softplus`` (``torch.nn.functional.softplus``'s signature and formula, computed with NumPy's ufuncs)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any, Final, TypeVar
+
+import numpy as np
 
 from devtensor import kernel_signatures as _ks
+from devtensor.dispatcher import DispatchKey
+from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError
 from devtensor.kernels.random import real_arg
 from devtensor.kernels.ufunc_family import D, quiet
+from devtensor.lowering import Lowering, lowers
+from devtensor.meta import INLINE, offers_direct
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
 
-__all__ = ["softplus"]
+__all__ = ["relu", "softplus"]
+
+_M = TypeVar("_M", bound=Callable[..., Any])
 
 
 @structured_op(inplace=False, method=False, out_may_be_input=True)
@@ -44,3 +54,73 @@ def _softplus(xp: ModuleType, self: D, beta: float, threshold: float, *, out: Co
         scaled = x * b
         soft = xp.log1p(xp.exp(scaled)) / b
         xp.copyto(out.array, xp.where(scaled > threshold, x, soft), casting="same_kind")
+
+
+# --- relu ------------------------------------------------------------------------------------------------
+
+
+#: relu's inline meta cache (meta.INLINE): each dtype relu accepts, mapped to itself (the result's dtype); the
+#: generated fronts read it instead of calling the meta function, which fills it.
+_RELU_DTYPES: Final[dict[Any, DType]] = {}
+#: relu's direct path (meta.DIRECT): [the registered CPU kernel (set below), the array kernel].
+_RELU_DIRECT: Final[list[Any]] = [None, None]
+
+
+def _inline_unary(cache: dict[Any, DType]) -> Callable[[_M], _M]:
+    """Mark a one-tensor meta function as offering the generated fronts the inline cache hit of the ufunc
+    family's unary metas (meta.INLINE): ``cache`` maps each accepted dtype to the result's, and the meta fills it."""
+
+    def mark(meta: _M) -> _M:
+        meta.__dict__[INLINE] = ("unary", cache)
+        return meta
+
+    return mark
+
+
+@structured_op(out_may_be_input=True)
+@offers_direct(_RELU_DIRECT)
+@_inline_unary(_RELU_DTYPES)
+def relu(self: TensorMeta) -> TensorSpec:
+    """``max(self, 0)``, elementwise (``torch.relu``; values as ``np.maximum(self, 0)``: NaN propagates).
+
+    Shapes: the result has ``self``'s shape. Dtypes: integers and floats keep theirs; bool and complex are
+    refused (ArgumentTypeError, as PyTorch). Devices: cpu (NumPy), cuda (CuPy), meta (shape and dtype only).
+    Variants: functional ``relu(t)`` / ``t.relu()``, out ``relu(t, out=o)`` (may be ``t`` itself) and inplace
+    ``relu_(t)`` / ``t.relu_()``, with PyTorch's out and inplace rules.
+
+    Raises:
+        ArgumentTypeError (TypeError): a bool or complex input.
+        CastingError (TypeError): the result dtype does not cast (same_kind) to ``out.dtype``.
+        DeviceMismatchError, MemoryOverlapError, ReadOnlyError (ValueError): as for every elementwise op.
+    """
+    dtype = self.dtype
+    if dtype.kind not in "iuf":
+        raise ArgumentTypeError(f"relu: argument 'self' must be an integer or floating tensor, got {dtype.name}")
+    _RELU_DTYPES[dtype] = dtype
+    return (self.shape, dtype)
+
+
+def _relu_arrays(a: Any, out: Any = None) -> Any:
+    """relu on arrays: ``np.maximum(a, 0)`` into ``out`` (a new array when None), which it returns: relu's
+    direct path (meta.DIRECT: while the built-in CPU kernel, the same one ufunc call, is the handler, the
+    generated fronts and plan replays call this with the arrays, without a ConstOut); 0 is a weak Python int,
+    so the result keeps ``a``'s dtype, as the meta function says. (The fronts pass ``out`` positionally, the
+    plan replays by keyword.)"""
+    return _np_maximum(a, 0, out=out)
+
+
+@_ks.relu.xp
+def _relu(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
+    xp.maximum(self._array, 0, out=out.array)
+
+
+@lowers(_relu)
+def _relu_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
+    """relu's lowering (devtensor.lowering): the kernel's one ``np.maximum(self, 0, out=)`` call."""
+    lw.call(np.maximum, args["self"], 0, out=out)
+    return True
+
+
+_np_maximum: Final = np.maximum
+_RELU_DIRECT[1] = _relu_arrays
+_RELU_DIRECT[0] = relu.table.kernels.get(DispatchKey.CPU)

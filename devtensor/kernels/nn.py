@@ -1,4 +1,5 @@
-"""NN-style ops: softmax, log_softmax, relu, one_hot, cross_entropy and upsample_nearest1d.
+"""NN-style ops: softmax, log_softmax, cross_entropy and upsample_nearest1d (relu: :mod:`devtensor.kernels.activations`;
+one_hot: :mod:`devtensor.kernels.encoding`).
 
 Each op is one structured op (meta function + CPU impl in NumPy + CUDA impl in CuPy). Semantics follow PyTorch
 (``torch.nn.functional``); values are checked against NumPy references. ``upsample_nearest1d``, the RFC's own
@@ -24,13 +25,13 @@ from devtensor import dtypes
 from devtensor import kernel_signatures as _ks
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, DTypeLike, to_dtype
-from devtensor.errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from devtensor.errors import ArgumentTypeError, ShapeError
 from devtensor.kernels.class_indices import _UNSIGNED, check_classes
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, deferred_conditions, quiet, quiet_extobj
 from devtensor.lowering import Lowering, lowers
-from devtensor.meta import INLINE, int_arg, memoized, normalize_dim, offers_direct, offers_specs
+from devtensor.meta import memoized, normalize_dim, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
@@ -38,8 +39,6 @@ from devtensor.typed import ConstOut
 __all__ = [
     "cross_entropy",
     "log_softmax",
-    "one_hot",
-    "relu",
     "softmax",
     "upsample_nearest1d",
 ]
@@ -310,128 +309,6 @@ _reduce_max: Final[Any] = np.maximum.reduce
 _reduce_sum: Final[Any] = np.add.reduce
 _SOFTMAX_DIRECT[:] = [softmax.table.kernels.get(DispatchKey.CPU), _softmax_cpu]
 _LOG_SOFTMAX_DIRECT[:] = [log_softmax.table.kernels.get(DispatchKey.CPU), _softmax_cpu]
-
-
-# --- relu ------------------------------------------------------------------------------------------------
-
-
-#: relu's inline meta cache (meta.INLINE): each dtype relu accepts, mapped to itself (the result's dtype); the
-#: generated fronts read it instead of calling the meta function, which fills it.
-_RELU_DTYPES: Final[dict[Any, DType]] = {}
-#: relu's direct path (meta.DIRECT): [the registered CPU kernel (set below), the array kernel].
-_RELU_DIRECT: Final[list[Any]] = [None, None]
-
-
-def _inline_unary(cache: dict[Any, DType]) -> Callable[[_M], _M]:
-    """Mark a one-tensor meta function as offering the generated fronts the inline cache hit of the ufunc
-    family's unary metas (meta.INLINE): ``cache`` maps each accepted dtype to the result's, and the meta fills it."""
-
-    def mark(meta: _M) -> _M:
-        meta.__dict__[INLINE] = ("unary", cache)
-        return meta
-
-    return mark
-
-
-@structured_op(out_may_be_input=True)
-@offers_direct(_RELU_DIRECT)
-@_inline_unary(_RELU_DTYPES)
-def relu(self: TensorMeta) -> TensorSpec:
-    """``max(self, 0)``, elementwise (``torch.relu``; values as ``np.maximum(self, 0)``: NaN propagates).
-
-    Shapes: the result has ``self``'s shape. Dtypes: integers and floats keep theirs; bool and complex are
-    refused (ArgumentTypeError, as PyTorch). Devices: cpu (NumPy), cuda (CuPy), meta (shape and dtype only).
-    Variants: functional ``relu(t)`` / ``t.relu()``, out ``relu(t, out=o)`` (may be ``t`` itself) and inplace
-    ``relu_(t)`` / ``t.relu_()``, with PyTorch's out and inplace rules.
-
-    Raises:
-        ArgumentTypeError (TypeError): a bool or complex input.
-        CastingError (TypeError): the result dtype does not cast (same_kind) to ``out.dtype``.
-        DeviceMismatchError, MemoryOverlapError, ReadOnlyError (ValueError): as for every elementwise op.
-    """
-    dtype = self.dtype
-    if dtype.kind not in "iuf":
-        raise ArgumentTypeError(f"relu: argument 'self' must be an integer or floating tensor, got {dtype.name}")
-    _RELU_DTYPES[dtype] = dtype
-    return (self.shape, dtype)
-
-
-def _relu_arrays(a: Any, out: Any = None) -> Any:
-    """relu on arrays: ``np.maximum(a, 0)`` into ``out`` (a new array when None), which it returns: relu's
-    direct path (meta.DIRECT: while the built-in CPU kernel, the same one ufunc call, is the handler, the
-    generated fronts and plan replays call this with the arrays, without a ConstOut); 0 is a weak Python int,
-    so the result keeps ``a``'s dtype, as the meta function says. (The fronts pass ``out`` positionally, the
-    plan replays by keyword.)"""
-    return _np_maximum(a, 0, out=out)
-
-
-@_ks.relu.xp
-def _relu(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
-    xp.maximum(self._array, 0, out=out.array)
-
-
-@lowers(_relu)
-def _relu_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
-    """relu's lowering (devtensor.lowering): the kernel's one ``np.maximum(self, 0, out=)`` call."""
-    lw.call(np.maximum, args["self"], 0, out=out)
-    return True
-
-
-_np_maximum: Final = np.maximum
-_RELU_DIRECT[1] = _relu_arrays
-_RELU_DIRECT[0] = relu.table.kernels.get(DispatchKey.CPU)
-
-
-# --- one_hot ---------------------------------------------------------------------------------------------
-
-
-@structured_op(inplace=False, method=False)
-def one_hot(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
-    """One-hot encoding of class indices (``torch.nn.functional.one_hot``): ``result[..., k]`` is 1 where
-    ``self[...] == k``, else 0.
-
-    Shapes: ``self`` of any shape ``S`` (an integer tensor of class indices) gives ``[*S, num_classes]``.
-    Dtypes: any integer input (not bool); the result is int64, as PyTorch's.
-    Devices: cpu (NumPy), cuda (CuPy); meta tensors give the shape and dtype only.
-    ``num_classes`` must be given (>= 0). PyTorch's default ``-1`` infers it as ``self.max() + 1``, which
-    reads the data; a meta function sees only shapes and dtypes, so here ``-1`` is a ValueError that asks for
-    ``num_classes`` (pass ``int(t.amax()) + 1`` to get PyTorch's inference).
-    Variants: functional and out (``one_hot(t, n, out=o)``); no inplace variant, no Tensor method (as PyTorch).
-
-    Raises:
-        ArgumentTypeError (TypeError): a non-integer ``self``; ``num_classes`` not an int.
-        ValueError: ``num_classes`` is -1 (needs the data) or below -1.
-        IndexError: an index of ``self`` outside ``[0, num_classes)`` (raised by the impl before any write).
-        CastingError (TypeError), DeviceMismatchError, MemoryOverlapError (ValueError): the out rules.
-    """
-    return _one_hot_spec(self, num_classes)
-
-
-@memoized
-def _one_hot_spec(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
-    if self.dtype.kind not in "iu":
-        raise ArgumentTypeError(
-            f"one_hot: argument 'self' must be an integer tensor of class indices, got dtype {self.dtype.name}"
-        )
-    n = int_arg("one_hot", "num_classes", num_classes)
-    if n == -1:
-        raise ArgumentValueError(
-            "one_hot: num_classes=-1 (infer it as self.max() + 1, as PyTorch does) needs the tensor's data, which "
-            "a meta function cannot read; pass num_classes explicitly, e.g. one_hot(t, int(t.amax()) + 1)"
-        )
-    if n < 0:
-        raise ArgumentValueError(f"one_hot: argument 'num_classes' must be >= 0, got {n}")
-    return ((*self.shape, n), _INT64)
-
-
-@_ks.one_hot.xp
-def _one_hot(xp: ModuleType, self: D, num_classes: int, *, out: ConstOut[D]) -> None:
-    idx, o = self._array, out.array
-    check_classes(xp, "one_hot", "self", idx, num_classes)
-    if o.size == 0:
-        return
-    # Indices are in [0, n) now, so int64 holds them whatever their dtype (uint64 included).
-    xp.equal(idx.astype(_INT64, copy=False)[..., None], xp.arange(num_classes, dtype=_INT64), out=o)
 
 
 # --- cross_entropy ---------------------------------------------------------------------------------------
