@@ -5,30 +5,41 @@
 
 /* ---- the lanes: each returns a new reference, NULL with an error set, or FALLBACK ---- */
 
+/* The inline entry for a tensor `self` and `other` (a tensor of self's device and shape, whose dtype the entry used
+ * last, or the one before, holds: x * y beside x * mask; or a Python number the scalar entry takes), with `other`'s
+ * operand (its array, or the number) in *value. 1: found (borrowed into *entry); 0: no lane; -1: an error. A tensor
+ * `other` sharing memory with `target` (an out, or an inplace self) has no lane, unless it is `exempt` itself (an
+ * inplace self passed again: the elementwise ops write over their input). */
+static int tensor_entry(Front *f, PyObject *self, PyObject *other, PyObject *target, PyObject *exempt,
+                        PyObject **entry, PyObject **value) {
+    PyObject *entries = f->entries;
+    int fits;
+    if (is_tensor_of(f, other)) {
+        if ((*entry = entry_at(entries, 0, 3)) == NULL) return 0;
+        if (SLOT(other, off_dtype) != PyTuple_GET_ITEM(*entry, 1) && (*entry = entry_at(entries, 3, 3)) == NULL)
+            return 0;
+        if (SLOT(other, off_device) != SLOT(self, off_device) || SLOT(other, off_dtype) != PyTuple_GET_ITEM(*entry, 1))
+            return 0;
+        if ((fits = same_shape(SLOT(self, off_shape), SLOT(other, off_shape))) <= 0) return fits;
+        if (target != NULL && other != exempt &&
+            SLOT(SLOT(other, off_storage), off_root) == SLOT(SLOT(target, off_storage), off_root))
+            return 0;
+        *value = SLOT(other, off_array);
+    } else {
+        if ((*entry = entry_at(entries, 1, 7)) == NULL) return 0;
+        if ((fits = scalar_fits(*entry, 1, other)) <= 0) return fits;
+        *value = other;
+    }
+    return SLOT(self, off_dtype) == PyTuple_GET_ITEM(*entry, 0);
+}
+
 static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, PyObject *out, PyObject *alpha) {
     PyObject *entries = f->entries, *entry, *device, *argv[2];
     int fits;
     if (is_tensor_of(f, self)) {
         device = SLOT(self, off_device);
-        if (is_tensor_of(f, other)) {
-            if ((entry = entry_at(entries, 0, 3)) == NULL) return FALLBACK;
-            if (SLOT(other, off_dtype) != PyTuple_GET_ITEM(entry, 1)) {
-                /* (the entry before: x * y beside x * mask) */
-                if ((entry = entry_at(entries, 3, 3)) == NULL) return FALLBACK;
-            }
-            if (SLOT(other, off_device) != device || SLOT(other, off_dtype) != PyTuple_GET_ITEM(entry, 1))
-                return FALLBACK;
-            if ((fits = same_shape(SLOT(self, off_shape), SLOT(other, off_shape))) <= 0)
-                return fits < 0 ? NULL : FALLBACK;
-            if (out != NULL && SLOT(SLOT(other, off_storage), off_root) == SLOT(SLOT(out, off_storage), off_root))
-                return FALLBACK;
-            argv[1] = SLOT(other, off_array);
-        } else {
-            if ((entry = entry_at(entries, 1, 7)) == NULL) return FALLBACK;
-            if ((fits = scalar_fits(entry, 1, other)) <= 0) return fits < 0 ? NULL : FALLBACK;
-            argv[1] = other;
-        }
-        if (SLOT(self, off_dtype) != PyTuple_GET_ITEM(entry, 0)) return FALLBACK;
+        if ((fits = tensor_entry(f, self, other, out, NULL, &entry, &argv[1])) <= 0)
+            return fits < 0 ? NULL : FALLBACK;
         argv[0] = SLOT(self, off_array);
     } else if (is_tensor_of(f, other) && out == NULL) {
         device = SLOT(other, off_device);
@@ -66,30 +77,13 @@ static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, Py
 }
 
 static PyObject *binary_inplace(Front *f, PyObject *self, PyObject *other, PyObject *alpha) {
-    PyObject *entries = f->entries, *entry, *value;
+    PyObject *entry, *value;
     int fits;
     if (!is_tensor_of(f, self)) return FALLBACK;
     PyObject *device = SLOT(self, off_device);
-    if (is_tensor_of(f, other)) {
-        if ((entry = entry_at(entries, 0, 3)) == NULL) return FALLBACK;
-        if (SLOT(other, off_dtype) != PyTuple_GET_ITEM(entry, 1)) {
-            if ((entry = entry_at(entries, 3, 3)) == NULL) return FALLBACK;
-        }
-        if (SLOT(other, off_device) != device || SLOT(other, off_dtype) != PyTuple_GET_ITEM(entry, 1))
-            return FALLBACK;
-        if ((fits = same_shape(SLOT(self, off_shape), SLOT(other, off_shape))) <= 0)
-            return fits < 0 ? NULL : FALLBACK;
-        /* (self passed again is allowed: the elementwise ops write over their input) */
-        if (other != self && SLOT(SLOT(other, off_storage), off_root) == SLOT(SLOT(self, off_storage), off_root))
-            return FALLBACK;
-        value = SLOT(other, off_array);
-    } else {
-        if ((entry = entry_at(entries, 1, 7)) == NULL) return FALLBACK;
-        if ((fits = scalar_fits(entry, 1, other)) <= 0) return fits < 0 ? NULL : FALLBACK;
-        value = other;
-    }
+    if ((fits = tensor_entry(f, self, other, self, self, &entry, &value)) <= 0) return fits < 0 ? NULL : FALLBACK;
     PyObject *dtype = SLOT(self, off_dtype);
-    if (dtype != PyTuple_GET_ITEM(entry, 0) || dtype != PyTuple_GET_ITEM(entry, 2)) return FALLBACK;
+    if (dtype != PyTuple_GET_ITEM(entry, 2)) return FALLBACK;
     if ((fits = PyObject_IsTrue(SLOT(self, off_checked))) <= 0) return fits < 0 ? NULL : FALLBACK;
     if (alpha != NULL && (fits = alpha_fits(alpha, dtype)) <= 0) return fits < 0 ? NULL : FALLBACK;
     if (!plain_device(f, device)) return FALLBACK;
