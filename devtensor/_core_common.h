@@ -159,15 +159,13 @@ static PyObject *wrap(PyTypeObject *cls, PyObject *array, PyObject *device, PyOb
 
 /* The allocating call failed: a ValueError or MemoryError is the allocating path's error (rules.alloc_failed
  * raises it, naming the op, shape, dtype and device); anything else propagates. */
-static PyObject *allocation_error(Front *f, PyObject *shape, PyObject *dtype, PyObject *device) {
+static PyObject *allocation_error(Front *f, PyObject *spec, PyObject *device) {
     if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_MemoryError)) return NULL;
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
     if (tb != NULL) PyException_SetTraceback(value, tb);
-    PyObject *spec = PyTuple_Pack(2, shape, dtype);
-    PyObject *r = spec ? PyObject_CallFunctionObjArgs(alloc_failed, f->name, spec, value, device, NULL) : NULL;
-    Py_XDECREF(spec);
+    PyObject *r = PyObject_CallFunctionObjArgs(alloc_failed, f->name, spec, value, device, NULL);
     Py_XDECREF(r);
     if (r != NULL) PyErr_Restore(type, value, tb); /* (it always raises; keep the original if it did not) */
     else {
@@ -175,6 +173,24 @@ static PyObject *allocation_error(Front *f, PyObject *shape, PyObject *dtype, Py
         Py_XDECREF(value);
         Py_XDECREF(tb);
     }
+    return NULL;
+}
+
+/* allocation_error for the spec (shape, dtype), as the elementwise lanes know it. */
+static PyObject *allocation_error_of(Front *f, PyObject *shape, PyObject *dtype, PyObject *device) {
+    if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_MemoryError)) return NULL;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *spec = PyTuple_Pack(2, shape, dtype);
+    if (spec == NULL) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return NULL;
+    }
+    PyErr_Restore(type, value, tb);
+    allocation_error(f, spec, device);
+    Py_DECREF(spec);
     return NULL;
 }
 

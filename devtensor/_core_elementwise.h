@@ -58,7 +58,7 @@ static PyObject *binary_functional(Front *f, PyObject *self, PyObject *other, Py
         PyObject *tensor = is_tensor_of(f, self) ? self : other;
         PyObject *shape = SLOT(tensor, off_shape);
         PyObject *array = call_allocating(ufunc, argv, 2, shape);
-        if (array == NULL) return allocation_error(f, shape, dtype, device);
+        if (array == NULL) return allocation_error_of(f, shape, dtype, device);
         return wrap(Py_TYPE(tensor), array, device, shape, dtype);
     }
     /* out=: exactly the result's device, shape and dtype, checked writable, sharing no root with an input */
@@ -116,7 +116,7 @@ static PyObject *unary_functional(Front *f, PyObject *self, PyObject *out) {
         if (!plain_device(f, device)) return FALLBACK;
         PyObject *shape = SLOT(self, off_shape);
         PyObject *array = call_allocating(ufunc, argv, 1, shape);
-        if (array == NULL) return allocation_error(f, shape, dtype, device);
+        if (array == NULL) return allocation_error_of(f, shape, dtype, device);
         return wrap(Py_TYPE(self), array, device, shape, dtype);
     }
     if (SLOT(out, off_dtype) != dtype || SLOT(out, off_device) != device) return FALLBACK;

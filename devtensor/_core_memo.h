@@ -74,23 +74,7 @@ static PyObject *memo_spec(Front *f, PyObject **items, Py_ssize_t n) {
 /* The result the direct call made (steals array), wrapped as the allocating path wraps it: the backend's tensor
  * class, the spec's shape, the array's dtype. On a failed call, the allocating path's error. */
 static PyObject *memo_result(Front *f, PyObject *array, PyObject *first, PyObject *spec, PyObject *device) {
-    if (array == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_MemoryError)) return NULL;
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        PyErr_NormalizeException(&type, &value, &tb);
-        if (tb != NULL) PyException_SetTraceback(value, tb);
-        PyObject *r = PyObject_CallFunctionObjArgs(alloc_failed, f->name, spec, value, device, NULL);
-        if (r != NULL) {
-            Py_DECREF(r);
-            PyErr_Restore(type, value, tb);
-        } else {
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(tb);
-        }
-        return NULL;
-    }
+    if (array == NULL) return allocation_error(f, spec, device);
     PyObject *cls = result_class(f, first);
     PyObject *dtype = cls ? PyObject_GetAttrString(array, "dtype") : NULL;
     if (dtype == NULL) {

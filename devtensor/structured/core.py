@@ -97,9 +97,9 @@ def lazy_front(
     makes its Python front (:func:`devtensor.structured.fronts.build_front`).
 
     With the compiled core: a ``Front`` that builds the Python front on the first call it does not take itself
-    (so importing devtensor compiles no front), with the C lane of the op's kind where it has one (an
-    elementwise op whose direct call is one NumPy ufunc: :func:`~devtensor.structured.front_lines.ufunc_lane`;
-    the lane reads the same per-op values the Python front reads). It carries the front's name, docstring,
+    (so importing devtensor compiles no front), with the C lane of the op's kind where it has one
+    (:func:`~devtensor.structured.front_lines.ufunc_lane`, ``unary_call_lane``, ``memo_lane``; a lane reads the
+    same per-op values the Python front reads). It carries the front's name, docstring,
     module and ``op``; ``__wrapped__`` is the Python front (built on access), so :func:`inspect.signature` and
     :func:`inspect.getsource` show it. ``binding`` (dispatch key, refined tensor class): a device binding's
     (``devtensor.cpu.add``; ``build(op, variant, binding)``), whose lanes take tensors of exactly that class and
@@ -115,7 +115,6 @@ def lazy_front(
     kind = _FUNCTIONAL if variant == "functional" else _INPLACE
     lane: tuple[Any, ...] = (_FORWARD, None, None, op.table.handlers)
     extra: tuple[Any, ...] = ()
-    memo = memo_lane(op) if variant == "functional" else None
     if ufunc_lane(op):
         values = front_values(op, variant)
         if "_meta_last" in values:
@@ -125,7 +124,7 @@ def lazy_front(
     elif variant == "functional" and unary_call_lane(op):
         values = front_values(op, variant)
         lane = (UNARY_CALL, values["_meta_cache"], values["_direct"], op.table.handlers)
-    elif memo is not None:
+    elif variant == "functional" and (memo := memo_lane(op)) is not None:
         values = front_values(op, variant)
         lane = (memo[0], None, values["_direct"], op.table.handlers)
         extra = (values.get("_specs", values.get("_memo")), memo[1], memo[2])
