@@ -382,7 +382,7 @@ RESHAPE_SPECS: dict[tuple[tuple[int, ...], tuple[int, ...]], ViewSpec] = {}
 
 
 #: The names every view front's source uses besides its per-op values (``_name``, ``_op``, ``_meta``,
-#: ``_kernels``, defaults): the generated modules and the run-time compiled fronts see these as globals.
+#: ``_kernels``, defaults): the view fronts, compiled at run time, see these as globals.
 VIEW_COMMON: Final[dict[str, Any]] = {
     "_Tensor": Tensor,
     "_bad_self": _bad_self,

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from devtensor.structured.registry import StructuredOp
 
 
-#: The names every front's source uses besides its per-op values (:func:`front_values`): the generated modules
-#: and the run-time compiled fronts see these as globals.
+#: The names every front's source uses besides its per-op values (:func:`front_values`): the fronts, compiled
+#: at run time (:func:`compile_factory`), see these as globals.
 COMMON: Final[dict[str, Any]] = {
     "_Tensor": Tensor,
     "_SCALARS": SCALAR_TYPES,
