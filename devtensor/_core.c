@@ -1,4 +1,4 @@
-/* devtensor._core: the compiled lanes of the elementwise fronts.
+/* devtensor._core: the compiled lanes of the structured fronts (the kinds' lanes, then the general lane).
  *
  * A Front wraps the Python front of one elementwise op variant (devtensor.structured.fronts.generate_front) and
  * takes the commonest calls without leaving C: no dispatch mode, tensors of one device with no guard, the meta
@@ -14,6 +14,7 @@
 #include "_core_common.h"
 #include "_core_elementwise.h"
 #include "_core_memo.h"
+#include "_core_general.h"
 
 
 /* The Python front, built on first need (borrowed). Under the GIL: a second thread asking while the builder runs
@@ -33,9 +34,9 @@ static PyObject *front_vectorcall(PyObject *callable, PyObject *const *args, siz
     PyObject *r = FALLBACK;
     PyObject *flag = ready ? PyList_GET_ITEM(active_modes, 0) : NULL;
     /* (a mode on, in any thread: the Python front hands the call to the modes) */
+    int modes_off = flag != NULL && (flag == zero || (PyLong_CheckExact(flag) && PyLong_AsLong(flag) == 0));
     PyObject *ufunc = f->arity == FORWARD ? NULL : direct_item(f, 1);
-    if (flag != NULL && (flag == zero || (PyLong_CheckExact(flag) && PyLong_AsLong(flag) == 0)) && ufunc != NULL &&
-        ufunc != Py_None && direct_item(f, 0) != NULL) {
+    if (modes_off && ufunc != NULL && ufunc != Py_None && direct_item(f, 0) != NULL) {
         PyObject *out = NULL, *alpha = NULL;
         int plain = 1;
         /* keywords the lanes take: out= (functional variants), alpha= (ops with alpha: direct[2] exists) */
@@ -70,6 +71,9 @@ static PyObject *front_vectorcall(PyObject *callable, PyObject *const *args, siz
             }
         }
     }
+    /* (any call the kind's lane left: the general lane, from the op's tables) */
+    if (r == FALLBACK && modes_off && f->general != NULL && general_ready && f->variant != REFLECTED)
+        r = general_call(f, args, nargs, kwnames);
     if (r != FALLBACK) return r;
     PyObject *python = python_front(f);
     if (python == NULL) return NULL;
@@ -177,6 +181,10 @@ static int front_traverse(Front *f, visitproc visit, void *arg) {
     Py_VISIT(f->bound_class);
     Py_VISIT(f->bound_key);
     Py_VISIT(f->last_class);
+    Py_VISIT(f->general);
+    Py_VISIT(f->g_type);
+    Py_VISIT(f->g_alloc);
+    Py_VISIT(f->g_class);
     return 0;
 }
 
@@ -196,6 +204,10 @@ static int front_clear(Front *f) {
     Py_CLEAR(f->bound_class);
     Py_CLEAR(f->bound_key);
     Py_CLEAR(f->last_class);
+    Py_CLEAR(f->general);
+    Py_CLEAR(f->g_type);
+    Py_CLEAR(f->g_alloc);
+    Py_CLEAR(f->g_class);
     return 0;
 }
 
@@ -227,6 +239,46 @@ static PyObject *front_get_python(Front *f, void *closure) {
 
 static PyObject *front_is_built(Front *f, void *closure) { return PyBool_FromLong(f->python != NULL); }
 
+static PyObject *front_get_general(Front *f, void *closure) { return Py_NewRef(f->general ? f->general : Py_None); }
+
+/* The general lane's table: a tuple of G_SIZE items (devtensor.structured.core.general_table), or None (no lane). */
+static int front_set_general(Front *f, PyObject *value, void *closure) {
+    if (value == NULL || value == Py_None) {
+        Py_CLEAR(f->general);
+        return 0;
+    }
+    if (!PyTuple_CheckExact(value) || PyTuple_GET_SIZE(value) != G_SIZE ||
+        !PyTuple_CheckExact(PyTuple_GET_ITEM(value, G_PARAMS)) ||
+        PyTuple_GET_SIZE(PyTuple_GET_ITEM(value, G_PARAMS)) > MAX_PARAMS ||
+        !PyTuple_CheckExact(PyTuple_GET_ITEM(value, G_VALUES)) || !PyTuple_CheckExact(PyTuple_GET_ITEM(value, G_META_KW)) ||
+        !PyTuple_CheckExact(PyTuple_GET_ITEM(value, G_KERNEL_KW)) || !PyLong_CheckExact(PyTuple_GET_ITEM(value, G_NPOS))) {
+        PyErr_SetString(PyExc_TypeError, "Front: general must be None or the general lane's table (general_table)");
+        return -1;
+    }
+    PyObject *params = PyTuple_GET_ITEM(value, G_PARAMS);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(params); i++) {
+        PyObject *p = PyTuple_GET_ITEM(params, i);
+        if (!PyTuple_CheckExact(p) || PyTuple_GET_SIZE(p) != 6 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(p, 0)) ||
+            !PyLong_CheckExact(PyTuple_GET_ITEM(p, 1))) {
+            PyErr_SetString(PyExc_TypeError, "Front: a general table's parameter is (name, category, kw_only, "
+                                             "optional, has_default, default)");
+            return -1;
+        }
+    }
+    PyObject *checks = PyTuple_GET_ITEM(value, G_VALUES);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(checks); i++) {
+        PyObject *c = PyTuple_GET_ITEM(checks, i);
+        if (!PyTuple_CheckExact(c) || PyTuple_GET_SIZE(c) != 4 || !PyLong_CheckExact(PyTuple_GET_ITEM(c, 0)) ||
+            PyLong_AsSsize_t(PyTuple_GET_ITEM(c, 0)) >= PyTuple_GET_SIZE(params)) {
+            PyErr_SetString(PyExc_TypeError, "Front: a general table's value check is (index, optional, type, allowed)");
+            return -1;
+        }
+    }
+    Py_INCREF(value);
+    Py_XSETREF(f->general, value);
+    return 0;
+}
+
 /* Pickled by reference, as functions are: the name of the module attribute it is (devtensor.add). */
 static PyObject *front_reduce(PyObject *self, PyObject *unused) { return PyObject_GetAttrString(self, "__qualname__"); }
 
@@ -239,6 +291,7 @@ static PyGetSetDef front_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {"__wrapped__", (getter)front_get_python, NULL, "the Python front this one forwards to (built if not yet)", NULL},
     {"python_built", (getter)front_is_built, NULL, "whether the Python front was built already", NULL},
+    {"general", (getter)front_get_general, (setter)front_set_general, "the general lane's table, or None", NULL},
     {NULL},
 };
 
@@ -307,8 +360,37 @@ static PyObject *core_setup(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* setup_general(META_ONLY, ConstOut, _Built, InplaceOut, SCALAR_TYPES, SPEC_SHAPES, SPEC_DTYPES, PlannedSpec,
+ *               prepare_out, prepare_inplace, finish_out, copy_back, complete_after_condition) */
+static PyObject *core_setup_general(PyObject *module, PyObject *args) {
+    PyObject *const_out, *built, *inplace;
+    if (!ready) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_general: call setup first");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OO!O!O!O!O!O!OOOOOO:setup_general", &meta_only, &PyType_Type, &const_out,
+                          &PyType_Type, &built, &PyType_Type, &inplace, &PyFrozenSet_Type, &scalar_types, &PyDict_Type,
+                          &spec_shapes, &PyFrozenSet_Type, &spec_dtypes, &planned_spec, &prepare_out, &prepare_inplace,
+                          &finish_out, &copy_back, &complete_after))
+        return NULL;
+    if ((off_const_array = slot_offset((PyTypeObject *)const_out, "_a")) < 0) return NULL;
+    PyObject *keep[] = {meta_only, built, inplace, scalar_types, spec_shapes, spec_dtypes, planned_spec, prepare_out,
+                        prepare_inplace, finish_out, copy_back, complete_after};
+    for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) Py_INCREF(keep[i]);
+    ConstOut_type = (PyTypeObject *)built;
+    InplaceOut_type = (PyTypeObject *)inplace;
+    str_backend = PyUnicode_InternFromString("_backend");
+    str_alloc = PyUnicode_InternFromString("alloc");
+    str_tensor_class = PyUnicode_InternFromString("tensor_class");
+    str_view = PyUnicode_InternFromString("view");
+    if (!str_backend || !str_alloc || !str_tensor_class || !str_view) return NULL;
+    general_ready = 1;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
     {"setup", core_setup, METH_VARARGS, "Bind the Tensor, Storage and Device classes and the rules' helpers."},
+    {"setup_general", core_setup_general, METH_VARARGS, "Bind the general lane's classes and the rules' helpers."},
     {NULL},
 };
 

@@ -55,6 +55,10 @@ typedef struct {
     PyObject *last_class;
     PyTypeObject *bound_class; /* a device binding's (devtensor.cpu.add): tensors of exactly this class; else NULL */
     PyObject *bound_key;       /* and its dispatch key (the handler is looked up for it); else NULL */
+    PyObject *general;    /* the general lane's table (devtensor.structured.core.general_table); NULL: none */
+    PyObject *g_type;     /* the tensor class the general lane saw last, its backend's alloc and tensor_class */
+    PyObject *g_alloc;
+    PyObject *g_class;
     int arity;
     int variant;
     int fresh;            /* MEMO_*: meta.FRESH_C (0: the result's layout is tested) */

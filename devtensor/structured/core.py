@@ -1,12 +1,14 @@
-"""The compiled core: C lanes in front of the elementwise ops' Python fronts.
+"""The compiled core: C lanes in front of the structured ops' Python fronts.
 
 ``devtensor._core`` (``devtensor/_core.c``, built by ``pip install -e .``) defines ``Front``, a callable that
-takes the commonest call of one elementwise op variant without leaving C (no dispatch mode, tensors of one device
-with no guard, the meta answer in the op's inline entries, the built-in kernel as the handler, no ``out=`` or an
-``out=``/inplace ``self`` that fits exactly) and forwards every other call, arguments untouched, to the op's
-Python front, where the rules (:mod:`devtensor.structured.rules`) live. The lanes answer only calls whose answer
-those rules would give; ``tests/test_compiled_core.py`` runs the op samples through both and compares results,
-dtypes, versions, errors and warnings.
+takes the commonest calls of one op variant without leaving C and forwards every other call, arguments untouched,
+to the op's Python front, where the rules (:mod:`devtensor.structured.rules`) live. The kinds' lanes
+(elementwise, memo) take the commonest call of their ops with no Python frame at all (no dispatch mode, tensors of
+one device with no guard, the meta answer in the op's inline entries or memo, the built-in kernel as the handler,
+no ``out=`` or an ``out=``/inplace ``self`` that fits exactly); the general lane (:func:`general_table`) takes the
+common call of any op, custom ones included, calling its meta function and handler. The lanes answer only calls
+whose answer those rules would give; ``tests/test_compiled_core.py`` and ``tests/test_compiled_core_general.py``
+run the op samples and custom ops through both and compare results, dtypes, versions, errors and warnings.
 
 The core is used when the extension is importable, was built from the ``_core.c`` beside it (a fingerprint of
 the source compiled into it; a mismatch is one ``RuntimeWarning`` and the Python fronts serve every call), and
@@ -76,6 +78,26 @@ def _load() -> tuple[ModuleType | None, str]:
     _core.setup(
         Tensor, Storage, Device, modes.ACTIVE, rules.alloc_failed, rules.check_writable, rules.written_then_raised
     )
+    from devtensor.dispatcher import META_ONLY
+    from devtensor.dtypes import SCALAR_TYPES
+    from devtensor.tensor import PlannedSpec
+    from devtensor.typed.const_out import ConstOut, InplaceOut, new_const_out
+
+    _core.setup_general(
+        META_ONLY,
+        ConstOut,
+        new_const_out,
+        InplaceOut,
+        SCALAR_TYPES,
+        rules.SPEC_SHAPES,
+        rules.SPEC_DTYPES,
+        PlannedSpec,
+        rules.prepare_out,
+        rules.prepare_inplace,
+        rules.finish_out,
+        rules.copy_back,
+        rules.complete_after_condition,
+    )
     return _core, f"compiled ({_core.__file__})"
 
 
@@ -138,7 +160,52 @@ def lazy_front(
     front.__doc__ = op.doc
     front.__module__ = "devtensor" if binding is None else f"devtensor.{binding[0].name.lower()}"
     front.op = op
+    front.general = general_table(op)
     return front  # type: ignore[no-any-return]
+
+
+#: The general lane's parameter categories (``devtensor/_core_general.h``): any other category is passed through.
+_CATEGORIES: Final = {"Tensor": 1, "TensorOrScalar": 2, "Scalar": 3}
+
+
+def general_table(op: StructuredOp) -> tuple[Any, ...] | None:
+    """The table of ``op`` the compiled core's general lane reads (``devtensor/_core_general.h``), or None where
+    the op's schema is one the lane does not take (a tensor list, more than 16 parameters): per parameter ``(name,
+    category, kw_only, optional, has_default, default)``, the meta function, the spec checker of a custom op
+    (None: a built-in op's meta results are trusted, as the Python front trusts them), whether the kernel takes
+    ``plan=``, out_may_be_input, the inline bool/Literal checks (``rules.value_checks``; a Literal of mixed types
+    is left to the meta function, as in the Python front), the meta call's and the kernel call's keyword names,
+    and the number of parameters that may be passed positionally. Built from the op's definition, the same values
+    the Python front reads."""
+    from devtensor.structured.annotations import TENSOR_LIST
+
+    params = op.schema.params
+    if len(params) > 16 or any(p.category == TENSOR_LIST for p in params):
+        return None
+    index = {p.name: i for i, p in enumerate(params)}
+    checks: list[tuple[int, bool, type[Any] | None, tuple[Any, ...] | None]] = []
+    for name, optional, allowed in rules.value_checks(params):
+        if allowed is None:
+            checks.append((index[name], optional, None, None))
+        elif len({type(a) for a in allowed}) == 1:
+            checks.append((index[name], optional, type(allowed[0]), tuple(allowed)))
+    keywords = tuple(p.name for p in params if p.kw_only)
+    plan = op.schema.plan is not None
+    builtin = op.module.split(".")[0] == "devtensor"
+    checker = None if builtin else rules.checked_planned_spec if plan else rules.checked_spec
+    return (
+        tuple(
+            (p.name, _CATEGORIES.get(p.category, 0), p.kw_only, p.optional, p.has_default, p.default) for p in params
+        ),
+        op.meta,
+        checker,
+        plan,
+        op.out_may_be_input,
+        tuple(checks),
+        keywords,
+        (*keywords, *(("plan",) if plan else ()), "out"),
+        sum(1 for p in params if not p.kw_only),
+    )
 
 
 def reflected(fn: Callable[..., Any]) -> Callable[..., Any] | None:

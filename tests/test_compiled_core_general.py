@@ -1,0 +1,289 @@
+"""The compiled core's general lane (``devtensor/_core_general.h``): the common call of any structured op, built-in
+or custom, from the op's tables. It must answer as the op's Python front answers (results, dtypes, versions,
+identities, errors and warnings), run the meta function once per call whichever way the call goes, and leave every
+other call to the Python front."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable
+from itertools import count
+from typing import Any, Literal
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_compiled_core import _outcome, _python
+
+import devtensor as dt
+from devtensor import Tensor, library
+from devtensor.errors import ArgumentTypeError, ArgumentValueError
+from devtensor.structured import PlannedSpec, TensorSpec, core
+from devtensor.tensor import TensorOrScalar
+from devtensor.typed import ConstOut, CPUTensor
+
+needs_core = pytest.mark.skipif(core.CORE is None, reason=f"the compiled core is not in use: {core.core_status()}")
+
+_names = count()
+META_CALLS: list[int] = [0]
+
+
+def _scaled_op() -> Any:
+    """A custom op with a tensor, a tensor-or-number, an optional tensor, and keyword-only number, bool and Literal
+    parameters; its meta function counts its calls."""
+
+    def meta(
+        self: Tensor,
+        other: TensorOrScalar,
+        weight: Tensor | None = None,
+        *,
+        scale: float = 1.0,
+        clip: bool = False,
+        mode: Literal["add", "sub"] = "add",
+    ) -> TensorSpec:
+        META_CALLS[0] += 1
+        shape = self.shape if not isinstance(other, Tensor) else np.broadcast_shapes(self.shape, other.shape)
+        if weight is not None:
+            shape = np.broadcast_shapes(shape, weight.shape)
+        return tuple(shape), self.dtype
+
+    op = library.custom_op(f"general_scaled_{next(_names)}", out_may_be_input=True)(meta)
+
+    @op.impl("cpu")
+    def _(
+        self: CPUTensor,
+        other: CPUTensor | int | float | complex | bool,
+        weight: CPUTensor | None = None,
+        *,
+        scale: float = 1.0,
+        clip: bool = False,
+        mode: Literal["add", "sub"] = "add",
+        out: ConstOut[CPUTensor],
+    ) -> None:
+        b = other.array if isinstance(other, Tensor) else other
+        r = self.array + b if mode == "add" else self.array - b
+        if weight is not None:
+            r = r * weight.array
+        np.multiply(r, scale, out=out.array, casting="unsafe")
+        if clip:
+            np.clip(out.array, -1, 1, out=out.array)
+
+    return op
+
+
+def _python_frames(fn: Callable[[], Any]) -> list[str]:
+    """The names of the Python fronts (sources named ``<devtensor...>``) that ran during ``fn()``."""
+    seen: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename.startswith("<devtensor"):
+            seen.append(frame.f_code.co_filename)
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+@needs_core
+def test_ops_without_a_kind_lane_and_custom_ops_run_no_python_front() -> None:
+    a = dt.tensor(np.arange(6.0).reshape(2, 3))
+    b = dt.ones((2, 3))
+    out = dt.empty((2, 3))
+    c: Any = a  # (a CPU tensor, for the device binding)
+    op = _scaled_op()
+    calls: list[Callable[[], Any]] = [
+        lambda: dt.where(a > 2, a, b),
+        lambda: dt.where(a > 2, a, b, out=out),
+        lambda: dt.clamp(a, 0.0, 4.0),
+        lambda: a.clamp_(0.0, 9.0),
+        lambda: op.functional(a, 2.0, b, scale=0.5),
+        lambda: op.functional(a, b, out=out, mode="sub"),
+        lambda: op.inplace(a, 1.0, clip=True),
+        lambda: dt.cpu.where(c > 2, c, c),
+        lambda: dt.add(dt.ones(3, device="meta"), 2.0),  # (the meta device: no kernel, the kind lane's fallback)
+    ]
+    for call in calls:
+        call()
+        call()  # (the first call checks out= and self writable, through the Python front)
+        assert _python_frames(call) == []
+
+
+@needs_core
+def test_the_meta_function_runs_once_per_call_whichever_way_the_call_goes() -> None:
+    op = _scaled_op()
+    a = dt.tensor(np.arange(4.0))
+    calls: list[Callable[[], Any]] = [
+        lambda: op.functional(a, 1.0),  # the lane
+        lambda: op.functional(a, np.float64(1.0)),  # a NumPy scalar: the Python front
+        lambda: op.functional(a, np.ones(4)),  # a NumPy array: converted, then the front again
+        lambda: op.functional(a, a, out=dt.empty(4)),  # out= not yet checked writable: the Python front
+        lambda: op.functional(a, 2, out=dt.empty(7)),  # out= resized (with its warning)
+        lambda: op.inplace(dt.tensor(np.arange(4.0)), 1.0),
+        lambda: op.inplace(a, a),  # self passed again: the Python front's overlap rules
+        lambda: op.functional(a, 1.0, clip=True, mode="sub"),
+    ]
+    warm = dt.empty(4)
+    op.functional(a, 1.0, out=warm)
+    calls.append(lambda: op.functional(a, 1.0, out=warm))  # out= that fits: the lane
+    for call in calls:
+        META_CALLS[0] = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call()
+        assert META_CALLS[0] == 1
+    META_CALLS[0] = 0
+    with pytest.raises(ArgumentValueError, match="mode"):
+        op.functional(a, 1.0, mode="mul")  # a Literal out of its values: refused before the meta function
+    with pytest.raises(ArgumentTypeError, match="clip"):
+        op.functional(a, 1.0, clip=1)
+    assert META_CALLS[0] == 0
+
+
+_VALUES: list[Callable[[], Any]] = [
+    lambda: dt.tensor(np.arange(4.0)),
+    lambda: dt.tensor(np.arange(4, dtype=np.float32)),
+    lambda: dt.tensor(np.arange(8.0).reshape(2, 4)),
+    lambda: dt.tensor(np.arange(4)),
+    lambda: 2.0,
+    lambda: 3,
+    lambda: True,
+    lambda: np.float32(2.0),
+    lambda: np.arange(4.0),
+    lambda: None,
+    lambda: "x",
+    lambda: dt.ones(4, device="meta"),
+]
+_KEYWORDS = st.fixed_dictionaries(
+    {},
+    optional={
+        "scale": st.sampled_from([0.5, 2, None, "s", np.float64(2.0)]),
+        "clip": st.sampled_from([True, False, 1, np.True_, None]),
+        "mode": st.sampled_from(["add", "sub", "mul", 3]),
+    },
+)
+# (zeros, not empty: an out an error leaves unwritten is compared byte for byte)
+_OUTS: list[Callable[[], Any] | None] = [
+    None,
+    lambda: dt.zeros(4),
+    lambda: dt.zeros(4, dtype=dt.float32),
+    lambda: dt.zeros(4, dtype=dt.int64),
+    lambda: dt.zeros(2),
+    lambda: dt.zeros(4, device="meta"),
+    lambda: dt.from_numpy(_readonly(4)),
+    lambda: np.zeros(4),
+]
+
+
+def _readonly(n: int) -> np.ndarray[Any, Any]:
+    array = np.zeros(n)
+    array.flags.writeable = False
+    return array
+
+
+_OP = _scaled_op()
+
+
+@needs_core
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(range(len(_VALUES))),
+    st.sampled_from(range(len(_VALUES))),
+    st.sampled_from([None, 0, 2]),
+    _KEYWORDS,
+    st.sampled_from(range(len(_OUTS))),
+    st.booleans(),
+    st.sampled_from(["ignore", "raise"]),
+    st.booleans(),
+)
+def test_custom_op_calls_agree_with_the_python_front(
+    i: int,
+    j: int,
+    w: int | None,
+    keywords: dict[str, Any],
+    o: int,
+    inplace: bool,
+    fp: Literal["ignore", "raise"],
+    checked: bool,
+) -> None:
+    """Any mix of good and bad arguments, out=, inplace, and floating-point errors raised: the compiled front
+    (the general lane where it takes the call) answers as the Python front. ``checked``: the out= or inplace self
+    comes marked checked writable (as after an earlier call), so the lane takes it; a read-only one is then memory
+    made read-only behind devtensor's back, which both fronts find when the write fails."""
+    make_out = _OUTS[o]
+
+    def make() -> tuple[list[Any], dict[str, Any]]:
+        args = [_VALUES[i](), _VALUES[j]()]
+        if w is not None:
+            args.append(_VALUES[w]())
+        kwargs = dict(keywords)
+        if make_out is not None and not inplace:
+            kwargs["out"] = make_out()
+        target = args[0] if inplace else kwargs.get("out")
+        if checked and isinstance(target, Tensor):
+            target._write_checked = True
+        return args, kwargs
+
+    front = _OP.inplace if inplace else _OP.functional
+    with np.errstate(all=fp):
+        for _ in range(2):
+            assert _outcome(front, make) == _outcome(_python(front), make)
+
+
+@needs_core
+@pytest.mark.parametrize(
+    "spec",
+    [
+        [(4,), np.dtype(np.float64)],
+        ((4.0,), np.dtype(np.float64)),
+        ((np.int64(4),), np.dtype(np.float64)),
+        ((-1,), np.dtype(np.float64)),
+        ((4,), None),
+        ((4,), np.dtype("U3")),
+        ((4,), np.float64),
+        ((4,), "float32"),
+        ((4,), np.dtype(np.float64), 1),
+        [4],
+    ],
+    ids=repr,
+)
+def test_custom_meta_results_are_checked_as_in_the_python_front(spec: Any) -> None:
+    def meta(self: Tensor) -> TensorSpec:
+        return spec  # type: ignore[no-any-return]
+
+    op = library.custom_op(f"general_spec_{next(_names)}", out_may_be_input=True)(meta)
+
+    @op.impl("cpu")
+    def _(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        out.array[...] = 1
+
+    def make() -> tuple[list[Any], dict[str, Any]]:
+        return [dt.zeros(4)], {}
+
+    for _attempt in range(2):
+        assert _outcome(op.functional, make) == _outcome(_python(op.functional), make)
+
+
+@needs_core
+def test_a_plan_reaches_the_kernel_through_the_general_lane() -> None:
+    def meta(self: Tensor, dim: int = 0) -> PlannedSpec[int]:
+        d = dim % self.ndim
+        return PlannedSpec(self.shape[:d] + self.shape[d + 1 :], self.dtype, d)
+
+    op = library.custom_op(f"general_plan_{next(_names)}")(meta)
+    seen: list[int] = []
+
+    @op.impl("cpu")
+    def _(self: CPUTensor, dim: int = 0, *, plan: int, out: ConstOut[CPUTensor]) -> None:
+        seen.append(plan)
+        np.sum(self.array, axis=plan, out=out.array)
+
+    x = dt.tensor(np.arange(6.0).reshape(2, 3))
+    for _attempt in range(2):
+        assert op.functional(x, -1).tolist() == [3.0, 12.0]
+    assert _python_frames(lambda: op.functional(x, -1)) == []
+    assert seen == [1, 1, 1]
