@@ -15,6 +15,7 @@
 #include "_core_elementwise.h"
 #include "_core_memo.h"
 #include "_core_general.h"
+#include "_core_view.h"
 
 
 /* The Python front, built on first need (borrowed). Under the GIL: a second thread asking while the builder runs
@@ -71,6 +72,7 @@ static PyObject *front_vectorcall(PyObject *callable, PyObject *const *args, siz
             }
         }
     }
+    if (f->arity == VIEW && modes_off && general_ready) r = view_call(f, args, nargs, kwnames);
     /* (any call the kind's lane left: the general lane, from the op's tables) */
     if (r == FALLBACK && modes_off && f->general != NULL && general_ready && f->variant != REFLECTED)
         r = general_call(f, args, nargs, kwnames);
@@ -118,11 +120,32 @@ static PyObject *front_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_TypeError, "Front: the builder of the Python front must be callable");
         return NULL;
     }
-    if (arity < FORWARD || arity > UNARY_CALL || variant < FUNCTIONAL || variant > REFLECTED) {
+    if (arity < FORWARD || arity > VIEW || variant < FUNCTIONAL || variant > REFLECTED) {
         PyErr_SetString(PyExc_ValueError, "Front: unknown lane kind or variant");
         return NULL;
     }
-    if (arity != FORWARD && !((PyTuple_Check(direct) && PyTuple_GET_SIZE(direct) >= 2) ||
+    if (arity == VIEW && !(PyTuple_CheckExact(entries) && PyTuple_GET_SIZE(entries) == V_SIZE &&
+                           PyTuple_CheckExact(PyTuple_GET_ITEM(entries, V_PARAMS)) &&
+                           PyTuple_GET_SIZE(PyTuple_GET_ITEM(entries, V_PARAMS)) <= MAX_PARAMS &&
+                           PyTuple_CheckExact(PyTuple_GET_ITEM(entries, V_META_KW)) &&
+                           PyLong_CheckExact(PyTuple_GET_ITEM(entries, V_NPOS)) &&
+                           (PyTuple_GET_ITEM(entries, V_RESHAPE) == Py_None ||
+                            PyList_CheckExact(PyTuple_GET_ITEM(entries, V_RESHAPE))))) {
+        PyErr_SetString(PyExc_TypeError, "Front: a view lane needs the op's view table (view_table)");
+        return NULL;
+    }
+    if (arity == VIEW) {
+        PyObject *params = PyTuple_GET_ITEM(entries, V_PARAMS);
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(params); i++) {
+            PyObject *p = PyTuple_GET_ITEM(params, i);
+            if (!PyTuple_CheckExact(p) || PyTuple_GET_SIZE(p) != 6 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(p, 0))) {
+                PyErr_SetString(PyExc_TypeError, "Front: a view table's parameter is (name, category, kw_only, "
+                                                 "optional, has_default, default)");
+                return NULL;
+            }
+        }
+    }
+    if (arity != FORWARD && arity != VIEW && !((PyTuple_Check(direct) && PyTuple_GET_SIZE(direct) >= 2) ||
                               (PyList_Check(direct) && PyList_GET_SIZE(direct) >= 2))) {
         PyErr_SetString(PyExc_TypeError, "Front: direct must be a list or tuple (kernel, ufunc, ...)");
         return NULL;
@@ -383,7 +406,9 @@ static PyObject *core_setup_general(PyObject *module, PyObject *args) {
     str_alloc = PyUnicode_InternFromString("alloc");
     str_tensor_class = PyUnicode_InternFromString("tensor_class");
     str_view = PyUnicode_InternFromString("view");
-    if (!str_backend || !str_alloc || !str_tensor_class || !str_view) return NULL;
+    str_reshape = PyUnicode_InternFromString("reshape");
+    str_xp = PyUnicode_InternFromString("xp");
+    if (!str_backend || !str_alloc || !str_tensor_class || !str_view || !str_reshape || !str_xp) return NULL;
     general_ready = 1;
     Py_RETURN_NONE;
 }

@@ -32,7 +32,7 @@ static inline int is_tensor(PyObject *o) { return PyObject_TypeCheck(o, Tensor_t
  * (devtensor.structured.front_lines.memo_lane): a functional call whose meta result the op's memo holds and whose
  * direct call allocates the result. */
 enum { FORWARD = 0, UNARY = 1, BINARY = 2, MEMO_REDUCE = 3, MEMO_INT = 4, MEMO_ARRAYS = 5, MEMO_SCALARS = 6, MEMO_LIST = 7,
-       UNARY_CALL = 8 };
+       UNARY_CALL = 8, VIEW = 9 };
 /* REFLECTED: a binary functional front called as a reflected operator (2 - t is sub(2, t)) */
 enum { FUNCTIONAL = 1, INPLACE = 2, REFLECTED = 3 };
 
@@ -56,7 +56,7 @@ typedef struct {
     PyTypeObject *bound_class; /* a device binding's (devtensor.cpu.add): tensors of exactly this class; else NULL */
     PyObject *bound_key;       /* and its dispatch key (the handler is looked up for it); else NULL */
     PyObject *general;    /* the general lane's table (devtensor.structured.core.general_table); NULL: none */
-    PyObject *g_type;     /* the tensor class the general lane saw last, its backend's alloc and tensor_class */
+    PyObject *g_type;     /* the tensor class the general (view) lane saw last, its backend's alloc (xp), tensor_class */
     PyObject *g_alloc;
     PyObject *g_class;
     int arity;

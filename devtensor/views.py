@@ -57,6 +57,7 @@ from devtensor.structured.aliases import (
     alias_signature,
     shown_signature,
 )
+from devtensor.structured.core import lazy_view_front
 from devtensor.structured.fronts import compile_factory
 from devtensor.structured.schema import stored_schema
 from devtensor.tensor import Tensor
@@ -169,10 +170,11 @@ class ViewOp:
         self.doc = doc if doc is not None else (meta.__doc__ or "")
         # Kernels and overrides per key, as every op has (backend fallbacks write outs: none for view ops).
         self.table = KernelTable(name, self, fallbacks=False, meta_only_cached=False)
-        self.functional: Callable[..., Any] = _front(self)
+        # (with the compiled core, Fronts whose view lane takes the common call: devtensor.structured.core)
+        self.functional: Callable[..., Any] = lazy_view_front(self, False, _front)
         self.method: Callable[..., Any] | None = None
         if method:
-            self.method = self.functional if varargs is None else _front(self, method=True)
+            self.method = self.functional if varargs is None else lazy_view_front(self, True, _front)
             setattr(Tensor, name, self.method)
         _view_ops[name] = self
 

@@ -259,7 +259,14 @@ def test_the_core_is_in_use_where_a_c_compiler_is() -> None:
 
 def test_the_source_fingerprint_is_what_setup_compiles_in() -> None:
     names = [p.name for p in core._SOURCES]
-    assert names == ["_core.c", "_core_common.h", "_core_elementwise.h", "_core_general.h", "_core_memo.h"]
+    assert names == [
+        "_core.c",
+        "_core_common.h",
+        "_core_elementwise.h",
+        "_core_general.h",
+        "_core_memo.h",
+        "_core_view.h",
+    ]
     text = b"".join(p.read_bytes() for p in core._SOURCES)
     expected = __import__("hashlib").sha256(text).hexdigest()[:16]
     assert core.source_fingerprint(core._SOURCES) == expected

@@ -287,3 +287,96 @@ def test_a_plan_reaches_the_kernel_through_the_general_lane() -> None:
         assert op.functional(x, -1).tolist() == [3.0, 12.0]
     assert _python_frames(lambda: op.functional(x, -1)) == []
     assert seen == [1, 1, 1]
+
+
+# --- the view lane ------------------------------------------------------------------------------------------------
+
+
+def _view_state(result: Any, base: Any) -> Any:
+    """A view's result as the tests compare it: its state, and whether it shares ``base``'s storage record."""
+    if isinstance(result, tuple):
+        return tuple(_view_state(r, base) for r in result)
+    shared = isinstance(result, Tensor) and isinstance(base, Tensor) and result._storage is base._storage
+    return (_outcome(lambda: result, lambda: ([], {}))[0], shared)
+
+
+def _view_outcome(fn: Callable[..., Any], make: Callable[[], tuple[list[Any], dict[str, Any]]]) -> Any:
+    args, kwargs = make()
+    try:
+        result = fn(*args, **kwargs)
+    except Exception as e:  # (compared by type and message)
+        return (type(e), str(e))
+    return _view_state(result, args[0] if args else None)
+
+
+_VIEW_OPS = sorted(op.name for op in dt.views.all_view_ops())
+
+
+@needs_core
+@pytest.mark.parametrize("name", _VIEW_OPS)
+def test_view_fronts_answer_every_sample_as_the_python_fronts(name: str) -> None:
+    """Each view op's samples, functional and (where the op has one) its varargs method with the sizes spread out,
+    through the compiled front and its Python front: results, shapes, dtypes, storage shared, errors."""
+    from op_samples import OPS
+
+    vop: Any = library.get_op(name)
+    for sample in OPS[name].samples:
+
+        def make(sample: Any = sample) -> tuple[list[Any], dict[str, Any]]:
+            args, kwargs = sample.make("cpu")
+            return list(args), dict(kwargs)
+
+        for _attempt in range(2):
+            assert _view_outcome(vop.functional, make) == _view_outcome(_python(vop.functional), make), sample.id
+        method = vop.method
+        args, kwargs = make()
+        if method is not None and method is not vop.functional and len(args) == 2 and not kwargs:
+            sizes = args[1]
+            if isinstance(sizes, (tuple, list)):
+
+                def spread(sizes: Any = sizes) -> tuple[list[Any], dict[str, Any]]:
+                    base, _ = make()
+                    return [base[0], *sizes], {}
+
+                assert _view_outcome(method, spread) == _view_outcome(_python(method), spread), sample.id
+
+
+@needs_core
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([(2, 3, 4), (6,), (1, 6, 1), (0, 3), ()]),
+    st.lists(st.sampled_from([-1, 0, 1, 2, 3, 4, 6, 24, 2.0, None, np.int64(2), "x"]), max_size=4),
+    st.sampled_from(["reshape", "view", "permute", "transpose", "squeeze", "unsqueeze", "expand", "flatten"]),
+    st.sampled_from(["C", "T", "step"]),
+    st.booleans(),
+)
+def test_view_calls_agree_with_the_python_front(
+    shape: tuple[int, ...], sizes: list[Any], name: str, layout: str, spread: bool
+) -> None:
+    """Any sizes (good, bad, of other types) through a view op's functional and varargs method, on contiguous,
+    transposed and strided bases: the compiled front answers as the Python front."""
+    vop: Any = library.get_op(name)
+
+    def base() -> Any:
+        x = dt.tensor(np.arange(float(np.prod(shape) * 2)).reshape((2, *shape)))[0]
+        if layout == "T" and len(shape) >= 2:
+            return x.transpose(0, 1)
+        if layout == "step" and shape and shape[0] > 1:
+            return dt.tensor(np.arange(float(np.prod(shape) * 2)).reshape((shape[0] * 2, *shape[1:])))[::2]
+        return x
+
+    def functional() -> tuple[list[Any], dict[str, Any]]:
+        if name in ("transpose",):
+            return [base(), *sizes[:2]], {}
+        if name in ("squeeze", "unsqueeze", "flatten"):
+            return [base(), *sizes[:1]], {}
+        return [base(), tuple(sizes)], {}
+
+    assert _view_outcome(vop.functional, functional) == _view_outcome(_python(vop.functional), functional)
+    method = vop.method
+    if method is not None and method is not vop.functional:
+
+        def method_call() -> tuple[list[Any], dict[str, Any]]:
+            return ([base(), *sizes] if spread else [base(), tuple(sizes)]), {}
+
+        assert _view_outcome(method, method_call) == _view_outcome(_python(method), method_call)

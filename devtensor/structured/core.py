@@ -27,6 +27,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final
 
+import numpy as np
+
 from devtensor import modes
 from devtensor.device import Device
 from devtensor.structured import rules
@@ -35,7 +37,17 @@ from devtensor.tensor import Storage, Tensor
 if TYPE_CHECKING:
     from devtensor.structured.registry import StructuredOp
 
-__all__ = ["CORE", "PURE_PYTHON", "core_status", "lazy_front", "reflected", "source_fingerprint"]
+__all__ = [
+    "CORE",
+    "PURE_PYTHON",
+    "core_status",
+    "general_table",
+    "lazy_front",
+    "lazy_view_front",
+    "reflected",
+    "source_fingerprint",
+    "view_table",
+]
 
 #: ``DEVTENSOR_PURE_PYTHON=1``: the Python fronts serve every call (no compiled lane), for stepping through a call.
 PURE_PYTHON: Final = os.environ.get("DEVTENSOR_PURE_PYTHON", "").strip() not in ("", "0")
@@ -206,6 +218,54 @@ def general_table(op: StructuredOp) -> tuple[Any, ...] | None:
         (*keywords, *(("plan",) if plan else ()), "out"),
         sum(1 for p in params if not p.kw_only),
     )
+
+
+_VIEW = 9  # (devtensor/_core.c's lane kind of the view fronts)
+
+
+def view_table(op: Any, method: bool) -> tuple[Any, ...] | None:
+    """The table of the view op ``op`` (:class:`devtensor.views.ViewOp`) the compiled core's view lane reads
+    (``devtensor/_core_view.h``) for its functional front, or with ``method`` its varargs Tensor method; None for
+    an op the lane does not take (several results, more than 16 parameters). Per parameter as
+    :func:`general_table`; the meta function, the op and the views module's helpers for a copy or a cache miss
+    (``_rare``) and a size error (``_too_large``); for devtensor's reshape and view, their memo and built-in kernel
+    (read as their Python front reads them); the meta call's keyword names; how many parameters may be positional.
+    """
+    from devtensor import views
+
+    params = op.schema.params
+    if op.multi or len(params) > 16 or (method and op.varargs is None):
+        return None
+    reshapes = views._reshapes(op)
+    return (
+        tuple((p.name, 0, p.kw_only, p.optional, p.has_default, p.default) for p in params),
+        op.meta,
+        op,
+        views._rare,
+        views._too_large,
+        views.RESHAPE_SPECS if reshapes else None,
+        views.RESHAPE_KERNEL if reshapes else None,
+        np.ndarray,
+        method,
+        tuple(p.name for p in params if p.kw_only),
+        sum(1 for p in params if not p.kw_only),
+    )
+
+
+def lazy_view_front(op: Any, method: bool, build: Callable[[Any, bool], Callable[..., Any]]) -> Callable[..., Any]:
+    """The front to publish for the view op ``op`` (its functional, or with ``method`` its varargs Tensor method):
+    with the compiled core and a :func:`view_table`, a ``Front`` taking the common call in C and building the Python
+    front (``build(op, method)``: :func:`devtensor.views._front`) on the first call it leaves; else that Python
+    front, built now."""
+    table = view_table(op, method) if CORE is not None else None
+    if table is None:
+        return build(op, method)
+    front: Any = CORE.Front(partial(build, op, method), op.name, _VIEW, _FUNCTIONAL, table, (), op.table.handlers)  # type: ignore[union-attr]
+    front.__name__ = front.__qualname__ = op.name
+    front.__doc__ = op.doc
+    front.__module__ = "devtensor"
+    front.op = op
+    return front  # type: ignore[no-any-return]
 
 
 def reflected(fn: Callable[..., Any]) -> Callable[..., Any] | None:
