@@ -27,7 +27,7 @@ static PyObject *str_backend = NULL, *str_alloc = NULL, *str_tensor_class = NULL
 static int general_ready = 0;
 
 /* The general table's items (a tuple; see general_table). */
-enum { G_PARAMS, G_META, G_CHECKED, G_PLAN, G_OMI, G_VALUES, G_META_KW, G_KERNEL_KW, G_NPOS, G_SIZE };
+enum { G_PARAMS, G_META, G_CHECKED, G_PLAN, G_OMI, G_VALUES, G_META_KW, G_KERNEL_KW, G_NPOS, G_DIRECT, G_SIZE };
 
 /* The backend's alloc (bound) and tensor_class for a tensor of first's class, cached per class. Borrowed. */
 static int general_backend(Front *f, PyObject *first, PyObject **alloc, PyObject **cls) {
@@ -268,6 +268,11 @@ static PyObject *general_call(Front *f, PyObject *const *args, Py_ssize_t nargs,
         if (PyErr_Occurred()) PyErr_Clear();
         return FALLBACK; /* (resolved, or refused, by the Python front) */
     }
+    /* (the op's direct path while its built-in kernel is the handler: the Python front's own NumPy call, cheaper
+     * than the kernel's frame and ConstOut this lane would make) */
+    PyObject *direct = PyTuple_GET_ITEM(table, G_DIRECT);
+    if (direct != Py_None && PyList_Check(direct) && PyList_GET_SIZE(direct) && handler == PyList_GET_ITEM(direct, 0))
+        return FALLBACK;
     int fit = values_fit(PyTuple_GET_ITEM(table, G_VALUES), vals);
     if (fit <= 0) {
         if (fit < 0) PyErr_Clear();

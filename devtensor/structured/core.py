@@ -187,8 +187,8 @@ def general_table(op: StructuredOp) -> tuple[Any, ...] | None:
     (None: a built-in op's meta results are trusted, as the Python front trusts them), whether the kernel takes
     ``plan=``, out_may_be_input, the inline bool/Literal checks (``rules.value_checks``; a Literal of mixed types
     is left to the meta function, as in the Python front), the meta call's and the kernel call's keyword names,
-    and the number of parameters that may be passed positionally. Built from the op's definition, the same values
-    the Python front reads."""
+    the number of parameters that may be passed positionally, and the op's direct path (:func:`_direct_offer`).
+    Built from the op's definition, the same values the Python front reads."""
     from devtensor.structured.annotations import TENSOR_LIST
 
     params = op.schema.params
@@ -217,7 +217,20 @@ def general_table(op: StructuredOp) -> tuple[Any, ...] | None:
         keywords,
         (*keywords, *(("plan",) if plan else ()), "out"),
         sum(1 for p in params if not p.kw_only),
+        _direct_offer(op),
     )
+
+
+def _direct_offer(op: StructuredOp) -> list[Any] | None:
+    """The op's direct path (meta.DIRECT: ``[built-in kernel, NumPy call, ...]``) where its Python front makes that
+    call itself: the general lane leaves such calls to the Python front while that kernel is the handler."""
+    from devtensor.meta import DIRECT
+    from devtensor.structured.front_lines import _meta_lines
+
+    direct = getattr(op.meta, DIRECT, None)
+    if not isinstance(direct, list) or "_direct" not in _meta_lines(op, "functional")[1]:
+        return None
+    return direct
 
 
 _VIEW = 9  # (devtensor/_core.c's lane kind of the view fronts)
