@@ -26,6 +26,9 @@ static PyObject *complete_after = NULL;  /* rules.complete_after_condition */
 static PyObject *str_backend = NULL, *str_alloc = NULL, *str_tensor_class = NULL, *str_view = NULL;
 static int general_ready = 0;
 
+/* How a failed write into an out or inplace self completes (general_write_error). */
+enum { CONDITION_COMPLETE = 0, CONDITION_BUMP = 1, CONDITION_WRITTEN = 2 };
+
 /* The general table's items (a tuple; see general_table). */
 enum { G_PARAMS, G_META, G_CHECKED, G_PLAN, G_OMI, G_VALUES, G_META_KW, G_KERNEL_KW, G_NPOS, G_DIRECT, G_SIZE };
 
@@ -84,12 +87,13 @@ static PyObject *kernel_call(PyObject *table, PyObject *handler, PyObject **vals
 
 /* The kernel writing target's memory (out=, or an inplace self named arg) raised: as the Python front's protected
  * call, a ValueError is checked into the read-only error (rules.check_writable); a floating-point condition made
- * an error completes the write (rules.complete_after_condition; an inplace self of an op that may write over its
- * input: version += 1). The original error is raised again unless the helper raised its own (which carries it as
+ * an error completes the write (mode CONDITION_COMPLETE: rules.complete_after_condition; CONDITION_BUMP, an inplace
+ * self of an op that may write over its input: version += 1; CONDITION_WRITTEN, the direct path's one NumPy call:
+ * rules.written_then_raised). The original error is raised again unless the helper raised its own (which carries it as
  * __context__). Returns NULL. */
 static PyObject *general_write_error(Front *f, PyObject *table, const char *arg, PyObject *target, PyObject *array,
                                      PyObject *inputs, PyObject *handler, PyObject *const_out, PyObject **vals,
-                                     Py_ssize_t n, PyObject *spec, int self_condition) {
+                                     Py_ssize_t n, PyObject *spec, int mode) {
     int is_value = PyErr_ExceptionMatches(PyExc_ValueError);
     int is_condition = PyErr_ExceptionMatches(PyExc_Warning) || PyErr_ExceptionMatches(PyExc_FloatingPointError);
     if (!is_value && !is_condition) return NULL;
@@ -101,8 +105,10 @@ static PyObject *general_write_error(Front *f, PyObject *table, const char *arg,
         PyObject *name = PyUnicode_FromString(arg);
         r = name ? PyObject_CallFunctionObjArgs(check_writable, f->name, name, target, NULL) : NULL;
         Py_XDECREF(name);
-    } else if (self_condition) {
+    } else if (mode == CONDITION_BUMP) {
         r = bump(target) < 0 ? NULL : Py_NewRef(Py_None);
+    } else if (mode == CONDITION_WRITTEN) {
+        r = PyObject_CallFunctionObjArgs(written_then_raised, target, array, NULL);
     } else {
         PyObject *argv[MAX_PARAMS + 7];
         argv[0] = target, argv[1] = array, argv[2] = inputs, argv[3] = handler, argv[4] = const_out;
@@ -131,11 +137,67 @@ static PyObject *general_write_error(Front *f, PyObject *table, const char *arg,
     return NULL;
 }
 
+/* The direct path's forms (devtensor.structured.core._direct_offer): the Python front's NumPy call while the op's
+ * built-in kernel is the handler (devtensor/structured/front_lines.py _direct_impl_call), made here into array. */
+enum { D_UNARY = 1, D_BINARY = 2, D_ALPHA = 3, D_ARRAYS = 4, D_SCALARS = 5, D_PLAN = 6 };
+
+static inline PyObject *array_or_value(PyObject *v) { return is_tensor(v) ? SLOT(v, off_array) : v; }
+
+/* direct[1](...) writing array, by the form of dinfo = (direct, form, ONE, unary inline entry or None): unary fn(x, array); binary fn(a, b,
+ * out=array) (alpha not ONE: direct[2](a, b, alpha, array)); arrays fn(*arrays, out=array); scalars fn(arrays and
+ * numbers in order, array); plan fn(*tensor arrays, spec[2], array). New reference. */
+static PyObject *direct_call(PyObject *dinfo, PyObject *params, PyObject **vals, Py_ssize_t n, PyObject *spec,
+                             PyObject *array) {
+    PyObject *direct = PyTuple_GET_ITEM(dinfo, 0), *fn = PyList_GET_ITEM(direct, 1);
+    long form = PyLong_AsLong(PyTuple_GET_ITEM(dinfo, 1));
+    PyObject *argv[MAX_PARAMS + 2];
+    Py_ssize_t m = 0;
+    switch (form) {
+    case D_UNARY:
+        argv[0] = array_or_value(vals[0]), argv[1] = array;
+        return PyObject_Vectorcall(fn, argv, 2, NULL);
+    case D_ALPHA:
+        if (vals[2] != PyTuple_GET_ITEM(dinfo, 2)) {
+            argv[0] = array_or_value(vals[0]), argv[1] = array_or_value(vals[1]), argv[2] = vals[2], argv[3] = array;
+            return PyObject_Vectorcall(PyList_GET_ITEM(direct, 2), argv, 4, NULL);
+        }
+        /* fall through: alpha 1 is the one ufunc call */
+    case D_BINARY:
+        argv[0] = array_or_value(vals[0]), argv[1] = array_or_value(vals[1]), argv[2] = array;
+        return PyObject_Vectorcall(fn, argv, 2, kw_out);
+    case D_ARRAYS:
+        for (Py_ssize_t i = 0; i < n; i++) argv[m++] = SLOT(vals[i], off_array);
+        argv[m] = array;
+        return PyObject_Vectorcall(fn, argv, m, kw_out);
+    case D_SCALARS:
+        for (Py_ssize_t i = 0; i < n; i++) argv[m++] = array_or_value(vals[i]);
+        argv[m++] = array;
+        return PyObject_Vectorcall(fn, argv, m, NULL);
+    case D_PLAN:
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (PyLong_AsLong(PyTuple_GET_ITEM(PyTuple_GET_ITEM(params, i), 1)) == P_TENSOR)
+                argv[m++] = SLOT(vals[i], off_array);
+        argv[m++] = PyTuple_GET_ITEM(spec, 2);
+        argv[m++] = array;
+        return PyObject_Vectorcall(fn, argv, m, NULL);
+    }
+    PyErr_SetString(PyExc_SystemError, "devtensor._core: unknown direct form");
+    return NULL;
+}
+
 /* The meta function's result, checked as the Python front checks a custom op's (built-in ones are trusted): a
  * shape seen valid before (rules.SPEC_SHAPES holds that very tuple) and a supported dtype pass; anything else goes
  * through the op's checker (rules.checked_spec / checked_planned_spec), which raises or returns the canonical
  * spec. New reference, or NULL with an error. */
 static PyObject *general_spec(Front *f, PyObject *table, PyObject **vals, Py_ssize_t n) {
+    PyObject *dinfo = PyTuple_GET_ITEM(table, G_DIRECT);
+    PyObject *cache = dinfo != Py_None ? PyTuple_GET_ITEM(dinfo, 3) : Py_None;
+    if (cache != Py_None && is_tensor(vals[0])) {
+        /* (a unary op's inline entry, self's dtype -> the result's, read as the Python front reads it) */
+        PyObject *dtype = PyDict_GetItemWithError(cache, SLOT(vals[0], off_dtype));
+        if (dtype != NULL) return PyTuple_Pack(2, SLOT(vals[0], off_shape), dtype);
+        if (PyErr_Occurred()) return NULL;
+    }
     PyObject *meta_kw = PyTuple_GET_ITEM(table, G_META_KW);
     PyObject *spec = PyObject_Vectorcall(PyTuple_GET_ITEM(table, G_META), vals, n - PyTuple_GET_SIZE(meta_kw),
                                          PyTuple_GET_SIZE(meta_kw) ? meta_kw : NULL);
@@ -269,10 +331,9 @@ static PyObject *general_call(Front *f, PyObject *const *args, Py_ssize_t nargs,
         return FALLBACK; /* (resolved, or refused, by the Python front) */
     }
     /* (the op's direct path while its built-in kernel is the handler: the Python front's own NumPy call, cheaper
-     * than the kernel's frame and ConstOut this lane would make) */
-    PyObject *direct = PyTuple_GET_ITEM(table, G_DIRECT);
-    if (direct != Py_None && PyList_Check(direct) && PyList_GET_SIZE(direct) && handler == PyList_GET_ITEM(direct, 0))
-        return FALLBACK;
+     * than the kernel's frame and ConstOut, made here as there) */
+    PyObject *dinfo = PyTuple_GET_ITEM(table, G_DIRECT);
+    int direct = dinfo != Py_None && handler == PyList_GET_ITEM(PyTuple_GET_ITEM(dinfo, 0), 0);
     int fit = values_fit(PyTuple_GET_ITEM(table, G_VALUES), vals);
     if (fit <= 0) {
         if (fit < 0) PyErr_Clear();
@@ -296,7 +357,11 @@ static PyObject *general_call(Front *f, PyObject *const *args, Py_ssize_t nargs,
             allocation_error(f, spec, device);
             goto done;
         }
-        if (handler != meta_only) {
+        if (direct) {
+            PyObject *r = direct_call(dinfo, params, vals, n, spec, array);
+            if (r == NULL) goto done;
+            Py_DECREF(r);
+        } else if (handler != meta_only) {
             if ((const_out = const_out_over(array, 0)) == NULL) goto done;
             PyObject *r = kernel_call(table, handler, vals, n, spec, const_out);
             if (r == NULL) goto done;
@@ -322,7 +387,15 @@ static PyObject *general_call(Front *f, PyObject *const *args, Py_ssize_t nargs,
         if (array == NULL) goto done;
         if (inplace && omi) Py_SETREF(array, Py_NewRef(own));
     }
-    if (handler != meta_only) {
+    if (direct) {
+        PyObject *r = direct_call(dinfo, params, vals, n, spec, array);
+        if (r == NULL) {
+            general_write_error(f, table, inplace ? "self" : "out", target, array, NULL, NULL, NULL, vals, n, spec,
+                                CONDITION_WRITTEN);
+            goto done;
+        }
+        Py_DECREF(r);
+    } else if (handler != meta_only) {
         if ((const_out = const_out_over(array, inplace && array == own)) == NULL) goto done;
         PyObject *r = kernel_call(table, handler, vals, n, spec, const_out);
         if (r == NULL) {
@@ -330,7 +403,7 @@ static PyObject *general_call(Front *f, PyObject *const *args, Py_ssize_t nargs,
             if (inplace) Py_SETREF(inputs, general_inputs(params, vals, n, 0));
             if (inputs != NULL)
                 general_write_error(f, table, inplace ? "self" : "out", target, array, inputs, handler, const_out,
-                                    vals, n, spec, inplace && omi);
+                                    vals, n, spec, inplace && omi ? CONDITION_BUMP : CONDITION_COMPLETE);
             goto done;
         }
         Py_DECREF(r);

@@ -380,3 +380,52 @@ def test_view_calls_agree_with_the_python_front(
             return ([base(), *sizes] if spread else [base(), tuple(sizes)]), {}
 
         assert _view_outcome(method, method_call) == _view_outcome(_python(method), method_call)
+
+
+# --- the direct path through the general lane -----------------------------------------------------------------------
+
+_BIG = 3e38
+_DIRECT_CALLS = ["addmm out", "sub alpha", "add_ alpha", "sum out", "softmax out", "relu_", "mul int", "matmul out"]
+
+
+@needs_core
+@settings(max_examples=120, deadline=None)
+@given(
+    st.sampled_from(_DIRECT_CALLS),
+    st.sampled_from([np.float32, np.float64, np.float16]),
+    st.sampled_from(["ignore", "raise", "warn"]),
+    st.sampled_from([1.0, _BIG]),
+    st.booleans(),
+)
+def test_direct_calls_agree_with_the_python_front(
+    call: str, dtype: Any, fp: Literal["ignore", "raise", "warn"], scale: float, checked: bool
+) -> None:
+    """The ops' direct path (their one NumPy call while the built-in kernel is the handler), taken by the general
+    lane for out= and inplace calls and for the calls the kind lanes leave: the same values, versions, errors and
+    warnings as the Python front's, floating-point conditions raised included (written, then raised)."""
+
+    def tensor(shape: tuple[int, ...]) -> Any:
+        values = np.linspace(-2.0, 2.0, int(np.prod(shape))).reshape(shape) * scale
+        with np.errstate(all="ignore"):
+            return dt.tensor(values.astype(dtype))
+
+    def out(shape: tuple[int, ...]) -> Any:
+        t = dt.zeros(shape, dtype=dt.float32 if dtype is np.float16 else dtype)
+        t._write_checked = checked
+        return t
+
+    makers: dict[str, tuple[Any, Callable[[], tuple[list[Any], dict[str, Any]]]]] = {
+        "addmm out": (dt.addmm, lambda: ([tensor((3,)), tensor((3, 3)), tensor((3, 3))], {"out": out((3, 3))})),
+        "sub alpha": (dt.sub, lambda: ([tensor((4,)), tensor((4,))], {"alpha": 1e30})),
+        "add_ alpha": (dt.add_, lambda: ([tensor((4,)), tensor((4,))], {"alpha": 2.5e30})),
+        "sum out": (dt.sum, lambda: ([tensor((3, 4)), 0], {"out": out((4,))})),
+        "softmax out": (dt.softmax, lambda: ([tensor((3, 4)), 1], {"out": out((3, 4))})),
+        "relu_": (dt.relu_, lambda: ([tensor((4,))], {})),
+        "mul int": (dt.mul, lambda: ([tensor((4,)), 2**70], {})),
+        "matmul out": (dt.matmul, lambda: ([tensor((3, 3)), tensor((3, 3))], {"out": out((3, 3))})),
+    }
+    front, make = makers[call]
+    with np.errstate(all=fp), warnings.catch_warnings():
+        warnings.simplefilter("always")
+        for _attempt in range(2):
+            assert _outcome(front, make) == _outcome(_python(front), make)

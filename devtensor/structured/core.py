@@ -221,16 +221,28 @@ def general_table(op: StructuredOp) -> tuple[Any, ...] | None:
     )
 
 
-def _direct_offer(op: StructuredOp) -> list[Any] | None:
-    """The op's direct path (meta.DIRECT: ``[built-in kernel, NumPy call, ...]``) where its Python front makes that
-    call itself: the general lane leaves such calls to the Python front while that kernel is the handler."""
-    from devtensor.meta import DIRECT
-    from devtensor.structured.front_lines import _meta_lines
+def _direct_offer(op: StructuredOp) -> tuple[list[Any], int, Any, Any] | None:
+    """``(direct, form, meta.ONE, the unary inline entry or None)`` where the op's Python front makes its direct
+    path's NumPy call itself (meta.DIRECT: ``[built-in kernel, NumPy call, ...]``, while that kernel is the
+    handler), which the general lane then makes as the Python front makes it (``devtensor/_core_general.h``
+    ``direct_call``; the form: 1 a unary call, 2 a binary one, 3 binary with ``alpha``, 4 the tensors' arrays, 5
+    arrays and numbers, 6 arrays and the meta's plan); None otherwise (a tensor list's call is the Python
+    front's). A unary op's inline entry (meta.INLINE: self's dtype -> the result's) gives its spec without a meta
+    call, as in the Python front."""
+    from devtensor.meta import DIRECT, ONE
+    from devtensor.structured.front_lines import _call_direct, _inline_kind, _meta_lines
 
     direct = getattr(op.meta, DIRECT, None)
     if not isinstance(direct, list) or "_direct" not in _meta_lines(op, "functional")[1]:
         return None
-    return direct
+    kind = _call_direct(op)
+    forms = {"arrays": 4, "scalars": 5, "plan": 6}
+    if kind is not None:
+        return (direct, forms[kind], ONE, None) if kind in forms else None
+    inline, state = _inline_kind(op)
+    if inline == "unary":
+        return direct, 1, ONE, state
+    return direct, (3 if len(op.schema.params) == 3 else 2), ONE, None
 
 
 _VIEW = 9  # (devtensor/_core.c's lane kind of the view fronts)
