@@ -4,6 +4,7 @@ the fronts, buffers sharing memory by liveness."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from test_plan import _batch, _weights, mlp_step
 import devtensor as dt
 from devtensor import Tensor, library
 from devtensor.plan.memory import plan_memory
+from devtensor.plan.planned import Planned
 
 
 def _same(left: Any, right: Any) -> bool:
@@ -306,3 +308,63 @@ def test_a_custom_ops_kernel_offers_its_lowering_as_built_in_ones_do() -> None:
         replay.LOWER[0] = True
         LOWERINGS.pop(triple_cpu, None)
         library.remove_op("plan_lowered_triple")
+
+
+def test_a_replay_checks_an_argument_again_once_it_changes() -> None:
+    # The replay's head checks each argument in full only when it is not the tensor (with the shape object) the
+    # last full check passed: a resize, an inplace view op, another tensor or a tensor passed twice is seen.
+    def step(a: Tensor, b: Tensor) -> Tensor:
+        return a @ b + 1.0
+
+    a, b = dt.tensor(np.arange(4.0).reshape(2, 2)), dt.tensor(np.ones((2, 2)))
+    plan = dt.plan(step, a, b)
+    assert _same(plan(a, b), step(a, b))
+    a.t_()  # (the same shape, another layout: replayed on the transposed array)
+    assert _same(plan(a, b), step(a, b))
+    grown = dt.empty(0, dtype=dt.float64)
+    dt.add(dt.ones(2, 3), 1.0, out=grown)  # resized by eager, from no elements to [2, 3]
+    with pytest.raises(dt.PlanError, match="argument leaf 1"):
+        plan(a, grown)
+    with pytest.raises(dt.PlanError, match="argument leaf 0"):
+        plan(a.to(dt.float32), b)
+    with pytest.raises(dt.PlanError, match="same tensor"):
+        plan(b, b)  # the same tensor twice, where the plan had two
+    c = dt.tensor(np.full((2, 2), 3.0))
+    assert _same(plan(a, c), step(a, c)) and _same(plan(a, b), step(a, b))
+
+
+def test_plans_and_planned_steps_are_called_through_their_entry_as_before() -> None:
+    def step(x: Tensor, scale: float = 2.0) -> Tensor:
+        return x * scale + 1.0
+
+    x = dt.tensor(np.arange(6.0).reshape(2, 3))
+    plan = dt.plan(step, x)
+    assert isinstance(plan, dt.Plan) and type(plan).__name__ == "Plan"
+    out = plan(x)
+    assert plan(x) is out and plan(x, copy_outputs=True) is not out and _same(plan(x, copy_outputs=True), out)
+    with pytest.raises(TypeError):
+        plan(x, scale=3.0)
+    with library.LoggingMode() as mode:
+        plan(x)
+    assert mode.names == [plan.name]
+    fast = dt.planned(step)
+    for args, kwargs in [((x,), {}), ((x, 3.0), {}), ((x,), {"scale": 4.0}), ((x,), {}), ((x[:1],), {})]:
+        assert _same(fast(*args, **kwargs), step(*args, **kwargs))
+    assert isinstance(fast, Planned) and _same(fast(x, copy_outputs=True), step(x))
+    results: list[Any] = []
+    thread = threading.Thread(target=lambda: results.append(fast(x).clone()))
+    thread.start()
+    thread.join()
+    assert _same(results[0], step(x)) and results[0] is not fast(x)
+
+
+def test_planned_views_only_steps_match_eager() -> None:
+    # Views of arguments made by their kernels (layout-free views) replay planned; others run eagerly.
+    x = dt.tensor(np.arange(6.0).reshape(2, 3))
+    for step in (lambda t: t.unsqueeze(0), lambda t: t.transpose(0, 1), lambda t: t.reshape(3, 2)):
+        fast = dt.planned(step)
+        for _ in range(3):
+            got, want = fast(x), step(x)
+            assert _same(got, want) and got._storage is x._storage and got is not fast(x)
+            assert got.stride() == want.stride()
+        assert _same(fast(x, copy_outputs=True), step(x))  # (keywords take the general call)

@@ -401,6 +401,7 @@ class _Compiler:
         self.lines.append(f"t{record.result.index} = {self.const(self.backend.wrap_view)}({call}, {base_src})")
         self.defined.add(record.result.index)
         self.direct_count += 1
+        self.calls += 1  # (the view kernel without its front: a plan of such views gains)
 
     def call(self, func: str, parts: list[str]) -> None:
         """Emit ``func(*parts)`` (``parts``: sources, ``name=source`` for keywords); when every part is a constant
