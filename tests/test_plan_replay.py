@@ -368,3 +368,35 @@ def test_planned_views_only_steps_match_eager() -> None:
             assert _same(got, want) and got._storage is x._storage and got is not fast(x)
             assert got.stride() == want.stride()
         assert _same(fast(x, copy_outputs=True), step(x))  # (keywords take the general call)
+
+
+@pytest.mark.parametrize("dtype", [dt.int64, dt.int32, dt.uint8, dt.uint64])
+def test_cross_entropys_class_check_replays_as_eager(dtype: Any) -> None:
+    # The lowered replay checks the classes while gathering the target logits (ravel_multi_index): a bad class
+    # index raises eager's IndexError before any write of the step after it; good ones give eager's bits.
+    def step(x: Tensor, w: Tensor, t: Tensor) -> Tensor:
+        loss = dt.cross_entropy(x @ w, t)
+        w.sub_(w * 0.5)
+        return loss
+
+    rng = np.random.default_rng(7)
+    x = dt.tensor(rng.standard_normal((5, 3)).astype(np.float32))
+    w, we = (dt.tensor(np.full((3, 4), 0.25, np.float32)) for _ in range(2))
+    plan = dt.plan(step, x, w, dt.zeros(5, dtype=dtype))
+    assert plan._local.replay.__lowered__ == len(plan.records)
+    bad = [-1, -4, 4, -5, 200] if dtype.kind == "i" else [4, 200]
+    for value in [None, *bad]:
+        t = dt.tensor(np.array([0, 3, 1, 2, 1]).astype(dtype.name))
+        if value is not None:
+            t[2] = value
+        try:
+            want: Any = step(x, we, t)
+        except IndexError as error:
+            want = error
+        if isinstance(want, Exception):
+            with pytest.raises(type(want)) as raised:
+                plan(x, w, t)
+            assert str(raised.value) == str(want) and "class index" in str(want)
+        else:
+            assert _same(plan(x, w, t), want)
+        assert _same(w, we) and w.version == we.version
