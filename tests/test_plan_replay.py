@@ -343,12 +343,13 @@ def test_plans_and_planned_steps_are_called_through_their_entry_as_before() -> N
     out = plan(x)
     assert plan(x) is out and plan(x, copy_outputs=True) is not out and _same(plan(x, copy_outputs=True), out)
     with pytest.raises(TypeError):
-        plan(x, scale=3.0)
+        plan(x, scale=3.0)  # type: ignore[call-arg]
     with library.LoggingMode() as mode:
         plan(x)
     assert mode.names == [plan.name]
     fast = dt.planned(step)
-    for args, kwargs in [((x,), {}), ((x, 3.0), {}), ((x,), {"scale": 4.0}), ((x,), {}), ((x[:1],), {})]:
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [((x,), {}), ((x, 3.0), {}), ((x,), {"scale": 4.0})]
+    for args, kwargs in [*calls, ((x,), {}), ((x[:1],), {})]:
         assert _same(fast(*args, **kwargs), step(*args, **kwargs))
     assert isinstance(fast, Planned) and _same(fast(x, copy_outputs=True), step(x))
     results: list[Any] = []
@@ -361,7 +362,8 @@ def test_plans_and_planned_steps_are_called_through_their_entry_as_before() -> N
 def test_planned_views_only_steps_match_eager() -> None:
     # Views of arguments made by their kernels (layout-free views) replay planned; others run eagerly.
     x = dt.tensor(np.arange(6.0).reshape(2, 3))
-    for step in (lambda t: t.unsqueeze(0), lambda t: t.transpose(0, 1), lambda t: t.reshape(3, 2)):
+    steps: list[Any] = [lambda t: t.unsqueeze(0), lambda t: t.transpose(0, 1), lambda t: t.reshape(3, 2)]
+    for step in steps:
         fast = dt.planned(step)
         for _ in range(3):
             got, want = fast(x), step(x)

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
-
-import weakref
 
 from devtensor.plan.values import MISS, Exact, scalar_key
 

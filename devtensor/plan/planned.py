@@ -137,18 +137,6 @@ def _eager_entry(step: Callable[..., Any], general: Callable[..., Any]) -> Calla
 def planned(step: Callable[..., Any], *, maxsize: int = 8) -> Planned: ...
 
 
-def _eager_entry(step: Callable[..., Any], general: Callable[..., Any]) -> Callable[..., Any]:
-    """The call of a planned step that runs eagerly (its plans cannot gain): the step itself, or, with keyword
-    arguments (``copy_outputs=``, the step's own), the general call."""
-
-    def entry(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            return general(args, kwargs)
-        return step(*args)
-
-    return entry
-
-
 @overload
 def planned(step: None = None, *, maxsize: int = 8) -> Callable[[Callable[..., Any]], Planned]: ...
 

@@ -44,7 +44,7 @@ from devtensor.kernels.ufunc_family import (
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
 from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
-from devtensor.plan.values import MISS, Exact, Slot, decode, scalar_key, slot_indices
+from devtensor.plan.values import MISS, Slot, decode, slot_indices
 from devtensor.storage import KeptViews
 from devtensor.structured.fronts import _inline_kind
 from devtensor.structured.rules import check_writable
