@@ -121,12 +121,12 @@ def guard_head(plan: Any, written: set[int], slow: Callable[[Any], Any], ns: dic
     return lines
 
 
-def entry_lines(head: list[str], body: list[str]) -> list[str]:
-    """The source of ``entry(*L, **K)``, a flat plan's call with the replay inline (a class whose ``__call__``
-    it is makes ``plan(*args)`` one Python frame): the replay of ``head`` and ``body`` when no keyword is given,
-    no dispatch mode is active, no registration made the plan stale and the calling thread's replica is the one
-    of this replay; else, and for another signature, ``_CALL(L, K)`` (the general call, which raises naming
-    the argument that differs)."""
+def entry_lines(head: list[str] | None, body: list[str]) -> list[str]:
+    """The source of ``entry(*L, **K)``, a flat plan's call (a class whose ``__call__`` it is makes
+    ``plan(*args)`` run it directly): the replay (``head`` and ``body`` inline; with ``head`` None, a call of
+    ``replay``) when no keyword is given, no dispatch mode is active, no registration made the plan stale and
+    the calling thread's replica is the one of this replay; else, and for another signature, ``_CALL(L, K)``
+    (the general call, which raises naming the argument that differs)."""
     prologue = [
         "if K or _ACTIVE[0] or _GEN[0] != _G: return _CALL(L, K)",
         "try:",
@@ -134,6 +134,13 @@ def entry_lines(head: list[str], body: list[str]) -> list[str]:
         "except AttributeError:",  # (this thread has no replica yet)
         "    return _CALL(L, K)",
     ]
+    if head is None:
+        return [
+            "def entry(*L, **K):",
+            *("    " + line for line in prologue),
+            "    _r = replay(L)",
+            "    return _CALL(L, K) if _r is _MISS else _r",
+        ]
     own = [
         line.replace("return _MISS", "return _CALL(L, K)").replace(
             "if _m is not None: return _m", "if _m is not None: return _CALL(L, K) if _m is _MISS else _m"

@@ -64,6 +64,8 @@ _LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsquee
 LOWER = [True]
 #: The ufuncs whose out NumPy wants as a keyword (a positional one is deprecated since NumPy 2.4).
 _KEYWORD_OUT = frozenset({np.maximum, np.minimum})
+#: The most lines of a replay that its entry repeats inline (binding.entry_lines).
+_INLINE_LINES = 40
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
 _CODE: dict[str, Any] = {}
 
@@ -216,7 +218,9 @@ class _Compiler:
             body = ["with _GUARD():", *("    " + line for line in body)]
         lines = ["def replay(L):", *("    " + line for line in [*head, *body, f"return {output}"])]
         if self.plan._flat and self.progress is None:
-            lines += entry_lines(head, [*body, f"return {output}"])
+            # (the replay inline in short steps, where a frame counts; a longer one is called: compiled once)
+            inline = len(head) + len(body) <= _INLINE_LINES
+            lines += entry_lines(head if inline else None, [*body, f"return {output}"])
         source = "\n".join(lines)
         code = _CODE.get(source)
         if code is None:  # the same step planned for another signature compiles to the same source
