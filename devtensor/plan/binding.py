@@ -68,45 +68,41 @@ def _dead() -> None:
 
 def guard_head(plan: Any, written: set[int], slow: Callable[[Any], Any], ns: dict[str, Any]) -> list[str]:
     """The head of a compiled replay (its lines, in ``ns``'s names): binds ``tN`` to the tensor argument of slot
-    N and returns MISS (another signature) or ``slow(L)`` (a written argument not yet checked writable, or tensor
-    arguments sharing memory) before anything runs.
+    N and returns MISS (another signature) or ``_SLOW(L)`` (a written argument not yet checked writable, or
+    tensor arguments sharing memory) before anything runs.
 
-    The full checks (:func:`signature_guard`, the writability flags of the ``written`` slots, distinct storage
-    roots) run when some tensor argument is not the one the last full check passed, or has another shape object;
-    else they hold still: a tensor's type and device never change, and its shape, dtype and storage change only
-    together with a new shape object (an out= resize, ``Tensor._become``), while ``_write_checked`` stays set.
-    Those tensors are held weakly (``_W<leaf>``) with their shapes (``_S<leaf>``): nothing is kept alive."""
+    A tensor argument is checked in full (type, shape, device, dtype) only when it is not the tensor the last
+    passing call had there, with the same shape object: a tensor's type and device never change, and its shape,
+    dtype and storage change only together with a new shape object (an out= resize, ``Tensor._become``), while
+    ``_write_checked`` stays set. When some argument is new, the writability flags of the ``written`` slots and
+    the distinct storage roots are checked too, and only then are the new ones remembered: weakly
+    (``_W<leaf>``, a weak reference, and ``_S<leaf>``, its shape), so nothing is kept alive."""
     keys, same, arg_slots = plan._keys, plan._same, plan._arg_slots
-    tensors = [leaf for leaf, key in enumerate(keys) if len(key) == 4]
-    firsts = [leaf for leaf in tensors if same[leaf] == leaf]
-    checks = [leaf for leaf in firsts if arg_slots[leaf] in written]
-    guard = signature_guard(plan)
+    firsts = [leaf for leaf, key in enumerate(keys) if len(key) == 4 and same[leaf] == leaf]
 
-    def full(L: Any) -> Any:
-        if not guard(L):
-            return MISS
-        if not all(L[leaf]._write_checked for leaf in checks):
-            return slow(L)
-        if len({id(L[leaf]._storage.root) for leaf in firsts}) != len(firsts):
-            return slow(L)
-        for leaf in tensors:
-            ns[f"_W{leaf}"] = weakref.ref(L[leaf])
-            ns[f"_S{leaf}"] = L[leaf]._shape
-        return None
+    def slow_entry(L: Any, K: dict[str, Any]) -> Any:  # (the entry's: another signature takes the general call)
+        out = slow(L)
+        return ns["_CALL"](L, K) if out is MISS else out
 
-    ns["_FULL"] = full
-    lines = [f"if len(L) != {len(keys)}: return _MISS"]
+    ns.update(_SLOW=slow, _SLOWE=slow_entry, _REF=weakref.ref, _id=id)
+    names = [name for leaf in firsts for name in (f"_W{leaf}", f"_S{leaf}")]
+    lines = [f"global {', '.join(names)}"] if names else []
+    lines += [f"if len(L) != {len(keys)}: return _MISS"]
     lines += [f"t{arg_slots[leaf]} = L[{leaf}]" for leaf in firsts]
-    if tensors:
-        for leaf in tensors:
-            ns[f"_W{leaf}"] = _dead
-        tests = [
-            f"_W{leaf}() is not t{arg_slots[leaf]} or t{arg_slots[leaf]}._shape is not _S{leaf}"
-            if same[leaf] == leaf
-            else f"_W{leaf}() is not L[{leaf}]"
-            for leaf in tensors
+    if firsts:
+        lines.append("_n = 0")
+    for bit, leaf in enumerate(firsts):
+        ns[f"_W{leaf}"], ns[f"_S{leaf}"] = _dead, None
+        kind, shape, dtype, device = keys[leaf]
+        ns.update({f"_K{leaf}": kind, f"_Z{leaf}": shape, f"_Y{leaf}": dtype, f"_D{leaf}": device})
+        t = f"t{arg_slots[leaf]}"
+        lines += [
+            f"if _W{leaf}() is not {t} or {t}._shape is not _S{leaf}:",
+            f"    if type({t}) is not _K{leaf} or {t}._shape != _Z{leaf} or {t}._device is not _D{leaf} or "
+            f"({t}._dtype is not _Y{leaf} and {t}._dtype != _Y{leaf}): return _MISS",
+            f"    _n |= {1 << bit}",
         ]
-        lines += [f"if {' or '.join(tests)}:", "    _m = _FULL(L)", "    if _m is not None: return _m"]
+    lines += [f"if L[{leaf}] is not L[{first}]: return _MISS" for leaf, first in enumerate(same) if first != leaf]
     for leaf, key in enumerate(keys):
         if len(key) == 2:
             kind, value = key
@@ -118,7 +114,20 @@ def guard_head(plan: Any, written: set[int], slow: Callable[[Any], Any], ns: dic
                 ns["_SKEY"] = scalar_key
                 test += f" or _SKEY({x}) == {v}"
             lines.append(f"if type({x}) is not _k{consts} or not ({test}): return _MISS")
-    return lines
+    if not firsts:
+        return lines
+    checked = [f"t{arg_slots[leaf]}._write_checked" for leaf in firsts if arg_slots[leaf] in written]
+    new = [f"if not ({' and '.join(checked)}): return _SLOW(L)"] if checked else []
+    roots = [f"t{arg_slots[leaf]}._storage.root" for leaf in firsts]
+    if 1 < len(roots) <= 4:  # (a few: compared pairwise, cheaper than a set of ids)
+        pairs = " or ".join(f"{x} is {y}" for i, x in enumerate(roots) for y in roots[i + 1 :])
+        new.append(f"if {pairs}: return _SLOW(L)")
+    elif len(roots) > 4:
+        new.append(f"if len({{{', '.join(f'_id({root})' for root in roots)}}}) != {len(roots)}: return _SLOW(L)")
+    for bit, leaf in enumerate(firsts):
+        t = f"t{arg_slots[leaf]}"
+        new.append(f"if _n & {1 << bit}: _W{leaf} = _REF({t}); _S{leaf} = {t}._shape")
+    return [*lines, "if _n:", *("    " + line for line in new)]
 
 
 def entry_lines(head: list[str] | None, body: list[str]) -> list[str]:
@@ -141,10 +150,5 @@ def entry_lines(head: list[str] | None, body: list[str]) -> list[str]:
             "    _r = replay(L)",
             "    return _CALL(L, K) if _r is _MISS else _r",
         ]
-    own = [
-        line.replace("return _MISS", "return _CALL(L, K)").replace(
-            "if _m is not None: return _m", "if _m is not None: return _CALL(L, K) if _m is _MISS else _m"
-        )
-        for line in head
-    ]
+    own = [line.replace("return _MISS", "return _CALL(L, K)").replace("_SLOW(L)", "_SLOWE(L, K)") for line in head]
     return ["def entry(*L, **K):", *("    " + line for line in [*prologue, *own, *body])]
