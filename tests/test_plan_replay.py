@@ -4,6 +4,7 @@ the fronts, buffers sharing memory by liveness."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from test_plan import _batch, _weights, mlp_step
 import devtensor as dt
 from devtensor import Tensor, library
 from devtensor.plan.memory import plan_memory
+from devtensor.plan.planned import Planned
 
 
 def _same(left: Any, right: Any) -> bool:
@@ -306,3 +308,97 @@ def test_a_custom_ops_kernel_offers_its_lowering_as_built_in_ones_do() -> None:
         replay.LOWER[0] = True
         LOWERINGS.pop(triple_cpu, None)
         library.remove_op("plan_lowered_triple")
+
+
+def test_a_replay_checks_an_argument_again_once_it_changes() -> None:
+    # The replay's head checks each argument in full only when it is not the tensor (with the shape object) the
+    # last full check passed: a resize, an inplace view op, another tensor or a tensor passed twice is seen.
+    def step(a: Tensor, b: Tensor) -> Tensor:
+        return a @ b + 1.0
+
+    a, b = dt.tensor(np.arange(4.0).reshape(2, 2)), dt.tensor(np.ones((2, 2)))
+    plan = dt.plan(step, a, b)
+    assert _same(plan(a, b), step(a, b))
+    a.t_()  # (the same shape, another layout: replayed on the transposed array)
+    assert _same(plan(a, b), step(a, b))
+    grown = dt.empty(0, dtype=dt.float64)
+    dt.add(dt.ones(2, 3), 1.0, out=grown)  # resized by eager, from no elements to [2, 3]
+    with pytest.raises(dt.PlanError, match="argument leaf 1"):
+        plan(a, grown)
+    with pytest.raises(dt.PlanError, match="argument leaf 0"):
+        plan(a.to(dt.float32), b)
+    with pytest.raises(dt.PlanError, match="same tensor"):
+        plan(b, b)  # the same tensor twice, where the plan had two
+    c = dt.tensor(np.full((2, 2), 3.0))
+    assert _same(plan(a, c), step(a, c)) and _same(plan(a, b), step(a, b))
+
+
+def test_plans_and_planned_steps_are_called_through_their_entry_as_before() -> None:
+    def step(x: Tensor, scale: float = 2.0) -> Tensor:
+        return x * scale + 1.0
+
+    x = dt.tensor(np.arange(6.0).reshape(2, 3))
+    plan = dt.plan(step, x)
+    assert isinstance(plan, dt.Plan) and type(plan).__name__ == "Plan"
+    out = plan(x)
+    assert plan(x) is out and plan(x, copy_outputs=True) is not out and _same(plan(x, copy_outputs=True), out)
+    with pytest.raises(TypeError):
+        plan(x, scale=3.0)  # type: ignore[call-arg]
+    with library.LoggingMode() as mode:
+        plan(x)
+    assert mode.names == [plan.name]
+    fast = dt.planned(step)
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [((x,), {}), ((x, 3.0), {}), ((x,), {"scale": 4.0})]
+    for args, kwargs in [*calls, ((x,), {}), ((x[:1],), {})]:
+        assert _same(fast(*args, **kwargs), step(*args, **kwargs))
+    assert isinstance(fast, Planned) and _same(fast(x, copy_outputs=True), step(x))
+    results: list[Any] = []
+    thread = threading.Thread(target=lambda: results.append(fast(x).clone()))
+    thread.start()
+    thread.join()
+    assert _same(results[0], step(x)) and results[0] is not fast(x)
+
+
+def test_planned_views_only_steps_match_eager() -> None:
+    # Views of arguments made by their kernels (layout-free views) replay planned; others run eagerly.
+    x = dt.tensor(np.arange(6.0).reshape(2, 3))
+    steps: list[Any] = [lambda t: t.unsqueeze(0), lambda t: t.transpose(0, 1), lambda t: t.reshape(3, 2)]
+    for step in steps:
+        fast = dt.planned(step)
+        for _ in range(3):
+            got, want = fast(x), step(x)
+            assert _same(got, want) and got._storage is x._storage and got is not fast(x)
+            assert got.stride() == want.stride()
+        assert _same(fast(x, copy_outputs=True), step(x))  # (keywords take the general call)
+
+
+@pytest.mark.parametrize("dtype", [dt.int64, dt.int32, dt.uint8, dt.uint64])
+def test_cross_entropys_class_check_replays_as_eager(dtype: Any) -> None:
+    # The lowered replay checks the classes while gathering the target logits (ravel_multi_index): a bad class
+    # index raises eager's IndexError before any write of the step after it; good ones give eager's bits.
+    def step(x: Tensor, w: Tensor, t: Tensor) -> Tensor:
+        loss = dt.cross_entropy(x @ w, t)
+        w.sub_(w * 0.5)
+        return loss
+
+    rng = np.random.default_rng(7)
+    x = dt.tensor(rng.standard_normal((5, 3)).astype(np.float32))
+    w, we = (dt.tensor(np.full((3, 4), 0.25, np.float32)) for _ in range(2))
+    plan = dt.plan(step, x, w, dt.zeros(5, dtype=dtype))
+    assert plan._local.replay.__lowered__ == len(plan.records)
+    bad = [-1, -4, 4, -5, 200] if dtype.kind == "i" else [4, 200]
+    for value in [None, *bad]:
+        t = dt.tensor(np.array([0, 3, 1, 2, 1]).astype(dtype.name))
+        if value is not None:
+            t[2] = value
+        try:
+            want: Any = step(x, we, t)
+        except IndexError as error:
+            want = error
+        if isinstance(want, Exception):
+            with pytest.raises(type(want)) as raised:
+                plan(x, w, t)
+            assert str(raised.value) == str(want) and "class index" in str(want)
+        else:
+            assert _same(plan(x, w, t), want)
+        assert _same(w, we) and w.version == we.version

@@ -464,16 +464,24 @@ def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> Any:
 @lowers(_cross_entropy)
 def _cross_entropy_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bool:
     """cross_entropy's lowering (devtensor.lowering): :func:`_cross_entropy_cpu`'s path for logits of the compute
-    dtype, at least one sample and an out of that dtype, decided at plan time: the class check (before any
-    write), then the loss's steps in the quiet state into temporaries (the row maxima, the exponentials, the row
-    sums); its data-dependent step (a non-finite total computed again with finite maxima) stays in
+    dtype, at least one sample and an out of that dtype, decided at plan time: the loss's steps in the quiet
+    state into temporaries (the row maxima, the exponentials, the row sums), the class check with the gather of
+    the target logits (targets castable to intp; else by one reduce first), both before any write but the
+    temporaries'; its data-dependent step (a non-finite total computed again with finite maxima) stays in
     :func:`_cross_entropy_into`. Other calls replay the kernel."""
     x, t = args["input"], args["target"]
     n, c = x.shape
     compute = _CE_COMPUTE.get(x.dtype) or compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     if QUIET is None or n == 0 or x.dtype != compute or out.dtype != compute:
         return False
-    if n:
+    gather = None
+    if np.can_cast(t.dtype, np.intp):
+        # The class check folded into the target logits' gather: their flat indices by ravel_multi_index, which
+        # raises for an index outside [0, C) (a negative one too) before any write but the private temporaries'
+        # (check_classes then raises eager's error); x's flat view taken now when x is a buffer of the plan.
+        flat = x.reshape(-1) if isinstance(x, np.ndarray) and x.flags.c_contiguous else None
+        gather = (_rows(n), (n, c), flat)
+    else:
         twin = _UNSIGNED.get(t.dtype)
         if twin is not None and c <= twin[1]:  # (check_classes's one reduce, its decisions taken now)
             lw.call(_classes_below, twin[0], c, t)
@@ -484,7 +492,7 @@ def _cross_entropy_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: 
     sums = lw.temp((n, 1), compute)
     lw.quiet = lw.deferred = True
     lw.call(_np_max, x, 1, None, m, True)
-    lw.call(_cross_entropy_into, x, t, n, m, e, sums, out)
+    lw.call(_cross_entropy_into, x, t, n, m, e, sums, out, gather)
     return True
 
 
@@ -496,16 +504,29 @@ def _classes_below(unsigned: Any, c: int, t: Any) -> None:
         check_classes(np, "cross_entropy", "target", t, c)
 
 
-def _cross_entropy_into(x: Any, t: Any, n: int, m: Any, e: Any, sums: Any, o: Any) -> None:
+def _cross_entropy_into(
+    x: Any, t: Any, n: int, m: Any, e: Any, sums: Any, o: Any, gather: tuple[Any, Any, Any] | None = None
+) -> None:
     """:func:`_cross_entropy_mean` with the row maxima ``m`` computed and its temporaries given (``e`` of x's
-    shape, ``sums`` [n, 1]); ``o`` of the compute dtype (the lowered replay's, in the quiet state)."""
+    shape, ``sums`` [n, 1]); ``o`` of the compute dtype (the lowered replay's, in the quiet state). ``gather``:
+    None (the classes were checked), or (row index, (n, c), x's flat view or None) to check them while taking
+    the target logits by flat index (the same elements)."""
     np.subtract(x, m, out=e)
     np.exp(e, out=e)
     _np_sum(e, 1, None, sums, keepdims=True)
     np.log(sums, out=sums)
     np.add(sums, m, out=sums)
     lse = sums.reshape(n)
-    np.subtract(lse, x[_rows(n), t], out=lse)
+    if gather is None:
+        np.subtract(lse, x[_rows(n), t], out=lse)
+    else:
+        rows, shape, flat = gather
+        try:
+            index = _ravel_multi_index((rows, t), shape)
+        except ValueError:
+            check_classes(np, "cross_entropy", "target", t, shape[1])
+            raise
+        np.subtract(lse, (x.reshape(-1) if flat is None else flat)[index], out=lse)
     total = _np_sum(lse)
     if not math.isfinite(total):
         total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
@@ -516,6 +537,8 @@ _CE_DIRECT[1] = _cross_entropy_cpu
 _CE_DIRECT[0] = cross_entropy.table.kernels.get(DispatchKey.CPU)
 #: Each input dtype's compute dtype (what float_result and compute_dtype give; both only read the dtype).
 _CE_COMPUTE: Final[dict[Any, Any]] = {}
+#: np.ravel_multi_index without its __array_function__ dispatcher (plain arrays only).
+_ravel_multi_index: Final = getattr(np.ravel_multi_index, "_implementation", np.ravel_multi_index)
 #: np.copyto without its __array_function__ dispatcher (cross_entropy passes it plain arrays only).
 _np_copyto: Final = getattr(np.copyto, "_implementation", np.copyto)
 

@@ -480,7 +480,9 @@ def _reduce_calls(r: _Rules, function: str, ufunc: np.ufunc, fixed_dtype: DType 
         # axis, dtype and keepdims; an out of another dtype, cast by copyto, replays the kernel)
         if out.dtype != plan.compute:
             return False
-        lw.call(reduce, args["self"], plan.axis, plan.compute if by_plan else fixed_dtype, out, keepdims=plan.keepdim)
+        # (one axis given as an int and keepdims positionally: the same reduction, parsed faster by NumPy)
+        axis = plan.axis[0] if type(plan.axis) is tuple and len(plan.axis) == 1 else plan.axis
+        lw.call(reduce, args["self"], axis, plan.compute if by_plan else fixed_dtype, out, plan.keepdim)
         return True
 
     return chosen, direct

@@ -171,6 +171,16 @@ class Plan:
         backend = next((type(leaf)._backend for leaf in leaves if isinstance(leaf, Tensor)), None)
         self._backend = backend
         replay, self.direct_ops = compile_replay(self, backend, functools.partial(self._replay_slow, self.buffers))
+        #: The first replica's replay with the call inline (binding.entry_lines; None for nested arguments, a
+        #: CUDA graph): the ``__call__`` of this plan's class, or of the ``dt.planned`` that made it.
+        self._entry: Callable[..., Any] | None = None if cuda_graph else replay.__globals__.get("entry")
+        #: The class of the ``dt.planned`` that made this plan while the plan is its last used (its ``__call__``
+        #: is this plan's entry), made on first use.
+        self._owner_class: type | None = None
+        if self._entry is not None:
+            replay.__globals__.update(
+                _CALL=self._general, _LOC=None, _ACTIVE=modes.ACTIVE, _GEN=dispatcher._generation, _G=generation
+            )
         #: The CUDA graph the replay runs as (``cuda_graph=True``), or None.
         self.cuda_graph: CudaGraph | None = None
         if cuda_graph:
@@ -192,6 +202,9 @@ class Plan:
         self.max_threads = 1 if cuda_graph else MAX_THREADS
         self._local = threading.local()
         self._lease(_Replica(self.buffers, replay))
+        if self._entry is not None:
+            self._entry.__globals__["_LOC"] = self._local
+            self.__class__ = entry_class(Plan, self._entry)
         #: Whether a replay can beat the eager step: some op call runs without its front (lowered to raw calls,
         #: its one ufunc call, or its kernel called directly). A plan of views only, or of calls that all go
         #: through their fronts, cannot: ``dt.planned`` runs such a step eagerly.
@@ -341,6 +354,20 @@ class Plan:
             output = _map_tensors(output, Tensor.clone)
         return output
 
+    def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """:meth:`__call__` of the base class: the entry's path when it cannot replay inline."""
+        return Plan.__call__(self, *args, **kwargs)
+
+    def _adopt(self, call: Callable[[tuple[Any, ...], dict[str, Any]], Any], base: type) -> type | None:
+        """Give this plan's entry to ``call``'s owner (``dt.planned``): the entry's general path becomes
+        ``call``, this plan is called through :meth:`__call__` again, and the class (of ``base``) whose
+        ``__call__`` the entry is, or None when there is no entry, is returned."""
+        if self._entry is None:
+            return None
+        self.__class__ = Plan
+        self._entry.__globals__["_CALL"] = call
+        return entry_class(base, self._entry)
+
     def _call(self, *args: Any, copy_outputs: bool = False) -> Any:
         """The replay, without the dispatch-mode hook."""
         if dispatcher._generation[0] != self._generation:
@@ -406,6 +433,13 @@ class Plan:
         name = getattr(self.step, "__qualname__", "step")
         head = f"Plan({name}, {len(self.records)} ops, {len(self.buffers)} buffers, {self.memory_bytes} bytes)"
         return "\n".join([head, *lines])
+
+
+def entry_class(base: type, entry: Callable[..., Any]) -> type:
+    """A subclass of ``base`` (same layout, same names) whose ``__call__`` is ``entry``: called as a static
+    function, so that calling an instance runs ``entry`` itself, with no frame of a method in between."""
+    names = {"__call__": staticmethod(entry), "__slots__": (), "__module__": base.__module__}
+    return type(base.__name__, (base,), {**names, "__qualname__": base.__qualname__, "__doc__": base.__doc__})
 
 
 def _tensor_leaves(value: Any) -> list[Any]:

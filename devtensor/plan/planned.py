@@ -12,7 +12,7 @@ from typing import Any, overload
 
 from devtensor import dispatcher, modes
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
-from devtensor.plan.core import Plan
+from devtensor.plan.core import Plan, entry_class
 from devtensor.plan.values import MISS
 from devtensor.plan.values import flag as _flag
 from devtensor.plan.values import map_tensors as _map_tensors
@@ -45,6 +45,7 @@ class Planned:
         #: Set when a plan of the step cannot beat the eager step (:attr:`Plan.gains`): it runs eagerly from then on.
         self._eager = False
         self._lock = threading.RLock()
+
         #: Per instance, the step bound to it (``@dt.planned`` on a method); weak, so instances can go.
         self._bound: weakref.WeakKeyDictionary[Any, Planned] = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, step)
@@ -105,8 +106,31 @@ class Planned:
         if not made.gains:
             # (meta tensors never gain, whatever the step: such a call, as Dask's meta run makes, decides nothing)
             self._eager = made.device is None or made.device.type != "meta"
+            if self._eager:
+                self.__class__ = entry_class(Planned, _eager_entry(self.step, self._general))
             return self.step(*args[:-1], **args[-1]) if step is not self.step else step(*args)
+        if step is self.step:  # (the plan's entry replays inline: one frame per call of this signature)
+            entry = made._owner_class
+            if entry is None:
+                entry = made._owner_class = made._adopt(self._general, Planned) or Planned
+            self.__class__ = entry
         return made(*args, copy_outputs=copy_outputs)
+
+    def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """:meth:`__call__` of the base class: an entry's path when it cannot replay inline."""
+        return Planned.__call__(self, *args, **kwargs)
+
+
+def _eager_entry(step: Callable[..., Any], general: Callable[..., Any]) -> Callable[..., Any]:
+    """The call of a planned step that runs eagerly (its plans cannot gain): the step itself, or, with keyword
+    arguments (``copy_outputs=``, the step's own), the general call."""
+
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            return general(args, kwargs)
+        return step(*args)
+
+    return entry
 
 
 @overload

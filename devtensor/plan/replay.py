@@ -43,8 +43,8 @@ from devtensor.kernels.ufunc_family import (
 )
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
-from devtensor.plan.binding import _bind, signature_guard
-from devtensor.plan.values import MISS, Exact, Slot, decode, scalar_key, slot_indices
+from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
+from devtensor.plan.values import MISS, Slot, decode, slot_indices
 from devtensor.storage import KeptViews
 from devtensor.structured.fronts import _inline_kind
 from devtensor.structured.rules import check_writable
@@ -62,6 +62,10 @@ _LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsquee
 #: Whether records are lowered to raw calls (devtensor.lowering); the tests turn it off to compare a lowered
 #: replay with the kernels' own (item 0: a list, so that it can be switched).
 LOWER = [True]
+#: The ufuncs whose out NumPy wants as a keyword (a positional one is deprecated since NumPy 2.4).
+_KEYWORD_OUT = frozenset({np.maximum, np.minimum})
+#: The most lines of a replay that its entry repeats inline (binding.entry_lines).
+_INLINE_LINES = 40
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
 _CODE: dict[str, Any] = {}
 
@@ -205,25 +209,19 @@ class _Compiler:
                 "    _EXT.reset(_tok)",
                 "if _seen: _REPORT(_seen)",
             ]
-        head = self.guard_lines()
-        if self.written:
-            checks = " and ".join(f"t{slot}._write_checked" for slot in sorted(self.written))
-            head.append(f"if not ({checks}): return _SLOW(L)")
-        if 1 < len(self.args) <= 4:  # (a few: compared pairwise, cheaper than a set of ids)
-            ordered = sorted(self.args)
-            head += [f"r{slot} = t{slot}._storage.root" for slot in ordered]
-            pairs = " or ".join(f"r{x} is r{y}" for i, x in enumerate(ordered) for y in ordered[i + 1 :])
-            head.append(f"if {pairs}: return _SLOW(L)")
-        elif len(self.args) > 4:
-            roots = ", ".join(f"_id(t{slot}._storage.root)" for slot in sorted(self.args))
-            head.append(f"if len({{{roots}}}) != {len(self.args)}: return _SLOW(L)")
+        head = guard_head(self.plan, self.written, self.ns["_SLOW"], self.ns)
         head += [f"a{slot} = t{slot}._array" for slot in sorted(self.args)]
         body = self.lines or ["pass"]
         guard = self.plan.device._guard if self.plan.device is not None else None
         if guard is not None:
             self.ns["_GUARD"] = guard
             body = ["with _GUARD():", *("    " + line for line in body)]
-        source = "\n".join(["def replay(L):", *("    " + line for line in [*head, *body, f"return {output}"])])
+        lines = ["def replay(L):", *("    " + line for line in [*head, *body, f"return {output}"])]
+        if self.plan._flat and self.progress is None:
+            # (the replay inline in short steps, where a frame counts; a longer one is called: compiled once)
+            inline = len(head) + len(body) <= _INLINE_LINES
+            lines += entry_lines(head if inline else None, [*body, f"return {output}"])
+        source = "\n".join(lines)
         code = _CODE.get(source)
         if code is None:  # the same step planned for another signature compiles to the same source
             code = compile(source, f"<plan replay of {getattr(self.plan.step, '__qualname__', 'step')}>", "exec")
@@ -236,31 +234,6 @@ class _Compiler:
         replay.__lowered__ = self.lowered  # type: ignore[attr-defined]  # how many records were lowered
         replay.__calls__ = self.calls  # type: ignore[attr-defined]  # how many op calls skip their front
         return replay
-
-    def guard_lines(self) -> list[str]:
-        """The head's signature check, inline (:func:`signature_guard`'s checks, one line per leaf): MISS when a
-        leaf differs; binds ``tN`` to the tensor arguments."""
-        plan = self.plan
-        lines = [f"if len(L) != {len(plan._keys)}: return _MISS"]
-        for leaf, (key, slot) in enumerate(zip(plan._keys, plan._arg_slots, strict=True)):
-            if len(key) == 4 and plan._same[leaf] == leaf:
-                kind, shape, dtype, device = (self.const(item) for item in key)
-                t = f"t{slot}"
-                lines.append(f"{t} = L[{leaf}]")
-                lines.append(
-                    f"if type({t}) is not {kind} or {t}._shape != {shape} or {t}._device is not {device} or "
-                    f"({t}._dtype is not {dtype} and {t}._dtype != {dtype}): return _MISS"
-                )
-            elif len(key) == 4:
-                lines.append(f"if L[{leaf}] is not L[{plan._same[leaf]}]: return _MISS")
-            else:
-                kind, value = key
-                x = f"L[{leaf}]"
-                test = f"{x} is {self.const(value)} or {x} == {self.const(value)}"
-                if type(value) is Exact:
-                    test += f" or {self.const(scalar_key)}({x}) == {self.const(value)}"
-                lines.append(f"if type({x}) is not {self.const(kind)} or not ({test}): return _MISS")
-        return lines
 
     def view(self, index: int, record: Any) -> None:
         """A view op: made once of a buffer, per replay (view kernel, precomputed spec) of an argument."""
@@ -432,10 +405,18 @@ class _Compiler:
         self.lines.append(f"t{record.result.index} = {self.const(self.backend.wrap_view)}({call}, {base_src})")
         self.defined.add(record.result.index)
         self.direct_count += 1
+        self.calls += 1  # (the view kernel without its front: a plan of such views gains)
 
     def call(self, func: str, parts: list[str]) -> None:
         """Emit ``func(*parts)`` (``parts``: sources, ``name=source`` for keywords); when every part is a constant
         or a static buffer, as one ``functools.partial`` made now: a shorter line to compile and a C-level call."""
+        fn = self.ns.get(func)
+        if type(fn) is np.ufunc and fn not in _KEYWORD_OUT and sum("=" not in part for part in parts) == fn.nin:
+            # (a ufunc's out passed positionally: the same call, whose arguments NumPy parses faster)
+            outs = [part for part in parts if part.startswith("out=")]
+            if len(outs) == 1:
+                rest = [part for part in parts if "=" in part and part is not outs[0]]
+                parts = [*(part for part in parts if "=" not in part), outs[0][4:], *rest]
         names = [part.partition("=")[2] if "=" in part else part for part in parts]
         if all(name in self.ns for name in names):
             positional = [self.ns[name] for part, name in zip(parts, names, strict=True) if "=" not in part]
