@@ -36,6 +36,7 @@ from devtensor.backends import Backend, register_backend
 from devtensor.device import register_device_type
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, register_fallback, unregister_fallback
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoDataError, ScalarOverflowError, ShapeError
+from devtensor.numpy_values import binary_call
 from devtensor.structured import StructuredOp, structured_op
 from devtensor.tensor import Tensor, TensorSpec
 from devtensor.typed import ConstOut, CPUTensor
@@ -645,7 +646,7 @@ ALIAS_CASES: dict[str, AliasCase] = {
     "mul": (lambda a: dt.mul(a, 3, out=a), lambda p: dt.mul(p, 3)),
     "neg": (lambda a: dt.neg(a, out=a), lambda p: dt.neg(p)),
     "exp": (lambda a: dt.exp(a, out=a), lambda p: dt.exp(p)),
-    "maximum": (lambda a: dt.maximum(a, 1.0, out=a), lambda p: dt.maximum(p, 1.0)),
+    "maximum": (lambda a: dt.maximum(a, a.flip(0), out=a), lambda p: dt.maximum(p, p.flip(0))),
     "clamp": (lambda a: dt.clamp(a, min=a, max=1.5, out=a), lambda p: dt.clamp(p, min=p, max=1.5)),
     "where": (lambda a: dt.where(dt.gt(a, 0.5), a, -a, out=a), lambda p: dt.where(dt.gt(p, 0.5), p, -p)),
     "inplace": (lambda a: a.sub_(a, alpha=0.5), lambda p: dt.sub(p, p, alpha=0.5)),
@@ -918,7 +919,7 @@ def _setitem_uint8(value: float) -> None:
     "call, op",
     [
         (lambda: dt.ones(2) + 10**400, "add"),
-        (lambda: dt.maximum(dt.ones(2), 10**400), "maximum"),
+        (lambda: binary_call("maximum", dt.ones(2), 10**400), "maximum"),  # (NumPy's form: a number)
         (lambda: _setitem_uint8(300.0), "__setitem__"),
         (lambda: dt.full((2,), 300.0, dtype=dt.uint8), "full"),
         (lambda: dt.arange(3.0)[::0], "__getitem__"),
