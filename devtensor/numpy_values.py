@@ -303,7 +303,7 @@ def refused_number(op: str, x1: Any, x2: Any) -> str | None:
     return None
 
 
-def binary_call(op: str, x1: Any, x2: Any, **kwargs: Any) -> Any:
+def binary_call(op: str, x1: Any, x2: Any, **kwargs: Any) -> Tensor:
     """The op ``op`` of devtensor's namespace on ``(x1, x2)`` with NumPy's and the Array API's freedom of a Python
     number on either side, for the entries of those (NEP 13 ufuncs, ``devtensor.array_api``): a comparison whose
     first operand is the number runs mirrored (``2 < t`` as ``gt(t, 2)``: exact, NumPy 2 compares an
@@ -321,11 +321,11 @@ def binary_call(op: str, x1: Any, x2: Any, **kwargs: Any) -> Any:
     refused = refused_number(op, x1, x2)
     tensor = x2 if refused == "self" else x1
     if refused is None or not isinstance(tensor, Tensor):
-        return getattr(devtensor, op)(x1, x2, **kwargs)
+        return typing.cast(Tensor, getattr(devtensor, op)(x1, x2, **kwargs))
     if refused == "self" and op in _MIRRORED:
         mirrored = _MIRRORED[op]
         try:
-            return getattr(devtensor, mirrored)(x2, x1, **kwargs)
+            return typing.cast(Tensor, getattr(devtensor, mirrored)(x2, x1, **kwargs))
         except ScalarOverflowError as error:  # (named as the caller wrote the call)
             text = str(error).replace(f"{mirrored}: ", f"{op}: ", 1).replace("argument 'other'", "argument 'self'")
             raise ScalarOverflowError(text) from None
@@ -337,4 +337,4 @@ def binary_call(op: str, x1: Any, x2: Any, **kwargs: Any) -> Any:
     if dtype is _BOOL:
         number = bool(number)
     zero_d = devtensor.full((), number, dtype=dtype, device=tensor.device)
-    return getattr(devtensor, op)(*((zero_d, x2) if refused == "self" else (x1, zero_d)), **kwargs)
+    return typing.cast(Tensor, getattr(devtensor, op)(*((zero_d, x2) if refused == "self" else (x1, zero_d)), **kwargs))

@@ -168,3 +168,16 @@ def test_index_add_accumulates_as_np_add_at(rows: int, cols: int, picks: list[in
     np.add.at(expected, where, source)
     got = dt.tensor(base).index_add_(dim, dt.tensor(index), dt.tensor(source))
     np.testing.assert_array_equal(got.numpy(), expected)
+
+
+@pytest.mark.parametrize("index_dtype", [dt.int32, dt.int64])
+def test_scatter_and_scatter_add_take_int32_and_int64_indices(index_dtype: Any) -> None:
+    index_np = np.array([[0, 1], [2, 0]])
+    src_np = np.array([[1, 2], [3, 4]], dtype=np.int32)
+    expected = np.zeros((3, 2), dtype=np.int32)
+    np.put_along_axis(expected, index_np, src_np, axis=0)
+    index, src = dt.tensor(index_np, dtype=index_dtype), dt.from_numpy(src_np)
+    np.testing.assert_array_equal(dt.scatter(dt.zeros(3, 2, dtype=dt.int32), 0, index, src).numpy(), expected)
+    added = np.zeros((3, 2), dtype=np.int32)
+    np.add.at(added, (index_np, np.arange(2)), src_np)
+    np.testing.assert_array_equal(dt.scatter_add(dt.zeros(3, 2, dtype=dt.int32), 0, index, src).numpy(), added)

@@ -1054,3 +1054,40 @@ def test_setitem_with_a_zero_slice_step_is_a_devtensor_error(device: str, reques
         with pytest.raises(ArgumentValueError, match=words("__getitem__", "step")):
             t[index]
     assert t.version == 0
+
+
+# --- variants that write only their result dtype (PyTorch's refusals, rules.EXACT_DTYPE) ------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "target", "op"),
+    [
+        (lambda t: t.float_power_(2), dt.ones(3, dtype=dt.float32), "float_power_"),
+        (lambda t: t.float_power_(2), dt.ones(3, dtype=dt.complex64), "float_power_"),
+        (lambda t: dt.float_power(dt.ones(3), 2, out=t), dt.ones(3, dtype=dt.float32), "float_power"),
+        (lambda t: t.abs_(), dt.tensor([3 + 4j, -1j], dtype=dt.complex64), "abs_"),
+        (lambda t: dt.gather(dt.ones(2, dtype=dt.float32), 0, dt.tensor([0, 1]), out=t), dt.ones(2), "gather"),
+        (lambda t: dt.multinomial(dt.ones(1, 2), 2, out=t), dt.zeros(1, 2, dtype=dt.int32), "multinomial"),
+        (lambda t: dt.multinomial(dt.ones(1, 2), 2, out=t), dt.zeros(1, 2, dtype=dt.float64), "multinomial"),
+    ],
+    ids=["float_power_-f32", "float_power_-c64", "float_power-out", "abs_-complex", "gather-out", "multinomial-i32",
+         "multinomial-f64"],
+)  # fmt: skip
+def test_variants_that_write_only_their_result_dtype_refuse_others(call: Any, target: Tensor, op: str) -> None:
+    before, version = target.numpy().copy(), target.version
+    with pytest.raises(dt.CastingError, match=rf"^{op}: argument '(self|out)' has dtype {target.dtype.name}, but"):
+        call(target)
+    np.testing.assert_array_equal(target.numpy(), before)  # (a failing call changes nothing)
+    assert target.version == version
+
+
+def test_variants_that_write_only_their_result_dtype_write_that_dtype() -> None:
+    a = dt.tensor([2.0, 3.0])
+    assert a.float_power_(2).tolist() == [4.0, 9.0] and a.version == 1
+    assert dt.abs_(dt.tensor([-1.5, 2.0], dtype=dt.float32)).tolist() == [1.5, 2.0]
+    out = dt.empty(2, dtype=dt.float32)
+    src = dt.tensor([5.0, 6.0], dtype=dt.float32)
+    assert dt.gather(src, 0, dt.tensor([1, 0]), out=out).tolist() == [6.0, 5.0]
+    assert dt.multinomial(dt.tensor([[0.0, 1.0]]), 1, out=dt.empty(1, 1, dtype=dt.int64)).tolist() == [[1]]
+    # other ops keep the same_kind rule
+    assert dt.add(dt.ones(2, dtype=dt.float64), 1, out=dt.empty(2, dtype=dt.float32)).dtype == dt.float32

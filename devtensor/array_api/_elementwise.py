@@ -170,7 +170,7 @@ def ceil(x: Tensor, /) -> Tensor:
 def conj(x: Tensor | Scalar, /) -> Tensor:
     """The standard's ``conj`` of ``x`` (same shape): :func:`devtensor.conj`; a Python number as a 0-d tensor
     first (NumPy's ``np.conj(0)``, which SciPy's array-API code calls)."""
-    return _dt.conj(_dt.asarray(x) if type(x) in _NUMBERS else x)
+    return _dt.conj(_dt.asarray(x) if isinstance(x, _NUMBERS) else x)
 
 
 def copysign(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
@@ -231,7 +231,7 @@ def hypot(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
 def imag(x: Tensor | Scalar, /) -> Tensor:
     """The standard's ``imag`` of ``x`` (same shape): :func:`devtensor.imag`; a Python number as a 0-d tensor
     first (NumPy's ``np.imag(0)``, which SciPy's array-API code calls)."""
-    return _dt.imag(_dt.asarray(x) if type(x) in _NUMBERS else x)
+    return _dt.imag(_dt.asarray(x) if isinstance(x, _NUMBERS) else x)
 
 
 def isfinite(x: Tensor, /) -> Tensor:
@@ -347,7 +347,7 @@ def pow(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
 def real(x: Tensor | Scalar, /) -> Tensor:
     """The standard's ``real`` of ``x`` (same shape): :func:`devtensor.real`; a Python number as a 0-d tensor
     first (NumPy's ``np.real(0)``, which SciPy's array-API code calls)."""
-    return _dt.real(_dt.asarray(x) if type(x) in _NUMBERS else x)
+    return _dt.real(_dt.asarray(x) if isinstance(x, _NUMBERS) else x)
 
 
 def reciprocal(x: Tensor, /) -> Tensor:
