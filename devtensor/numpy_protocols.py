@@ -234,7 +234,7 @@ def _ufunc_in_dtype(fn: Callable[..., Any], fixed: dict[str, Any], inputs: Any, 
     cast = [
         x.to(dtype) if isinstance(x, Tensor) else x.astype(dtype) if isinstance(x, np.ndarray) else x for x in inputs
     ]
-    result = fn(*cast, **fixed)
+    result = binary_call(fn.__name__, *cast, **fixed) if len(cast) == 2 else fn(*cast, **fixed)
     if result.dtype != dtype:
         raise _Fallback
     return result
