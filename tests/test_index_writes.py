@@ -181,3 +181,10 @@ def test_scatter_and_scatter_add_take_int32_and_int64_indices(index_dtype: Any) 
     added = np.zeros((3, 2), dtype=np.int32)
     np.add.at(added, (index_np, np.arange(2)), src_np)
     np.testing.assert_array_equal(dt.scatter_add(dt.zeros(3, 2, dtype=dt.int32), 0, index, src).numpy(), added)
+
+
+def test_scatter_converts_a_number_to_self_dtype_first() -> None:
+    # (PyTorch's rule: the value 2.5 is 2 for an integer tensor, also when it accumulates: -3 + 2, not -0.5 -> 0)
+    assert dt.scatter(dt.tensor(-3), 0, dt.tensor(0), 2.5, reduce="add").item() == -1
+    assert dt.scatter(dt.tensor([5, 7], dtype=dt.int32), 0, dt.tensor([1]), 2.9, reduce="multiply").tolist() == [5, 14]
+    assert dt.scatter(dt.tensor([1.0, 2.0]), 0, dt.tensor([0]), 2.5, reduce="multiply").tolist() == [2.5, 2.0]

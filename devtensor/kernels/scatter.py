@@ -218,8 +218,8 @@ def _scatter_into(
         if isinstance(src, Tensor):
             values = src._array if src._array.ndim else src._array.reshape(1)
             values = values[tuple(slice(0, n) for n in idx.shape)]
-        else:
-            values = python_scalar(op, "value", src)
+        else:  # (a number is converted to self's dtype first, as PyTorch's: 2.5 adds 2 to an integer tensor)
+            values = xp.asarray(python_scalar(op, "value", src), dtype=a.dtype)
         with deferred_conditions():  # (the accumulation and the write, then a condition reported)
             if reduce is None:
                 result[where] = values
