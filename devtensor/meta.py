@@ -23,7 +23,7 @@ import functools
 import inspect
 import math
 from collections.abc import Callable
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, NoReturn, TypeVar, cast
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from devtensor.errors import (
     CastingError,
     ScalarOverflowError,
     ShapeError,
+    short_repr,
 )
 from devtensor.tensor import Tensor, TensorOrScalar, TensorSpec
 
@@ -265,7 +266,9 @@ def unary_ufunc_meta(
     return meta
 
 
-def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Callable[..., TensorSpec]:
+def binary_ufunc_meta(
+    op: str, ufunc: np.ufunc, *, alpha: bool = False, numbers: str = "both"
+) -> Callable[..., TensorSpec]:
     """The meta function ``meta(self, other)`` (with ``*, alpha=1`` when ``alpha``) of a two-argument
     elementwise op computed as NumPy's ``ufunc``: the broadcast shape of the tensor arguments and NumPy's result
     dtype, Python numbers weak (NEP 50). ``alpha`` (``add``/``sub``) follows PyTorch's rule: bool for bool
@@ -273,6 +276,9 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
 
     The returned meta raises ShapeError (shapes that do not broadcast), ArgumentTypeError (no NumPy loop, or
     a bad ``alpha``) and ScalarOverflowError (a Python int out of range of the integer dtype it meets).
+    ``numbers`` says where PyTorch's schema takes a Python number: ``"both"``, ``"other"`` (``eq(t, 2)`` but not
+    ``eq(2, t)``) or ``"none"`` (``maximum``); elsewhere the meta raises ArgumentTypeError, before any entry is
+    kept, so the fronts' inline entries for that form stay empty and every such call reaches the meta.
     """
     # (operand dtypes or types) -> (da, db, result dtype, int scalars to range-check, loop dtypes, and the
     # smallest and largest Python int ``other`` that passes the check: see _int_window)
@@ -293,9 +299,13 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
                 if other._shape != shape:
                     shape = broadcast_shapes(op, shape, other._shape)
             else:
+                if numbers == "none":
+                    _not_a_number(op, "other", other)
                 db = type(other)
                 slot = 1
         else:
+            if numbers != "both":
+                _not_a_number(op, "self", self)
             da = type(self)
             if isinstance(other, Tensor):
                 shape = other._shape
@@ -340,6 +350,14 @@ def binary_ufunc_meta(op: str, ufunc: np.ufunc, *, alpha: bool = False) -> Calla
     # result, a float.
     meta.__dict__[INLINE] = ("binary", last)
     return meta
+
+
+def _not_a_number(op: str, arg: str, value: object) -> NoReturn:
+    """PyTorch's schema of ``op`` takes a tensor as ``arg``: a Python number there is an ArgumentTypeError."""
+    raise ArgumentTypeError(
+        f"{op}: argument '{arg}' must be a tensor, not {type(value).__name__} {short_repr(value)} (PyTorch's "
+        "schema; a number goes in as devtensor.tensor(number), or through devtensor.array_api)"
+    )
 
 
 _Entry = tuple[Any, Any, DType, tuple[int, ...], tuple[DType, ...], int, int]

@@ -5,8 +5,8 @@ A NumPy ufunc or function that devtensor implements runs as devtensor's own op (
 :data:`FUNCTIONS`): the result is a devtensor tensor on the tensors' device, with the op's checks, dispatch
 (overrides, modes) and version bumps; NumPy's argument names map onto PyTorch's (``axis`` to ``dim``,
 ``keepdims`` to ``keepdim``, ``ddof`` to ``correction``). NumPy values among the arguments follow the fronts'
-rules (:mod:`devtensor.numpy_values`). An ``out`` that is a NumPy array is written and returned, as NumPy returns
-its ``out``.
+rules (:mod:`devtensor.numpy_values`; a Python number also where PyTorch's op refuses one, ``np.maximum(t, 0)``).
+An ``out`` that is a NumPy array is written and returned, as NumPy returns its ``out``.
 
 Anything else (a function or ufunc method devtensor lacks, or an argument it has no equivalent for, such as
 ``where=`` or ``initial=``) runs NumPy's own implementation on the tensors' arrays when every tensor is on the CPU,
@@ -20,8 +20,7 @@ NEP 35: NumPy's creation functions called with ``like=tensor`` (:data:`LIKE`: ``
 metas and small arrays of a chunk type so. ``np.linalg.qr`` and ``np.linalg.svd``, which devtensor has no op for,
 run on the tensor's own array module (NumPy or CuPy) and give tensors on its device. ``Tensor.__array_priority__``
 (1.0, between NumPy's 0 and CuPy's 100) is what Dask compares to pick the chunk type that combines mixed chunks.
-Those entries live in :mod:`devtensor.numpy_chunks`; docs/design.md lists everything Dask asks of a chunk type
-and how each maps.
+Those entries: :mod:`devtensor.numpy_chunks`; docs/design.md maps everything Dask asks of a chunk type.
 """
 
 from __future__ import annotations
@@ -34,6 +33,7 @@ import numpy as np
 
 import devtensor
 from devtensor.errors import ArgumentTypeError
+from devtensor.numpy_values import binary_call
 from devtensor.structured import rules
 from devtensor.tensor import Tensor, check_no_internal_overlap
 
@@ -145,8 +145,7 @@ def _numpy_runs(
 ) -> Any:
     """NumPy's own implementation of ``name`` on the CPU tensors' arrays (TypeError for tensors elsewhere); tensors
     passed as ``out`` (and the first argument of a function that writes it, ``writes_first``: ``np.copyto``,
-    ``ufunc.at``, ...) are checked writable without internal overlap, written through their memory, their versions
-    bumped; ``out`` is returned."""
+    ``ufunc.at``) are checked writable without internal overlap, written, versions bumped; ``out`` is returned."""
     tensors = _tensors(args) + _tensors(kwargs)
     for t in tensors:
         if t.device.type != "cpu":
@@ -208,7 +207,8 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
             dtype = kwargs.get("dtype")
             if dtype is not None:
                 return _ufunc_in_dtype(fn, entry[1], inputs, np.dtype(dtype), target)  # type: ignore[index]
-            result = fn(*inputs, **entry[1]) if target is None else fn(*inputs, out=target, **entry[1])  # type: ignore[index]
+            kw = entry[1] if target is None else {"out": target, **entry[1]}  # type: ignore[index]
+            result = binary_call(entry[0], *inputs, **kw) if len(inputs) == 2 else fn(*inputs, **kw)  # type: ignore[index]
             return _returned(target, result)
         if method == "reduce" and ufunc in REDUCE and len(inputs) == 1:
             axis = kwargs.pop("axis", 0)
@@ -234,7 +234,7 @@ def _ufunc_in_dtype(fn: Callable[..., Any], fixed: dict[str, Any], inputs: Any, 
     cast = [
         x.to(dtype) if isinstance(x, Tensor) else x.astype(dtype) if isinstance(x, np.ndarray) else x for x in inputs
     ]
-    result = fn(*cast, **fixed)
+    result = binary_call(fn.__name__, *cast, **fixed) if len(cast) == 2 else fn(*cast, **fixed)
     if result.dtype != dtype:
         raise _Fallback
     return result

@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from devtensor.device import Device, as_device
-from devtensor.dtypes import NUMPY_SCALARS, SCALAR_TYPES, plain_number, python_scalar, to_dtype
-from devtensor.errors import ArgumentTypeError, DeviceMismatchError
+from devtensor.dtypes import NUMPY_SCALARS, SCALAR_TYPES, plain_number, python_scalar, result_type, to_dtype
+from devtensor.errors import ArgumentTypeError, DeviceMismatchError, ScalarOverflowError
+from devtensor.meta import check_int_scalar
 from devtensor.storage import Storage
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.tensor import Tensor
@@ -38,7 +39,15 @@ from devtensor.tensor import Tensor
 if typing.TYPE_CHECKING:
     from devtensor.structured.registry import StructuredOp
 
-__all__ = ["coerce_call", "is_numpy_value", "python_scalar", "setitem_value", "tensor_operand"]
+__all__ = [
+    "binary_call",
+    "coerce_call",
+    "refused_number",
+    "is_numpy_value",
+    "python_scalar",
+    "setitem_value",
+    "tensor_operand",
+]
 
 
 def is_numpy_value(value: object) -> bool:
@@ -271,3 +280,61 @@ _new = object.__new__
 def _front_name(op: StructuredOp, fn: Callable[..., Any]) -> str:
     """The op name errors give for the front ``fn``: ``add`` or ``add_`` (inplace)."""
     return op.name + "_" if getattr(fn, "__name__", "").endswith(op.name + "_") else op.name
+
+
+# PyTorch's schemas take no Python number as either operand of these ops, and none as ``self`` of the comparisons,
+# ``fmod`` and ``copysign`` (devtensor.meta.binary_ufunc_meta's ``numbers``); NumPy and the Array API take one.
+_TENSORS_ONLY: typing.Final = frozenset(
+    ("maximum", "minimum", "atan2", "hypot", "nextafter", "logaddexp", "logical_and", "logical_or", "logical_xor")
+)
+_SELF_TENSOR: typing.Final = frozenset(("fmod", "copysign"))
+_INT64: typing.Final = to_dtype("int64")
+_BOOL: typing.Final = to_dtype("bool")
+_MIRRORED: typing.Final = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+
+def refused_number(op: str, x1: Any, x2: Any) -> str | None:
+    """The argument (``"self"`` or ``"other"``) of the binary op ``op`` that is a Python number where PyTorch's
+    schema takes a tensor only (``maximum(t, 0)``, ``gt(0, t)``), or None."""
+    if type(x1) in SCALAR_TYPES and (op in _TENSORS_ONLY or op in _SELF_TENSOR or op in _MIRRORED):
+        return "self"
+    if type(x2) in SCALAR_TYPES and op in _TENSORS_ONLY:
+        return "other"
+    return None
+
+
+def binary_call(op: str, x1: Any, x2: Any, **kwargs: Any) -> Tensor:
+    """The op ``op`` of devtensor's namespace on ``(x1, x2)`` with NumPy's and the Array API's freedom of a Python
+    number on either side, for the entries of those (NEP 13 ufuncs, ``devtensor.array_api``): a comparison whose
+    first operand is the number runs mirrored (``2 < t`` as ``gt(t, 2)``: exact, NumPy 2 compares an
+    out-of-range int exactly too); for an op whose schema refuses the number there (:func:`refused_number`), the
+    number becomes a 0-d tensor of the promoted dtype (NEP 50, the number weak) on the tensor's device, so the
+    result dtype is the one a weak number gives (for the logical ops, its truth as a bool). Other calls go to the
+    op as they are.
+
+    Raises:
+        Any error of the op; ScalarOverflowError naming the op: an int that does not fit the promoted dtype (as
+            NumPy 2; int64 for the logical ops).
+    """
+    import devtensor
+
+    refused = refused_number(op, x1, x2)
+    tensor = x2 if refused == "self" else x1
+    if refused is None or not isinstance(tensor, Tensor):
+        return typing.cast(Tensor, getattr(devtensor, op)(x1, x2, **kwargs))
+    if refused == "self" and op in _MIRRORED:
+        mirrored = _MIRRORED[op]
+        try:
+            return typing.cast(Tensor, getattr(devtensor, mirrored)(x2, x1, **kwargs))
+        except ScalarOverflowError as error:  # (named as the caller wrote the call)
+            text = str(error).replace(f"{mirrored}: ", f"{op}: ", 1).replace("argument 'other'", "argument 'self'")
+            raise ScalarOverflowError(text) from None
+    number = x1 if refused == "self" else x2
+    # (only the truth counts for the logical ops; NumPy takes an int there that fits its default integer)
+    dtype = _BOOL if op.startswith("logical_") else result_type(tensor.dtype, type(number))
+    if type(number) is int:
+        check_int_scalar(op, refused, number, _INT64 if dtype is _BOOL else dtype)
+    if dtype is _BOOL:
+        number = bool(number)
+    zero_d = devtensor.full((), number, dtype=dtype, device=tensor.device)
+    return typing.cast(Tensor, getattr(devtensor, op)(*((zero_d, x2) if refused == "self" else (x1, zero_d)), **kwargs))

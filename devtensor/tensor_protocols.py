@@ -1,6 +1,6 @@
 """Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``.size``, ``.strides`` (bytes, as
-NumPy's), ``stride()`` (elements, as PyTorch's), ``.real``, ``.imag``,
-``bool()``, ``float()``, ``int()``, ``complex()``, ``operator.index()``, ``in``, ``ravel``, ``astype``,
+NumPy's), ``stride()`` (elements, as PyTorch's), ``.flags`` (NumPy's, read-only), ``swapaxes``, ``.real``,
+``.imag``, ``bool()``, ``float()``, ``int()``, ``complex()``, ``operator.index()``, ``in``, ``ravel``, ``astype``,
 ``to_device``, ``format()``, ``round()`` and ``divmod()``.
 
 :class:`TensorProtocols` is a mixin of :class:`devtensor.tensor.Tensor` (kept apart from ``tensor.py`` by concern).
@@ -13,7 +13,7 @@ buffer protocol cannot be implemented in Python on 3.11 (use ``t.numpy()`` or ``
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Final, Self, cast, overload
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, cast, overload
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from devtensor.errors import (
 if TYPE_CHECKING:
     from devtensor.tensor import Tensor
 
-__all__ = ["SizeInt", "TensorProtocols", "no_data"]
+__all__ = ["SizeInt", "TensorFlags", "TensorProtocols", "no_data"]
 
 _ndarray = np.ndarray
 
@@ -78,6 +78,30 @@ class SizeInt(int):
 TRANSPOSE_2D: list[Any] = [None, None]
 _MODES: Final = modes.ACTIVE
 _new_object: Final = object.__new__
+
+
+class TensorFlags(NamedTuple):
+    """A tensor's ``flags`` (NumPy's names, read-only): C order (``contiguous`` too, NumPy's alias), Fortran order,
+    and whether its memory may be written."""
+
+    c_contiguous: bool
+    f_contiguous: bool
+    writeable: bool
+
+    @property
+    def contiguous(self) -> bool:
+        """NumPy's alias of ``c_contiguous``."""
+        return self.c_contiguous
+
+
+def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether elements ``strides`` apart in ``shape`` are in C order without gaps (dims of size 1 are free)."""
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides), strict=True):
+        if n != 1 and s != expected:
+            return n == 0 or 0 in shape
+        expected *= n
+    return True
 
 
 def no_data(call: str, error: NoDataError) -> NoDataError:
@@ -287,6 +311,20 @@ class TensorProtocols:
         """The elements as a 1-d tensor in C order: a view when the layout allows one, else a copy (PyTorch's
         and NumPy's ``ravel``, ``reshape(-1)``)."""
         return cast("Tensor", self).reshape(-1)
+
+    def swapaxes(self, axis0: int, axis1: int, /) -> Tensor:
+        """Dims ``axis0`` and ``axis1`` swapped, a view (PyTorch's and NumPy's ``swapaxes``: ``transpose(axis0,
+        axis1)``, whose errors it raises: IndexOutOfRangeError for a dim out of range, ArgumentTypeError for one
+        that is not an int)."""
+        return cast("Tensor", self).transpose(axis0, axis1)
+
+    @property
+    def flags(self) -> TensorFlags:
+        """NumPy's ``ndarray.flags``, read-only (:class:`TensorFlags`): the layout and whether the memory may be
+        written. Meta tensors report C-contiguous, writeable."""
+        t = cast("Tensor", self)
+        shape, strides = t._shape, t._backend.element_strides(t._array)
+        return TensorFlags(_dense(shape, strides), _dense(shape[::-1], strides[::-1]), not t.is_readonly)
 
     def astype(self, dtype: Any, /, *, copy: bool = True) -> Self:
         """This tensor's values as ``dtype`` on the same device (the array API's ``astype``; values cast as

@@ -81,7 +81,7 @@ CASES: tuple[Case, ...] = (
     Case("sigmoid", (_F,)),
     Case("sigmoid", (_I,)),
     Case("maximum", (_F, _G)),
-    Case("maximum", (_I, 0)),
+    Case("maximum", (_I, _J)),
     Case("minimum", (_F, _G)),
     Case("clamp", (_F, -0.5, 0.5)),
     Case("clamp", (_F,), {"max": 0.3}),

@@ -19,9 +19,12 @@ import pytest
 import devtensor as dt
 from devtensor import modes as modes_mod
 from devtensor import views
+from devtensor.errors import ArgumentTypeError
+from devtensor.numpy_values import binary_call, refused_number
 
 __all__ = [
     "SUPPORTED_DTYPES",
+    "call_with_numbers",
     "loaded_example",
     "raises_devtensor_error_naming",
     "remove_view_op",
@@ -89,3 +92,16 @@ def loaded_example(path: Path, name: str) -> Iterator[ModuleType]:
     spec.loader.exec_module(module)
     yield module
     sys.modules.pop(name, None)
+
+
+def call_with_numbers(name: str, fn: Callable[..., dt.Tensor], a: object, b: object, **kwargs: object) -> dt.Tensor:
+    """``fn(a, b, **kwargs)`` for the binary op ``name``; where PyTorch's schema refuses a Python number in that
+    place (``maximum(t, 0)``, ``gt(0, t)``), first that the call raises ArgumentTypeError naming the op and the
+    argument, then NumPy's freedom through ``devtensor.numpy_values.binary_call`` (the value compared)."""
+    refused = refused_number(name, a, b)
+    if refused is None:
+        return fn(a, b, **kwargs)
+    with pytest.raises(ArgumentTypeError, match=rf"{name}: argument '{refused}' must be a tensor"):
+        fn(a, b, **kwargs)
+    result: dt.Tensor = binary_call(name, a, b, **kwargs)
+    return result

@@ -287,3 +287,25 @@ def test_errors_name_the_standards_function_and_arguments(call: Any, error: type
         call(xp.ones((2, 3)))
     assert isinstance(info.value, dt.DevtensorError)
     assert xp.sum.__name__ == "sum" and "axis" in (xp.sum.__doc__ or "")  # (the wrapper keeps name and docstring)
+
+
+# --- names SciPy's array-API code calls beyond the standard (issue 28) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [((-3, 0, 10), {}), ((0, 3, 4), {"base": 2}), ((0, 2, 3), {"endpoint": False}), ((1, 1, 0), {}), ((0, 2), {})],
+)
+def test_logspace_is_numpys(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    got = xp.logspace(*args, **kwargs)
+    np.testing.assert_allclose(got.numpy(), np.logspace(*args, **kwargs), rtol=1e-15)
+    assert got.dtype == dt.float64
+    assert xp.logspace(xp.asarray(0.0), 3, 4, base=2, dtype=xp.int64).tolist() == [1, 2, 4, 8]
+    with pytest.raises(ArgumentTypeError, match="logspace: argument 'base'"):
+        xp.logspace(0, 1, 2, base="2")  # type: ignore[arg-type]
+
+
+def test_real_imag_conj_of_a_python_number_are_0d_arrays() -> None:
+    assert xp.real(0).dtype == dt.int64 and xp.real(0).shape == ()
+    assert xp.imag(1.5).item() == 0.0 and xp.conj(2 + 1j).item() == 2 - 1j
+    assert xp.real(xp.asarray([1 + 2j])).tolist() == [1.0]

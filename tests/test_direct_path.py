@@ -15,6 +15,7 @@ from devtensor import DispatchKey, library
 from devtensor.dtypes import DType, Scalar, result_type
 from devtensor.meta import DIRECT
 from devtensor.modes import DispatchMode
+from devtensor.numpy_values import binary_call
 from devtensor.typed import ConstOut, CPUTensor
 
 
@@ -47,7 +48,10 @@ def test_comparisons_with_out_of_range_python_ints_are_exact_on_the_direct_path(
             want = [compare(int(x), value) for x in a]
             mirrored = [compare(value, int(x)) for x in a]
             assert fn(dt.from_numpy(a), value).tolist() == want, (name, value)
-            assert fn(value, dt.from_numpy(a)).tolist() == mirrored, (name, value)
+            assert fn(dt.from_numpy(a), value).tolist() == want, (name, value)
+            with pytest.raises(TypeError, match=name):  # (the number first: not PyTorch's schema; binary_call's)
+                fn(value, dt.from_numpy(a))
+            assert binary_call(name, value, dt.from_numpy(a)).tolist() == mirrored, (name, value)
             out = dt.empty(4, dtype=dt.bool)
             assert fn(dt.from_numpy(a), value, out=out) is out and out.tolist() == want and out.version == 1
             self = dt.from_numpy(a.copy())
@@ -78,7 +82,7 @@ def test_same_values_dtypes_and_layouts_as_numpy(dtype: DType) -> None:
     for got, expected in [
         (dt.add(ta, tb), np.add(a, b)),
         (dt.add(ta, 3), np.add(a, 3)),
-        (dt.maximum(2, tb), np.maximum(2, b)),
+        (dt.maximum(dt.tensor(2, dtype=tb.dtype), tb), np.maximum(np.array(2, b.dtype), b)),
         (dt.mul(ta.transpose(0, 1), ta.transpose(0, 1)), np.multiply(a.T, a.T)),
         (
             dt.add(dt.from_numpy(np.array(2, dtype)), dt.from_numpy(np.array(3, dtype))),

@@ -17,11 +17,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from helpers import call_with_numbers
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import devtensor as dt
+from devtensor.errors import ArgumentTypeError
+from devtensor.numpy_values import binary_call
 from devtensor.tensor import Tensor
 
 Array = npt.NDArray[Any]
@@ -265,7 +268,12 @@ def _label(case: Case) -> str:
 @given(data=st.data())
 def test_binary_op_matches_numpy(case: Case, data: st.DataObject) -> None:
     a, b, a_np, b_np = draw_binary_operands(data)
-    check_against_numpy(case.name, lambda: case.fn(a, b, **case.kwargs), lambda: case.ref(a_np, b_np), case.approx)
+    check_against_numpy(
+        case.name,
+        lambda: call_with_numbers(case.name, case.fn, a, b, **case.kwargs),
+        lambda: case.ref(a_np, b_np),
+        case.approx,
+    )
     # The functional variant never writes its inputs.
     for t, t_np in ((a, a_np), (b, b_np)):
         if isinstance(t, dt.Tensor):
@@ -455,8 +463,9 @@ RANGE_CHECKED: list[tuple[str, Callable[[dt.Tensor, int], dt.Tensor]]] = [
     ("div", lambda t, s: dt.div(t, s, rounding_mode="trunc")),
     ("remainder", dt.remainder),
     ("pow", dt.pow),
-    ("maximum", dt.maximum),
-    ("minimum", dt.minimum),
+    # (PyTorch's maximum/minimum take no Python number: NumPy's form, binary_call, range-checks it)
+    ("maximum", lambda t, s: binary_call("maximum", t, s)),
+    ("minimum", lambda t, s: binary_call("minimum", t, s)),
     # (clamp's bounds follow np.clip >= 2.1: beyond the range on their own side they clip nothing; see
     # tests/test_value_rules.py)
     ("where", lambda t, s: dt.where(dt.ones(t.shape, dtype=dt.bool), t, s)),
@@ -499,7 +508,10 @@ def test_comparison_with_an_out_of_range_python_int_follows_numpy(
     data = np.array([lo, 0, hi], dtype=dtype)
     t = dt.from_numpy(data)
     np.testing.assert_array_equal(fn(t, value).numpy(), ufunc(data, value))
-    np.testing.assert_array_equal(fn(value, t).numpy(), ufunc(value, data))
+    # (the number first is NumPy's form, not PyTorch's: binary_call mirrors it)
+    np.testing.assert_array_equal(binary_call(fn.__name__, value, t).numpy(), ufunc(value, data))
+    with pytest.raises(ArgumentTypeError, match=rf"{fn.__name__}: argument 'self' must be a tensor"):
+        fn(value, t)
 
 
 @pytest.mark.parametrize(
@@ -516,7 +528,10 @@ def test_python_int_out_of_range_meets_no_integer_dtype_in_logical_ops_and_true_
     fn: Callable[..., dt.Tensor], ufunc: np.ufunc, value: int
 ) -> None:
     a_np = np.array([0, 1, 255], dtype=np.uint8)
-    check_against_numpy(fn.__name__, lambda: fn(dt.from_numpy(a_np), value), lambda: ufunc(a_np, value))
+    name = fn.__name__
+    check_against_numpy(
+        name, lambda: call_with_numbers(name, fn, dt.from_numpy(a_np), value), lambda: ufunc(a_np, value)
+    )
 
 
 @given(
@@ -568,7 +583,12 @@ def test_zero_dim_and_zero_size(case: Case, s1: tuple[int, ...], s2: tuple[int, 
     if case in UNARY:
         check_against_numpy(case.name, lambda: case.fn(a), lambda: case.ref(a_np), case.approx)
     else:
-        check_against_numpy(case.name, lambda: case.fn(a, b, **case.kwargs), lambda: case.ref(a_np, b_np), case.approx)
+        check_against_numpy(
+            case.name,
+            lambda: call_with_numbers(case.name, case.fn, a, b, **case.kwargs),
+            lambda: case.ref(a_np, b_np),
+            case.approx,
+        )
 
 
 # --- fixed cases that once went wrong -----------------------------------------------------------------------------

@@ -125,7 +125,7 @@ def test_scatter_and_scatter_add_against_numpy() -> None:
         (lambda t: t.index_add_(2, dt.tensor([0]), dt.ones(1, 3)), IndexOutOfRangeError, ("index_add", "dim")),
         (lambda t: t.index_copy_(0, dt.tensor([[0]]), dt.ones(1, 3)), ShapeError, ("index_copy", "1-d")),
         (lambda t: t.scatter_(0, dt.tensor([[3]]), dt.ones(1, 1)), IndexOutOfRangeError, ("scatter", "3")),
-        (lambda t: t.scatter_(0, dt.tensor([[0]], dtype=dt.int32), 1.0), ArgumentTypeError, ("scatter", "int64")),
+        (lambda t: t.scatter_(0, dt.tensor([[0]], dtype=dt.int16), 1.0), ArgumentTypeError, ("scatter", "int64")),
         (lambda t: t.scatter_(0, dt.tensor([0]), 1.0), ShapeError, ("scatter", "dimensions")),
         (lambda t: t.scatter_(0, dt.tensor([[0, 0, 0, 0]]), 1.0), ShapeError, ("scatter", "larger than self")),
         (lambda t: t.scatter_(0, dt.tensor([[0, 0]]), dt.ones(1, 1)), ShapeError, ("scatter", "larger than src")),
@@ -168,3 +168,23 @@ def test_index_add_accumulates_as_np_add_at(rows: int, cols: int, picks: list[in
     np.add.at(expected, where, source)
     got = dt.tensor(base).index_add_(dim, dt.tensor(index), dt.tensor(source))
     np.testing.assert_array_equal(got.numpy(), expected)
+
+
+@pytest.mark.parametrize("index_dtype", [dt.int32, dt.int64])
+def test_scatter_and_scatter_add_take_int32_and_int64_indices(index_dtype: Any) -> None:
+    index_np = np.array([[0, 1], [2, 0]])
+    src_np = np.array([[1, 2], [3, 4]], dtype=np.int32)
+    expected = np.zeros((3, 2), dtype=np.int32)
+    np.put_along_axis(expected, index_np, src_np, axis=0)
+    index, src = dt.tensor(index_np, dtype=index_dtype), dt.from_numpy(src_np)
+    np.testing.assert_array_equal(dt.scatter(dt.zeros(3, 2, dtype=dt.int32), 0, index, src).numpy(), expected)
+    added = np.zeros((3, 2), dtype=np.int32)
+    np.add.at(added, (index_np, np.arange(2)), src_np)
+    np.testing.assert_array_equal(dt.scatter_add(dt.zeros(3, 2, dtype=dt.int32), 0, index, src).numpy(), added)
+
+
+def test_scatter_converts_a_number_to_self_dtype_first() -> None:
+    # (PyTorch's rule: the value 2.5 is 2 for an integer tensor, also when it accumulates: -3 + 2, not -0.5 -> 0)
+    assert dt.scatter(dt.tensor(-3), 0, dt.tensor(0), 2.5, reduce="add").item() == -1
+    assert dt.scatter(dt.tensor([5, 7], dtype=dt.int32), 0, dt.tensor([1]), 2.9, reduce="multiply").tolist() == [5, 14]
+    assert dt.scatter(dt.tensor([1.0, 2.0]), 0, dt.tensor([0]), 2.5, reduce="multiply").tolist() == [2.5, 2.0]

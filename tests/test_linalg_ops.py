@@ -519,3 +519,28 @@ def test_cdist_errors() -> None:
         dt.cdist(dt.ones(4), a)
     with pytest.raises(ValueError, match="compute_mode"):
         dt.cdist(a, a, compute_mode="fast")  # type: ignore[arg-type]
+
+
+# --- float16 norms: computed in float32, given as float16 (PyTorch's half norms) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "reference"),
+    [
+        (lambda t: dt.linalg.vector_norm(t), lambda a: np.linalg.vector_norm(a)),
+        (lambda t: dt.linalg.vector_norm(t, ord=3.5, dim=0), lambda a: np.linalg.vector_norm(a, ord=3.5, axis=0)),
+        (lambda t: dt.linalg.vector_norm(t, ord=0), lambda a: np.linalg.vector_norm(a, ord=0)),
+        (lambda t: dt.linalg.matrix_norm(t), lambda a: np.linalg.matrix_norm(a)),
+        (lambda t: dt.linalg.matrix_norm(t, "nuc"), lambda a: np.linalg.matrix_norm(a, ord="nuc")),
+        (lambda t: dt.linalg.matrix_norm(t, -math.inf), lambda a: np.linalg.matrix_norm(a, ord=-math.inf)),
+        (lambda t: dt.linalg.norm(t, 2), lambda a: np.linalg.norm(a, 2)),
+        (lambda t: dt.linalg.norm(t, dim=1, keepdim=True), lambda a: np.linalg.norm(a, axis=1, keepdims=True)),
+    ],
+)
+def test_float16_norms_compute_in_float32_and_give_float16(call: Any, reference: Any) -> None:
+    a = np.array([[-8.4765625, -1.765625, 0.0], [-4.32421875, 2.400390625, 7.0]], dtype=np.float16)
+    got = call(dt.tensor(a))
+    assert got.dtype == dt.float16
+    np.testing.assert_array_equal(got.numpy(), np.asarray(reference(a.astype(np.float32))).astype(np.float16))
+    half = dt.linalg.vector_norm(dt.tensor(a, dtype=dt.float32), dtype=dt.float16)
+    assert half.dtype == dt.float16

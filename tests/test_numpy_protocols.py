@@ -291,3 +291,20 @@ def test_numpy_functions_that_write_their_first_argument_bump_its_version() -> N
     with pytest.raises(MemoryOverlapError):
         np.add.accumulate(t, out=expanded[0:1, :].expand(2, 3)[0:1, :].expand(2, 3))
     assert expanded.version == 0
+
+
+def test_ufuncs_take_a_python_number_where_pytorchs_op_does_not() -> None:
+    # (NumPy's form: the number weak, NEP 50, though devtensor.maximum(t, 0) is refused as in PyTorch)
+    a = np.array([-1.5, 0.5, 2.0], dtype=np.float32)
+    t = dt.from_numpy(a.copy())
+    for got, want in [
+        (np.maximum(t, 0), np.maximum(a, 0)),
+        (np.minimum(1, t), np.minimum(1, a)),
+        (np.greater(0, t), np.greater(0, a)),
+        (np.arctan2(t, 2), np.arctan2(a, 2)),
+        (np.logical_and(t, 2), np.logical_and(a, 2)),
+        (np.maximum(t, 2, dtype=np.float64), np.maximum(a, 2, dtype=np.float64)),
+    ]:
+        assert isinstance(got, dt.Tensor)
+        np.testing.assert_array_equal(got.numpy(), want, strict=True)
+    assert np.maximum(t, 0, out=t) is t and t.tolist() == [0.0, 0.5, 2.0] and t.version == 1

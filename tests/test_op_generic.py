@@ -39,6 +39,7 @@ from tensor_state import assert_unchanged, snapshot
 
 import devtensor as dt
 from devtensor import backends
+from devtensor.structured import rules
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -112,7 +113,7 @@ def cpu_result(name: str, sample: Sample) -> Any:
 
 def inplace_legal(name: str, sample: Sample, result: Any) -> bool:
     """PyTorch's rule: the op has an inplace variant, ``self`` is a tensor of the result's shape, and the result's
-    dtype casts (same_kind) to ``self``'s."""
+    dtype casts (same_kind) to ``self``'s (is ``self``'s, for the variants of ``rules.EXACT_DTYPE``)."""
     if inplace(name) is None or not isinstance(result, dt.Tensor):
         return False
     first = sample.args[0]
@@ -121,6 +122,7 @@ def inplace_legal(name: str, sample: Sample, result: Any) -> bool:
         isinstance(self_array, np.ndarray)
         and self_array.shape == result.shape
         and bool(np.can_cast(result.dtype, self_array.dtype, "same_kind"))
+        and (name + "_" not in rules.EXACT_DTYPE or result.dtype == self_array.dtype)
     )
 
 

@@ -349,3 +349,40 @@ def test_divmod_errors_name_divmod_and_its_infinite_divisor_value() -> None:
     # README: the Array API standard's floor(1 / -inf), -0.0, where Python and NumPy give -1.0.
     q, r = divmod(dt.tensor([1.0]), -np.inf)
     assert q.item() == 0.0 and np.signbit(q.item()) and r.item() == -np.inf
+
+
+# --- NumPy's .flags and swapaxes (issue 28: SciPy's array-API code reads them) --------------------------------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda a: a,
+        lambda a: a.T,
+        lambda a: a[:, ::2],
+        lambda a: a[:, :1],
+        lambda a: a.swapaxes(0, 2),
+        lambda a: a[:0],
+        lambda a: a.reshape(24, 1, 1)[:, 0],
+    ],
+)
+def test_flags_are_numpys(make: Any) -> None:
+    array = make(np.arange(24.0).reshape(2, 3, 4))
+    flags = dt.from_numpy(array).flags
+    assert (flags.c_contiguous, flags.f_contiguous) == (array.flags.c_contiguous, array.flags.f_contiguous)
+    assert flags.contiguous == array.flags.contiguous and flags.writeable
+    read_only = array.copy()
+    read_only.flags.writeable = False
+    assert not dt.from_numpy(read_only).flags.writeable
+    with pytest.raises(AttributeError):
+        flags.writeable = False  # type: ignore[misc]
+
+
+def test_swapaxes_is_a_transposed_view() -> None:
+    t = dt.arange(24).reshape(2, 3, 4)
+    s = t.swapaxes(0, -1)
+    np.testing.assert_array_equal(s.numpy(), np.swapaxes(np.arange(24).reshape(2, 3, 4), 0, -1))
+    s[0, 0, 0] = 100
+    assert t[0, 0, 0].item() == 100  # (a view)
+    with pytest.raises(IndexError, match="transpose"):
+        t.swapaxes(0, 3)

@@ -36,6 +36,7 @@ from devtensor.backends import Backend, register_backend
 from devtensor.device import register_device_type
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, register_fallback, unregister_fallback
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, NoDataError, ScalarOverflowError, ShapeError
+from devtensor.numpy_values import binary_call
 from devtensor.structured import StructuredOp, structured_op
 from devtensor.tensor import Tensor, TensorSpec
 from devtensor.typed import ConstOut, CPUTensor
@@ -645,7 +646,7 @@ ALIAS_CASES: dict[str, AliasCase] = {
     "mul": (lambda a: dt.mul(a, 3, out=a), lambda p: dt.mul(p, 3)),
     "neg": (lambda a: dt.neg(a, out=a), lambda p: dt.neg(p)),
     "exp": (lambda a: dt.exp(a, out=a), lambda p: dt.exp(p)),
-    "maximum": (lambda a: dt.maximum(a, 1.0, out=a), lambda p: dt.maximum(p, 1.0)),
+    "maximum": (lambda a: dt.maximum(a, a.flip(0), out=a), lambda p: dt.maximum(p, p.flip(0))),
     "clamp": (lambda a: dt.clamp(a, min=a, max=1.5, out=a), lambda p: dt.clamp(p, min=p, max=1.5)),
     "where": (lambda a: dt.where(dt.gt(a, 0.5), a, -a, out=a), lambda p: dt.where(dt.gt(p, 0.5), p, -p)),
     "inplace": (lambda a: a.sub_(a, alpha=0.5), lambda p: dt.sub(p, p, alpha=0.5)),
@@ -918,7 +919,7 @@ def _setitem_uint8(value: float) -> None:
     "call, op",
     [
         (lambda: dt.ones(2) + 10**400, "add"),
-        (lambda: dt.maximum(dt.ones(2), 10**400), "maximum"),
+        (lambda: binary_call("maximum", dt.ones(2), 10**400), "maximum"),  # (NumPy's form: a number)
         (lambda: _setitem_uint8(300.0), "__setitem__"),
         (lambda: dt.full((2,), 300.0, dtype=dt.uint8), "full"),
         (lambda: dt.arange(3.0)[::0], "__getitem__"),
@@ -1053,3 +1054,40 @@ def test_setitem_with_a_zero_slice_step_is_a_devtensor_error(device: str, reques
         with pytest.raises(ArgumentValueError, match=words("__getitem__", "step")):
             t[index]
     assert t.version == 0
+
+
+# --- variants that write only their result dtype (PyTorch's refusals, rules.EXACT_DTYPE) ------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "target", "op"),
+    [
+        (lambda t: t.float_power_(2), dt.ones(3, dtype=dt.float32), "float_power_"),
+        (lambda t: t.float_power_(2), dt.ones(3, dtype=dt.complex64), "float_power_"),
+        (lambda t: dt.float_power(dt.ones(3), 2, out=t), dt.ones(3, dtype=dt.float32), "float_power"),
+        (lambda t: t.abs_(), dt.tensor([3 + 4j, -1j], dtype=dt.complex64), "abs_"),
+        (lambda t: dt.gather(dt.ones(2, dtype=dt.float32), 0, dt.tensor([0, 1]), out=t), dt.ones(2), "gather"),
+        (lambda t: dt.multinomial(dt.ones(1, 2), 2, out=t), dt.zeros(1, 2, dtype=dt.int32), "multinomial"),
+        (lambda t: dt.multinomial(dt.ones(1, 2), 2, out=t), dt.zeros(1, 2, dtype=dt.float64), "multinomial"),
+    ],
+    ids=["float_power_-f32", "float_power_-c64", "float_power-out", "abs_-complex", "gather-out", "multinomial-i32",
+         "multinomial-f64"],
+)  # fmt: skip
+def test_variants_that_write_only_their_result_dtype_refuse_others(call: Any, target: Tensor, op: str) -> None:
+    before, version = target.numpy().copy(), target.version
+    with pytest.raises(dt.CastingError, match=rf"^{op}: argument '(self|out)' has dtype {target.dtype.name}, but"):
+        call(target)
+    np.testing.assert_array_equal(target.numpy(), before)  # (a failing call changes nothing)
+    assert target.version == version
+
+
+def test_variants_that_write_only_their_result_dtype_write_that_dtype() -> None:
+    a = dt.tensor([2.0, 3.0])
+    assert a.float_power_(2).tolist() == [4.0, 9.0] and a.version == 1
+    assert dt.abs_(dt.tensor([-1.5, 2.0], dtype=dt.float32)).tolist() == [1.5, 2.0]
+    out = dt.empty(2, dtype=dt.float32)
+    src = dt.tensor([5.0, 6.0], dtype=dt.float32)
+    assert dt.gather(src, 0, dt.tensor([1, 0]), out=out).tolist() == [6.0, 5.0]
+    assert dt.multinomial(dt.tensor([[0.0, 1.0]]), 1, out=dt.empty(1, 1, dtype=dt.int64)).tolist() == [[1]]
+    # other ops keep the same_kind rule
+    assert dt.add(dt.ones(2, dtype=dt.float64), 1, out=dt.empty(2, dtype=dt.float32)).dtype == dt.float32

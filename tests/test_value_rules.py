@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import call_with_numbers
 from op_samples import COMPARISONS, LOGICAL
 
 import devtensor as dt
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, DevtensorError, ScalarOverflowError
+from devtensor.numpy_values import binary_call, refused_number
 from devtensor.tensor import Tensor
 
 DEVICES = ["cpu", "cuda:1", "meta"]
@@ -94,7 +96,10 @@ def test_comparison_and_logical_ops_with_python_ints_follow_numpy(
     name: str, ufunc: np.ufunc, dtype: str, device: str
 ) -> None:
     data = data_of(dtype)
-    fn = getattr(dt, name)
+
+    def fn(a: Any, b: Any, **kwargs: Any) -> Any:  # (NumPy's forms PyTorch's schema refuses: binary_call)
+        return call_with_numbers(name, getattr(dt, name), a, b, **kwargs)
+
     for value in VALUES:
         for swapped in (False, True):
             expected = numpy_result(ufunc, *((value, data) if swapped else (data, value)))
@@ -130,6 +135,11 @@ def test_inplace_comparison_and_logical_ops_with_python_ints(
         expected = numpy_result(ufunc, data, value)
         t = on(data, device)
         method = getattr(t, name + "_")
+        if refused_number(name, t, value) is not None:  # (logical_and_(t, 2): PyTorch's schema wants a tensor)
+            with pytest.raises(ArgumentTypeError, match=rf"{name}: argument 'other' must be a tensor"):
+                method(value)
+            assert t.version == 0
+            continue
         if expected is OverflowError:
             with pytest.raises(ScalarOverflowError, match=name):
                 method(value)
@@ -144,14 +154,14 @@ def test_inplace_comparison_and_logical_ops_with_python_ints(
 
 def test_the_issue_examples() -> None:
     with pytest.raises(ScalarOverflowError, match=r"logical_and: .*9223372036854775808.*'other'.*int64"):
-        dt.logical_and(dt.zeros(2), 2**63)
+        binary_call("logical_and", dt.zeros(2), 2**63)  # (NumPy's form: PyTorch's wants a tensor)
     with pytest.raises(ScalarOverflowError, match=r"eq: .*9223372036854775808.*'other'.*int64"):
         dt.eq(dt.zeros(2, dtype=dt.bool), 2**63)
     assert isinstance(ScalarOverflowError("x"), (DevtensorError, OverflowError))
     # NumPy 2 compares an integer tensor with any int exactly
     assert dt.eq(dt.zeros(2, dtype=dt.int64), 2**63).tolist() == [False, False]
     assert dt.lt(dt.zeros(2, dtype=dt.uint8), 2**200).tolist() == [True, True]
-    assert dt.ge(-(2**200), dt.zeros(2, dtype=dt.int8)).tolist() == [False, False]
+    assert binary_call("ge", -(2**200), dt.zeros(2, dtype=dt.int8)).tolist() == [False, False]
     assert (dt.tensor([1, 2], dtype=dt.uint8) != -1).tolist() == [True, True]
     with pytest.raises(ScalarOverflowError, match=r"lt: .*too large to convert to float64"):
         dt.lt(dt.zeros(2), 10**400)
@@ -342,3 +352,75 @@ def test_where_with_an_int_too_large_for_a_float_result(device: str) -> None:
         dt.where(c, 10**5000, dt.zeros(2, dtype=dt.complex64, device=device))  # beyond str()'s digit limit
     r = dt.where(c, dt.zeros(2, dtype=dt.float32, device=device), 2**70)  # a float holds it
     assert r.dtype == dt.float32
+
+
+# --- PyTorch's refusals (issue 28): a Python number where the schema takes a tensor -------------------------
+
+# (op, where a Python number is refused): PyTorch's schemas, e.g. ``maximum(Tensor self, Tensor other)`` and
+# ``gt(Tensor self, Scalar other)``.
+REFUSED_NUMBERS = [
+    *[(name, ("self", "other")) for name in ("maximum", "minimum", "atan2", "hypot", "nextafter", "logaddexp")],
+    *[(name, ("self", "other")) for name in ("logical_and", "logical_or", "logical_xor")],
+    *[(name, ("self",)) for name in ("eq", "ne", "lt", "le", "gt", "ge", "fmod", "copysign")],
+]
+
+
+NUMPY_NAMES = {
+    "atan2": "arctan2",
+    "eq": "equal",
+    "ne": "not_equal",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+}
+
+
+@pytest.mark.parametrize(("name", "places"), REFUSED_NUMBERS, ids=[n for n, _ in REFUSED_NUMBERS])
+def test_a_python_number_is_refused_where_pytorchs_schema_wants_a_tensor(name: str, places: tuple[str, ...]) -> None:
+    fn = getattr(dt, name)
+    t = dt.tensor([1.0, -2.0, 3.0])
+    out = dt.zeros(3, dtype=fn(t, t).dtype)
+    for place in ("self", "other"):
+        args = (2, t) if place == "self" else (t, 2)
+        if place not in places:
+            fn(*args)  # (a number there is PyTorch's form too)
+            continue
+        with pytest.raises(ArgumentTypeError, match=rf"^{name}: argument '{place}' must be a tensor, not int 2"):
+            fn(*args)
+        with pytest.raises(ArgumentTypeError, match=name):
+            fn(*args, out=out)
+        assert out.version == 0 and out.tolist() == [0, 0, 0]  # (a failing call changes nothing)
+        # NumPy's form, through NEP 13 and the Array API, gives NumPy's values
+        ufunc = getattr(np, NUMPY_NAMES.get(name, name))
+        data = np.array([1.0, -2.0, 3.0])
+        expected = ufunc(*((2, data) if place == "self" else (data, 2)))
+        np.testing.assert_array_equal(ufunc(*args).numpy(), expected, strict=True)
+        np.testing.assert_array_equal(binary_call(name, *args).numpy(), expected, strict=True)
+    if "other" in places:
+        self = dt.tensor([1.0, -2.0, 3.0])
+        with pytest.raises(ArgumentTypeError, match=name):
+            getattr(self, name + "_", getattr(self, name))(2)
+        assert self.version == 0 and self.tolist() == [1.0, -2.0, 3.0]
+
+
+def test_the_tensor_operators_keep_taking_numbers() -> None:
+    t = dt.tensor([1, 5, 3])
+    assert (t > 2).tolist() == [False, True, True] and (t >= 3).tolist() == [False, True, True]
+    assert (t == 2).tolist() == [False, False, False] and (t != 7).tolist() == [True, True, True]
+    assert dt.max(t, other=dt.tensor([4, 4, 4])).tolist() == [4, 5, 4]
+
+
+def test_numbers_through_the_array_api_follow_weak_promotion() -> None:
+    import devtensor.array_api as xp
+
+    x8 = dt.tensor([1, -2, 3], dtype=dt.int8)
+    assert xp.maximum(x8, 2).dtype == dt.int8 and xp.maximum(2, x8).tolist() == [2, 2, 3]
+    assert xp.maximum(x8, 2.5).dtype == dt.float64  # (NEP 50: a float with an integer array)
+    assert xp.atan2(dt.ones(2, dtype=dt.float32), 1).dtype == dt.float32
+    assert xp.logical_and(x8, 0.0).tolist() == [False, False, False]
+    assert xp.less(2, x8).tolist() == [False, False, True]  # (mirrored: gt(x8, 2))
+    with pytest.raises(ScalarOverflowError, match=r"^maximum: Python integer 300 \(argument 'x2'\)"):
+        xp.maximum(x8, 300)
+    with pytest.raises(ScalarOverflowError, match=r"^less: |^lt: "):
+        binary_call("lt", 10**400, dt.ones(2))

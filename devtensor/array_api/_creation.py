@@ -12,7 +12,7 @@ import numpy as np
 import devtensor as _dt
 from devtensor.array_api._naming import name_errors
 from devtensor.device import DeviceLike
-from devtensor.dtypes import check_choice
+from devtensor.dtypes import check_choice, to_dtype
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.tensor import Tensor
 
@@ -26,6 +26,7 @@ __all__ = [
     "full",
     "full_like",
     "linspace",
+    "logspace",
     "meshgrid",
     "ones",
     "ones_like",
@@ -142,6 +143,24 @@ def linspace(
     if n < 0:
         raise ArgumentValueError(f"linspace: argument 'num' must be non-negative, got {n}")
     return _dt.linspace(start, stop, n + 1, dtype=dtype, device=device)[:n]
+
+
+def logspace(
+    start: int | float | Tensor, stop: int | float | Tensor, /, num: int = 50, *, endpoint: bool = True,
+    base: float = 10.0, dtype: Any = None, device: DeviceLike | None = None,
+) -> Tensor:  # fmt: skip
+    """``base ** linspace(start, stop, num, endpoint=endpoint)``: ``num`` values evenly spaced on a log scale
+    (NumPy's and PyTorch's ``logspace``; not a function of the standard, but SciPy's array-API code calls it).
+    Computed in float64 (the bounds may be 0-d arrays), then cast to ``dtype`` when given (NumPy's rule).
+
+    Raises:
+        As :func:`linspace` (a negative ``num``, a bad dtype or device); ArgumentTypeError: ``base`` is not a real
+            number.
+    """
+    if type(base) not in (int, float):
+        raise ArgumentTypeError(f"logspace: argument 'base' must be a real number, got {base!r}")
+    result = _dt.pow(float(base), linspace(start, stop, num, dtype=_dt.float64, device=device, endpoint=endpoint))
+    return result if dtype is None else result.to(dtype=to_dtype(dtype, op="logspace"))
 
 
 def eye(

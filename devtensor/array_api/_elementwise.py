@@ -1,7 +1,9 @@
 """The Array API standard's element-wise functions: each is devtensor's op of the same meaning (PyTorch's name
 where it differs: ``divide`` is :func:`devtensor.div`, ``bitwise_invert`` is :func:`devtensor.bitwise_not`), so it
 runs through dispatch (device guard, checks, overrides, modes) on CPU and CUDA tensors alike. Shapes broadcast and
-dtypes promote as NumPy's (Python scalars weak, NEP 50); errors are the op's (see each op's docstring).
+dtypes promote as NumPy's (Python scalars weak, NEP 50), a Python number on either side of a binary function too
+where PyTorch's op refuses one (``maximum(x, 0)``: :func:`devtensor.numpy_values.binary_call`); errors are the op's
+(see each op's docstring).
 """
 
 from __future__ import annotations
@@ -9,7 +11,10 @@ from __future__ import annotations
 import devtensor as _dt
 from devtensor.array_api._naming import name_errors
 from devtensor.dtypes import Scalar
+from devtensor.numpy_values import binary_call
 from devtensor.tensor import Tensor
+
+_NUMBERS = (bool, int, float, complex)
 
 __all__ = [
     "abs",
@@ -119,7 +124,7 @@ def atan(x: Tensor, /) -> Tensor:
 
 def atan2(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``atan2`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.atan2`."""
-    return _dt.atan2(x1, x2)
+    return binary_call("atan2", x1, x2)
 
 
 def atanh(x: Tensor, /) -> Tensor:
@@ -162,14 +167,15 @@ def ceil(x: Tensor, /) -> Tensor:
     return _dt.ceil(x)
 
 
-def conj(x: Tensor, /) -> Tensor:
-    """The standard's ``conj`` of ``x`` (same shape): :func:`devtensor.conj`."""
-    return _dt.conj(x)
+def conj(x: Tensor | Scalar, /) -> Tensor:
+    """The standard's ``conj`` of ``x`` (same shape): :func:`devtensor.conj`; a Python number as a 0-d tensor
+    first (NumPy's ``np.conj(0)``, which SciPy's array-API code calls)."""
+    return _dt.conj(_dt.asarray(x) if isinstance(x, _NUMBERS) else x)
 
 
 def copysign(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``copysign`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.copysign`."""
-    return _dt.copysign(x1, x2)
+    return binary_call("copysign", x1, x2)
 
 
 def cos(x: Tensor, /) -> Tensor:
@@ -189,7 +195,7 @@ def divide(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
 
 def equal(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``equal`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.eq`."""
-    return _dt.eq(x1, x2)
+    return binary_call("eq", x1, x2)
 
 
 def exp(x: Tensor, /) -> Tensor:
@@ -209,22 +215,23 @@ def floor(x: Tensor, /) -> Tensor:
 
 def greater(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``greater`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.gt`."""
-    return _dt.gt(x1, x2)
+    return binary_call("gt", x1, x2)
 
 
 def greater_equal(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``greater_equal`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.ge`."""
-    return _dt.ge(x1, x2)
+    return binary_call("ge", x1, x2)
 
 
 def hypot(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``hypot`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.hypot`."""
-    return _dt.hypot(x1, x2)
+    return binary_call("hypot", x1, x2)
 
 
-def imag(x: Tensor, /) -> Tensor:
-    """The standard's ``imag`` of ``x`` (same shape): :func:`devtensor.imag`."""
-    return _dt.imag(x)
+def imag(x: Tensor | Scalar, /) -> Tensor:
+    """The standard's ``imag`` of ``x`` (same shape): :func:`devtensor.imag`; a Python number as a 0-d tensor
+    first (NumPy's ``np.imag(0)``, which SciPy's array-API code calls)."""
+    return _dt.imag(_dt.asarray(x) if isinstance(x, _NUMBERS) else x)
 
 
 def isfinite(x: Tensor, /) -> Tensor:
@@ -244,12 +251,12 @@ def isnan(x: Tensor, /) -> Tensor:
 
 def less(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``less`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.lt`."""
-    return _dt.lt(x1, x2)
+    return binary_call("lt", x1, x2)
 
 
 def less_equal(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``less_equal`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.le`."""
-    return _dt.le(x1, x2)
+    return binary_call("le", x1, x2)
 
 
 def log(x: Tensor, /) -> Tensor:
@@ -274,12 +281,12 @@ def log2(x: Tensor, /) -> Tensor:
 
 def logaddexp(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``logaddexp`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.logaddexp`."""
-    return _dt.logaddexp(x1, x2)
+    return binary_call("logaddexp", x1, x2)
 
 
 def logical_and(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``logical_and`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.logical_and`."""
-    return _dt.logical_and(x1, x2)
+    return binary_call("logical_and", x1, x2)
 
 
 def logical_not(x: Tensor, /) -> Tensor:
@@ -289,22 +296,22 @@ def logical_not(x: Tensor, /) -> Tensor:
 
 def logical_or(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``logical_or`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.logical_or`."""
-    return _dt.logical_or(x1, x2)
+    return binary_call("logical_or", x1, x2)
 
 
 def logical_xor(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``logical_xor`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.logical_xor`."""
-    return _dt.logical_xor(x1, x2)
+    return binary_call("logical_xor", x1, x2)
 
 
 def maximum(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``maximum`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.maximum`."""
-    return _dt.maximum(x1, x2)
+    return binary_call("maximum", x1, x2)
 
 
 def minimum(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``minimum`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.minimum`."""
-    return _dt.minimum(x1, x2)
+    return binary_call("minimum", x1, x2)
 
 
 def multiply(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
@@ -319,12 +326,12 @@ def negative(x: Tensor, /) -> Tensor:
 
 def nextafter(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``nextafter`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.nextafter`."""
-    return _dt.nextafter(x1, x2)
+    return binary_call("nextafter", x1, x2)
 
 
 def not_equal(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     """The standard's ``not_equal`` of ``x1`` and ``x2`` (broadcast shape): :func:`devtensor.ne`."""
-    return _dt.ne(x1, x2)
+    return binary_call("ne", x1, x2)
 
 
 def positive(x: Tensor, /) -> Tensor:
@@ -337,9 +344,10 @@ def pow(x1: Tensor | Scalar, x2: Tensor | Scalar, /) -> Tensor:
     return _dt.pow(x1, x2)
 
 
-def real(x: Tensor, /) -> Tensor:
-    """The standard's ``real`` of ``x`` (same shape): :func:`devtensor.real`."""
-    return _dt.real(x)
+def real(x: Tensor | Scalar, /) -> Tensor:
+    """The standard's ``real`` of ``x`` (same shape): :func:`devtensor.real`; a Python number as a 0-d tensor
+    first (NumPy's ``np.real(0)``, which SciPy's array-API code calls)."""
+    return _dt.real(_dt.asarray(x) if isinstance(x, _NUMBERS) else x)
 
 
 def reciprocal(x: Tensor, /) -> Tensor:

@@ -38,7 +38,7 @@ from devtensor.meta import (
     int_text,
     unary_ufunc_meta,
 )
-from devtensor.structured import TensorSpec, structured_op
+from devtensor.structured import TensorSpec, rules, structured_op
 from devtensor.tensor import Tensor, TensorMeta, TensorMetaOrScalar
 from devtensor.typed import ConstOut
 from devtensor.typed.const_out import InplaceOut
@@ -192,8 +192,12 @@ def _pow(xp: ModuleType, self: D | Scalar, other: D | Scalar, *, out: ConstOut[D
 
 neg = unary_ufunc("neg", np.negative, doc="``-self``, elementwise (``torch.neg``, ``np.negative``; bool is an error).")
 abs = unary_ufunc(
-    "abs", np.absolute, doc="``|self|``, elementwise (``torch.abs``, ``np.absolute``; complex gives real)."
+    "abs",
+    np.absolute,
+    doc="``|self|``, elementwise (``torch.abs``, ``np.absolute``; complex gives real, so ``abs_`` of a complex "
+    "tensor is a CastingError, as PyTorch refuses it).",
 )
+rules.EXACT_DTYPE["abs_"] = "PyTorch has no inplace abs of complex tensors: the result is real"
 exp = unary_ufunc("exp", np.exp, doc="``e ** self``, elementwise (``torch.exp``, ``np.exp``; integers give floats).")
 log = unary_ufunc("log", np.log, doc="Natural logarithm, elementwise (``torch.log``, ``np.log``; log(0) = -inf).")
 sqrt = unary_ufunc(
@@ -281,10 +285,16 @@ def _sigmoid_steps(xp: ModuleType, a: Any, o: Any) -> None:
 # --- maximum, minimum -----------------------------------------------------------------------------------
 
 maximum = binary_ufunc(
-    "maximum", np.maximum, doc="Elementwise maximum (``torch.maximum``, ``np.maximum``; NaN propagates)."
+    "maximum",
+    np.maximum,
+    numbers="none",
+    doc="Elementwise maximum (``torch.maximum``, ``np.maximum``; NaN propagates).",
 )
 minimum = binary_ufunc(
-    "minimum", np.minimum, doc="Elementwise minimum (``torch.minimum``, ``np.minimum``; NaN propagates)."
+    "minimum",
+    np.minimum,
+    numbers="none",
+    doc="Elementwise minimum (``torch.minimum``, ``np.minimum``; NaN propagates).",
 )
 
 
@@ -407,42 +417,57 @@ _LOGICAL_INT = (
 )
 
 eq = binary_ufunc(
-    "eq", np.equal, doc="``self == other``, elementwise, as a bool tensor (``torch.eq``, ``np.equal``)." + _CMP_INT
+    "eq",
+    np.equal,
+    numbers="other",
+    doc="``self == other``, elementwise, as a bool tensor (``torch.eq``, ``np.equal``)." + _CMP_INT,
 )
 ne = binary_ufunc(
     "ne",
     np.not_equal,
+    numbers="other",
     doc="``self != other``, elementwise, as a bool tensor (``torch.ne``, ``np.not_equal``)." + _CMP_INT,
 )
 lt = binary_ufunc(
-    "lt", np.less, doc="``self < other``, elementwise, as a bool tensor (``torch.lt``, ``np.less``)." + _CMP_INT
+    "lt",
+    np.less,
+    numbers="other",
+    doc="``self < other``, elementwise, as a bool tensor (``torch.lt``, ``np.less``)." + _CMP_INT,
 )
 le = binary_ufunc(
     "le",
     np.less_equal,
+    numbers="other",
     doc="``self <= other``, elementwise, as a bool tensor (``torch.le``, ``np.less_equal``)." + _CMP_INT,
 )
 gt = binary_ufunc(
-    "gt", np.greater, doc="``self > other``, elementwise, as a bool tensor (``torch.gt``, ``np.greater``)." + _CMP_INT
+    "gt",
+    np.greater,
+    numbers="other",
+    doc="``self > other``, elementwise, as a bool tensor (``torch.gt``, ``np.greater``)." + _CMP_INT,
 )
 ge = binary_ufunc(
     "ge",
     np.greater_equal,
+    numbers="other",
     doc="``self >= other``, elementwise, as a bool tensor (``torch.ge``, ``np.greater_equal``)." + _CMP_INT,
 )
 logical_and = binary_ufunc(
     "logical_and",
     np.logical_and,
+    numbers="none",
     doc="Truth of ``self and other``, elementwise, as bool (``np.logical_and``)." + _LOGICAL_INT,
 )
 logical_or = binary_ufunc(
     "logical_or",
     np.logical_or,
+    numbers="none",
     doc="Truth of ``self or other``, elementwise, as bool (``np.logical_or``)." + _LOGICAL_INT,
 )
 logical_xor = binary_ufunc(
     "logical_xor",
     np.logical_xor,
+    numbers="none",
     doc="Truth of ``self xor other``, elementwise, as bool (``np.logical_xor``)." + _LOGICAL_INT,
 )
 logical_not = unary_ufunc(

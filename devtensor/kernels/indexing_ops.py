@@ -23,7 +23,7 @@ from devtensor.arguments import clamped_offset
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError, ShapeError
 from devtensor.kernels.ufunc_family import D
 from devtensor.meta import broadcast_shapes, int_arg, ints_arg, normalize_dim, normalize_dims, ufunc_result_dtype
-from devtensor.structured import PlannedSpec, TensorSpec, structured_op
+from devtensor.structured import PlannedSpec, TensorSpec, rules, structured_op
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
 
@@ -298,6 +298,7 @@ def gather(self: TensorMeta, dim: int, index: TensorMeta) -> PlannedSpec[int | N
             than ``dim``.
         IndexOutOfRangeError (IndexError): ``dim`` out of range; an index outside ``[0, size)`` (checked before
             any write; negative indices are errors, as PyTorch).
+        CastingError (TypeError): an ``out`` of another dtype than ``self``'s (PyTorch's rule).
     """
     if math.prod(index.shape) or index.dtype.kind not in "iu":  # (PyTorch checks the dtype of a non-empty index)
         _index_dtype("gather", "index", index, ("int32", "int64"))  # (PyTorch's gather takes both)
@@ -316,6 +317,9 @@ def gather(self: TensorMeta, dim: int, index: TensorMeta) -> PlannedSpec[int | N
                 f"gather: size of index {_fmt(index.shape)} is larger than self {_fmt(self.shape)} in dimension {i}"
             )
     return PlannedSpec(index.shape, self.dtype, d if nd and index.shape else None)
+
+
+rules.EXACT_DTYPE["gather"] = "PyTorch's gather writes only self's dtype"
 
 
 @_ks.gather.xp

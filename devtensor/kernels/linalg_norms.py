@@ -2,8 +2,9 @@
 
 Registered as ``linalg_<name>`` ops without a top-level function or method (:mod:`devtensor.linalg` exposes
 them under PyTorch's names), one kernel for both devices. Norms compute in the dtype rules of
-:mod:`devtensor.kernels.linalg_solvers` (bool and integers as float64, float16 refused) and give the real dtype
-of that precision; values follow ``numpy.linalg.norm`` / ``numpy.linalg.vector_norm`` / ``matrix_norm``.
+:mod:`devtensor.kernels.linalg_solvers` (bool and integers as float64) and give the real dtype of that precision;
+float16, which LAPACK lacks, computes in float32 and gives float16 (PyTorch's half norms accumulate in float
+too); values follow ``numpy.linalg.norm`` / ``numpy.linalg.vector_norm`` / ``matrix_norm``.
 """
 
 from __future__ import annotations
@@ -32,14 +33,27 @@ def _fmt(shape: tuple[int, ...]) -> str:
     return str(list(shape))
 
 
+_F16: Final = to_dtype("float16")
+_F32: Final = to_dtype("float32")
+
+
 def _norm_dtype(op: str, x: TensorMeta, dtype: DTypeLike | None) -> DType:
-    """The dtype a norm computes in: ``dtype`` when given (``x`` must cast to it safely in kind), else ``x``'s."""
+    """The dtype of a norm's precision: ``dtype`` when given (``x`` must cast to it safely in kind), else ``x``'s
+    (float16 kept: :func:`_compute_dtype` computes it in float32)."""
     if dtype is None:
-        return linalg_dtype(op, x.dtype, "x")
-    d = linalg_dtype(op, to_dtype(dtype, op=op), "dtype")
+        return _F16 if x.dtype == _F16 else linalg_dtype(op, x.dtype, "x")
+    d = to_dtype(dtype, op=op)
+    d = _F16 if d == _F16 else linalg_dtype(op, d, "dtype")
     if x.dtype.kind == "c" and d.kind != "c":
         raise ArgumentTypeError(f"{op}: argument 'dtype' must be complex for a complex input, got {d.name}")
     return d
+
+
+def _compute_dtype(op: str, a: Any, dtype: DTypeLike | None) -> DType:
+    """The dtype a norm kernel computes the array ``a`` in: its precision's (:func:`_norm_dtype`), float32 for
+    float16; the result is cast to the out's dtype on the write."""
+    d = (_F16 if a.dtype == _F16 else linalg_dtype(op, a.dtype)) if dtype is None else to_dtype(dtype)
+    return _F32 if d == _F16 else d
 
 
 def _reduced(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
@@ -109,7 +123,7 @@ def _vector_norm(
     out: ConstOut[D],
 ) -> None:
     a = x._array
-    compute = linalg_dtype("linalg_vector_norm", a.dtype) if dtype is None else to_dtype(dtype)
+    compute = _compute_dtype("linalg_vector_norm", a, dtype)
     axis = tuple(range(a.ndim)) if dim is None or a.ndim == 0 else normalize_dims("linalg_vector_norm", dim, a.ndim)
     out.array[...] = vector_norm_array(xp, a.astype(compute, copy=False), ord, axis, keepdim)
 
@@ -201,7 +215,7 @@ def _matrix_norm(
     out: ConstOut[D],
 ) -> None:
     a = A._array
-    compute = linalg_dtype("linalg_matrix_norm", a.dtype) if dtype is None else to_dtype(dtype)
+    compute = _compute_dtype("linalg_matrix_norm", a, dtype)
     dims = _matrix_dims("linalg_matrix_norm", a, ord, dim)
     out.array[...] = matrix_norm_array(xp, a.astype(compute, copy=False), ord, dims, keepdim)
 
@@ -265,7 +279,7 @@ def _norm(
 ) -> None:
     a = A._array
     kind, dims = _norm_plan(a, ord, dim)
-    a = a.astype(linalg_dtype("linalg_norm", a.dtype) if dtype is None else to_dtype(dtype), copy=False)
+    a = a.astype(_compute_dtype("linalg_norm", a, dtype), copy=False)
     if kind == "matrix":
         d = normalize_dims("linalg_norm", dims, a.ndim)
         out.array[...] = matrix_norm_array(xp, a, "fro" if ord is None else ord, (d[0], d[1]), keepdim)

@@ -10,7 +10,8 @@ Common rules (values follow ``numpy.linalg``):
 * Matrices are the last two dimensions; leading dimensions are a batch (broadcast between two operands as
   NumPy's ``solve`` does). A square-matrix op given a non-square or a 1-D input raises ShapeError.
 * Dtypes: float32, float64, complex64 and complex128 keep theirs; bool and integers compute in float64 (as
-  ``numpy.linalg``); float16 is refused (ArgumentTypeError: LAPACK has no half precision). Real-valued results
+  ``numpy.linalg``); float16 is refused (ArgumentTypeError: LAPACK has no half precision; the norms compute it
+  in float32 and give float16, :mod:`devtensor.kernels.linalg_norms`). Real-valued results
   (singular values, eigenvalues of Hermitian matrices, ``logabsdet``) are the real dtype of that precision.
 * Errors: a singular matrix (inv, solve), a matrix that is not positive-definite (cholesky), no convergence
   (svd, eigh) raise :class:`~devtensor.errors.LinAlgError` (a RuntimeError, as PyTorch's) naming the op;

@@ -19,6 +19,7 @@ from typing import Any, Final
 import numpy as np
 
 from devtensor.kernels.ufunc_family import binary_ufunc, unary_ufunc, write_with_special
+from devtensor.structured import rules
 from devtensor.tensor import Tensor
 from devtensor.typed.const_out import InplaceOut
 
@@ -260,18 +261,21 @@ atanh = unary_ufunc(
 atan2 = binary_ufunc(
     "atan2",
     np.arctan2,
+    numbers="none",
     doc="The angle of the point ``(other, self)``, in radians ``[-pi, pi]``, elementwise (``torch.atan2``, "
     "``np.arctan2``: ``self`` is y, ``other`` is x; real inputs only).",
 )
 hypot = binary_ufunc(
     "hypot",
     np.hypot,
+    numbers="none",
     doc="``sqrt(self**2 + other**2)`` without intermediate overflow, elementwise (``torch.hypot``, "
     "``np.hypot``; real inputs only).",
 )
 copysign = binary_ufunc(
     "copysign",
     np.copysign,
+    numbers="other",
     doc="``|self|`` with the sign of ``other``, elementwise (``torch.copysign``, ``np.copysign``; integers give "
     "floats; real inputs only).",
 )
@@ -279,6 +283,7 @@ logaddexp = binary_ufunc(
     "logaddexp",
     np.logaddexp,
     inplace=False,
+    numbers="none",
     doc="``log(exp(self) + exp(other))`` without intermediate overflow, elementwise (``torch.logaddexp``, "
     "``np.logaddexp``; real inputs only; PyTorch has no inplace variant).",
 )
@@ -287,19 +292,22 @@ float_power = binary_ufunc(
     np.float_power,
     doc="``self ** other`` computed in float64, or complex128 when either operand is complex, elementwise "
     "(``torch.float_power``, ``np.float_power``: the result is float64/complex128 whatever the input dtypes; "
-    "negative reals to non-integer powers give NaN). The inplace ``float_power_`` casts that result into "
-    "``self``'s dtype by the usual inplace rule (same_kind), where PyTorch refuses a ``self`` that is not "
-    "float64/complex128.",
+    "negative reals to non-integer powers give NaN). The inplace ``float_power_`` and an ``out=`` take only that "
+    "dtype (CastingError otherwise, as PyTorch).",
 )
+for _variant in ("float_power", "float_power_"):
+    rules.EXACT_DTYPE[_variant] = "PyTorch's float_power computes and writes float64 or complex128 only"
 fmod = binary_ufunc(
     "fmod",
     np.fmod,
+    numbers="other",
     doc="C-style remainder of ``self / other``, with the sign of ``self`` (``torch.fmod``, ``np.fmod``; an "
     "integer ``fmod`` by zero gives 0, as NumPy, with its divide-by-zero warning; real inputs only).",
 )
 nextafter = binary_ufunc(
     "nextafter",
     np.nextafter,
+    numbers="none",
     doc="The next floating-point value after ``self`` towards ``other``, elementwise (``torch.nextafter``, "
     "``np.nextafter``; integers give floats; real inputs only).",
 )

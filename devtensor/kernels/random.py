@@ -27,7 +27,7 @@ from devtensor.errors import ArgumentTypeError, ArgumentValueError, DeviceMismat
 from devtensor.generator import Generator, default_generator_for
 from devtensor.kernels.ufunc_family import D
 from devtensor.meta import int_arg, int_bounds
-from devtensor.structured import TensorSpec, structured_op
+from devtensor.structured import TensorSpec, rules, structured_op
 from devtensor.tensor import Tensor, TensorMeta, TensorOrScalar
 from devtensor.typed import ConstOut
 
@@ -387,6 +387,7 @@ def multinomial(
             before any write): a negative, infinite or NaN weight, a row of zero sum, or without replacement
             fewer non-zero weights than ``num_samples``.
         DeviceMismatchError (ValueError): a generator on another device.
+        CastingError (TypeError): an ``out`` that is not int64 (PyTorch's rule).
     """
     op = "multinomial"
     if self.dtype.kind != "f":
@@ -405,6 +406,9 @@ def multinomial(
         raise ArgumentValueError(f"{op}: cannot draw num_samples={n} samples without replacement from {k} categories")
     check_generator(op, generator, self.device)
     return (*self.shape[:-1], n), _INT64
+
+
+rules.EXACT_DTYPE["multinomial"] = "PyTorch's multinomial writes only int64 indices"
 
 
 @_ks.multinomial.xp

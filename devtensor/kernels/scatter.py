@@ -150,10 +150,10 @@ def _index_copy(xp: ModuleType, self: D, dim: int, index: D, source: D, *, plan:
 
 
 def _scatter_spec(op: str, self: TensorMeta, dim: int, index: TensorMeta, src: TensorMetaOrScalar) -> PlannedSpec[int]:
-    """Checks of ``scatter``/``scatter_add`` (PyTorch's): an int64 ``index`` with ``self``'s number of dims, no
-    larger than ``src`` in any dim nor than ``self`` in any dim but ``dim``; ``src`` of ``self``'s dtype (or a
-    number that fits it, for ``scatter``). The plan: the normalised dim."""
-    _index_dtype(op, "index", index)
+    """Checks of ``scatter``/``scatter_add`` (PyTorch's): an int64 or int32 ``index`` with ``self``'s number of
+    dims, no larger than ``src`` in any dim nor than ``self`` in any dim but ``dim``; ``src`` of ``self``'s dtype
+    (or a number that fits it, for ``scatter``). The plan: the normalised dim."""
+    _index_dtype(op, "index", index, ("int32", "int64"))  # (PyTorch's scatter takes both, as gather)
     nd = len(self.shape)
     d = normalize_dim(op, dim, nd)
     if isinstance(src, Tensor):
@@ -218,8 +218,8 @@ def _scatter_into(
         if isinstance(src, Tensor):
             values = src._array if src._array.ndim else src._array.reshape(1)
             values = values[tuple(slice(0, n) for n in idx.shape)]
-        else:
-            values = python_scalar(op, "value", src)
+        else:  # (a number is converted to self's dtype first, as PyTorch's: 2.5 adds 2 to an integer tensor)
+            values = xp.asarray(python_scalar(op, "value", src), dtype=a.dtype)
         with deferred_conditions():  # (the accumulation and the write, then a condition reported)
             if reduce is None:
                 result[where] = values
@@ -243,16 +243,16 @@ def scatter(
 ) -> PlannedSpec[int]:
     """``self`` with ``src``'s values written at the positions ``index`` names along ``dim`` (``torch.scatter``):
     for ``dim == 0``, ``result[index[i][j][k]][j][k] = src[i][j][k]``, and so on, over ``index``'s shape (the
-    inverse of :func:`devtensor.gather`). ``index``: int64 with ``self``'s number of dims, no larger than ``src``
-    in any dim nor than ``self`` in any dim but ``dim``, values in ``[0, self.size(dim))``; ``src``: a tensor of
-    ``self``'s dtype, or a number that fits it (PyTorch's ``scatter(dim, index, value)`` form, passed positionally
-    or as ``src=``: one schema has one name for it). ``reduce="add"``/``"multiply"`` accumulates instead
+    inverse of :func:`devtensor.gather`). ``index``: int64 or int32 with ``self``'s number of dims, no larger than
+    ``src`` in any dim nor than ``self`` in any dim but ``dim``, values in ``[0, self.size(dim))``; ``src``: a
+    tensor of ``self``'s dtype, or a number that fits it (PyTorch's ``scatter(dim, index, value)`` form, passed
+    positionally or as ``src=``: one schema has one name for it). ``reduce="add"``/``"multiply"`` accumulates instead
     (PyTorch's deprecated form). For a repeated position the last write wins (NumPy's
     assignment; PyTorch leaves the order undefined). Result: ``self``'s shape and dtype. Variants: functional, out
     and inplace (``t.scatter_(dim, index, src)``).
 
     Raises:
-        ArgumentTypeError (TypeError): ``index`` not int64; ``src`` of another dtype.
+        ArgumentTypeError (TypeError): ``index`` not int64 or int32; ``src`` of another dtype.
         ShapeError (ValueError): ``index`` or ``src`` of another number of dims, or ``index`` larger than they
             are.
         IndexOutOfRangeError (IndexError): ``dim`` out of range; an index outside ``[0, size)`` (checked before

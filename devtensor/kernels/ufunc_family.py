@@ -371,20 +371,28 @@ def unary_ufunc(
 
 
 def binary_ufunc(
-    name: str, ufunc: np.ufunc, *, doc: str, alpha: bool = False, cupy: str | None = None, inplace: bool = True
+    name: str,
+    ufunc: np.ufunc,
+    *,
+    doc: str,
+    alpha: bool = False,
+    cupy: str | None = None,
+    inplace: bool = True,
+    numbers: str = "both",
 ) -> StructuredOp:
     """Define the two-argument elementwise op ``name(self, other)`` computed by NumPy's ``ufunc`` (CuPy's
     ``cupy``, by default the same name); either argument may be a Python number. Result: the broadcast shape,
     the dtype NumPy's ``ufunc`` gives (Python numbers weak). With ``alpha`` the op is ``ufunc(self, alpha *
     other)`` with a keyword ``alpha=1`` checked by PyTorch's rule (``add``, ``sub``). ``doc`` is the summary;
     the rest of the docstring is generated. ``inplace=False`` defines no inplace variant (where PyTorch has
-    none, e.g. ``logaddexp``). Returns the StructuredOp.
+    none, e.g. ``logaddexp``). ``numbers``: where PyTorch's schema takes a Python number (``"both"``,
+    ``"other"``, ``"none"``; :func:`devtensor.meta.binary_ufunc_meta`). Returns the StructuredOp.
 
     Raises:
         ValueError: an op named ``name`` exists already.
     """
     cp_name = cupy or ufunc.__name__
-    meta = binary_ufunc_meta(name, ufunc, alpha=alpha)
+    meta = binary_ufunc_meta(name, ufunc, alpha=alpha, numbers=numbers)
     summary = elementwise_doc(name, doc, f"np.{ufunc.__name__}", inplace=inplace, extra=_ALPHA_DOC if alpha else "")
     kernel: Callable[..., None]
     scaled: Callable[..., Any] | None = None

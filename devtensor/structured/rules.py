@@ -43,6 +43,7 @@ from devtensor.dtypes import SUPPORTED, check_cast, to_dtype
 from devtensor.errors import (
     ArgumentTypeError,
     ArgumentValueError,
+    CastingError,
     DeviceMismatchError,
     MemoryOverlapError,
     ReadOnlyError,
@@ -262,6 +263,22 @@ def temporary(op: str, target: Tensor) -> Any:
         alloc_failed(op, spec, e, target._device)
 
 
+#: Variants (by name: ``float_power_``, ``gather`` for its out=) whose out or inplace ``self`` must have the result
+#: dtype exactly, where PyTorch refuses the cast the same_kind rule allows; the value says why (the error's end).
+EXACT_DTYPE: Final[dict[str, str]] = {}
+
+
+def check_exact_dtype(op: str, arg: str, result: Any, target: Any) -> None:
+    """Raise CastingError when ``op`` (a variant's name) is in :data:`EXACT_DTYPE` and the dtype ``target`` of its
+    out or inplace ``self`` (``arg``) is not the result dtype ``result``; else the same_kind rule (check_cast)."""
+    if op in EXACT_DTYPE:
+        raise CastingError(
+            f"{op}: argument '{arg}' has dtype {target.name}, but the result is {result.name} and {op} writes no "
+            f"other dtype ({EXACT_DTYPE[op]})"
+        )
+    check_cast(op, arg, result, target)
+
+
 def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[Any], out_may_be_input: bool) -> Any:
     """PyTorch's inplace rules: the result shape equals ``self.shape`` (self never broadcasts), the result
     dtype casts to ``self.dtype`` (same_kind), self is writable, has no internal overlap, and does not
@@ -274,7 +291,7 @@ def prepare_inplace(op: str, self: Tensor, spec: TensorSpec, others: Sequence[An
         )
     arr = self._array
     if spec[1] is not arr.dtype:
-        check_cast(op, "self", spec[1], arr.dtype)
+        check_exact_dtype(op, "self", spec[1], arr.dtype)
     if self._backend.has_data:
         if not self._write_checked:
             check_writable(op, "self", self)
@@ -302,7 +319,7 @@ def prepare_out(
     second out of a multi-output op)."""
     arr = out._array
     if spec[1] is not arr.dtype:
-        check_cast(op, arg, spec[1], arr.dtype)
+        check_exact_dtype(op, arg, spec[1], arr.dtype)
     shape = spec[0]
     if out._shape != shape:
         backend = out._backend
