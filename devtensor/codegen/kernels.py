@@ -214,11 +214,13 @@ def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
             ]
         body += ["", "", f"{op.name}: {registrar}"]
     # Bounded by a union with a class no value has: mypy then infers each TypeVar as the impl's own annotation
-    # (with a plain class bound it would settle on the bound, and accept a generic Tensor parameter).
+    # (with a plain class bound it would settle on the bound, and accept a generic Tensor parameter). That class is
+    # no Tensor, so the bound is no subtype of Tensor: pyright, which otherwise settles on the bound whenever the
+    # bound fits the impl's annotation, then also infers the annotation and rejects a plain Tensor.
     typevar_lines = [
         "@final",
-        "class _NoTensor(Tensor):",
-        '    """Never instantiated: widens the TypeVar bounds below into unions (of Tensors: ConstOut takes them)."""',
+        "class _NoTensor:",
+        '    """Never instantiated: widens the TypeVar bounds below into unions that are no subtype of Tensor."""',
         "",
         "",
         *(
