@@ -7,7 +7,8 @@ schemas this package writes:
   at run time to the ops' variants (:mod:`~devtensor.codegen.declarations`);
 * ``devtensor/_generated_methods.py``: ``TensorOpMethods``, the mixin that declares the Tensor methods and
   operators for mypy (empty at run time: the ops attach the real ones);
-* ``devtensor/cpu.py``, ``devtensor/cuda.py``: the typed device bindings;
+* ``devtensor/cpu.py``, ``devtensor/cuda.py``: the device bindings, typed in the stubs ``cpu.pyi``, ``cuda.pyi``
+  beside them;
 * ``devtensor/kernel_signatures.pyi``: the type of each op's impls and typed registrars
   (:mod:`~devtensor.codegen.kernels`), a stub beside the small run-time module ``kernel_signatures.py`` (the
   registrars), so that importing devtensor never compiles the declarations;
@@ -60,7 +61,11 @@ def generate() -> dict[Path, str]:
         KERNELS_FILE: kernels,
         KERNELS_STUB: kernels_stub,
         SCHEMAS_FILE: schemas_module(ops, view_ops),
-        **{_PACKAGE / f"{device}.py": bindings_module(ops, device) for device in KEYS},
+        **{
+            _PACKAGE / f"{device}.{suffix}": text
+            for device in KEYS
+            for suffix, text in zip(("py", "pyi"), bindings_module(ops, device), strict=True)
+        },
     }
 
 
