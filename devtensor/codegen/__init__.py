@@ -3,8 +3,8 @@
 The ops are defined at import time from their meta functions (:mod:`devtensor.structured`); from the same
 schemas this package writes:
 
-* ``devtensor/_generated_ops.py``: the module-level functions (``add``, ``add_``, …), typed for mypy and bound
-  at run time to the ops' variants (:mod:`~devtensor.codegen.declarations`);
+* ``devtensor/_generated_ops.py``: the module-level functions (``add``, ``add_``, …) bound to the ops' variants,
+  typed in the stub ``_generated_ops.pyi`` beside it (:mod:`~devtensor.codegen.declarations`);
 * ``devtensor/_generated_methods.py``: ``TensorOpMethods``, the mixin that declares the Tensor methods and
   operators for mypy (empty at run time: the ops attach the real ones);
 * ``devtensor/cpu.py``, ``devtensor/cuda.py``: the device bindings, typed in the stubs ``cpu.pyi``, ``cuda.pyi``
@@ -36,6 +36,7 @@ __all__ = ["KEYS", "OPERATORS", "generate", "generate_for_package", "main"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 OPS_FILE = _PACKAGE / "_generated_ops.py"
+OPS_STUB = _PACKAGE / "_generated_ops.pyi"
 METHODS_FILE = _PACKAGE / "_generated_methods.py"
 KERNELS_FILE = _PACKAGE / "kernel_signatures.py"
 KERNELS_STUB = _PACKAGE / "kernel_signatures.pyi"
@@ -55,8 +56,10 @@ def generate() -> dict[Path, str]:
     for vop in view_ops:
         vop.schema = schema_from_meta(vop.name, vop.meta)
     kernels, kernels_stub = kernels_stub_and_module(ops, KERNELS_TITLE)
+    ops_text, ops_stub = ops_module(ops, view_ops)
     return {
-        OPS_FILE: ops_module(ops, view_ops),
+        OPS_FILE: ops_text,
+        OPS_STUB: ops_stub,
         METHODS_FILE: methods_module(ops, view_ops),
         KERNELS_FILE: kernels,
         KERNELS_STUB: kernels_stub,

@@ -216,7 +216,10 @@ def _required_alias_decls(op: ViewOp, indent: str, skip_first: bool) -> list[str
     ]
 
 
-def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
+def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> tuple[str, str]:
+    """``(module, stub)`` of ``devtensor._generated_ops``: the run-time module (each name bound to its op's
+    variant) and the ``.pyi`` stub beside it that types every variant (the type checkers read it instead of the
+    module; Python never compiles it)."""
     names: list[str] = []
     decls: list[str] = []
     binds: list[str] = []
@@ -242,40 +245,49 @@ def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> str:
             params = _params_text(op.schema, skip_first=False, self_annotation="_T", with_out=False, aliases=True)
             decls.append(f"    def {op.name}_({params}) -> _T: ...")
             binds.append(f"    {op.name}_ = _variant({op.name!r}, 'inplace')")
-    lines = [
+    all_lines = ["__all__ = [", *(f'    "{n}",' for n in sorted(names)), "]", ""]
+    # (a stub has no implementation of an overloaded function: the line after an overload group's last item goes)
+    stub_decls = [
+        d.removeprefix("    ")
+        for i, d in enumerate(decls)
+        if not (
+            i >= 2
+            and decls[i - 2].strip() == "@overload"
+            and not decls[i - 1].strip().startswith("@")
+            and not d.strip().startswith("@")
+        )
+    ]
+    stub = [
         _HEADER,
-        "from __future__ import annotations",
-        "",
         "from collections.abc import Sequence",
-        "from typing import TYPE_CHECKING, Literal, TypeVar, overload"
+        "from typing import Literal, TypeVar, overload"
         if _uses_literal(decls)
-        else "from typing import TYPE_CHECKING, TypeVar, overload",
+        else "from typing import TypeVar, overload",
         "",
         "from typing_extensions import TypeVar as _TypeVarDefault",
         "",
         "from devtensor.dtypes import DTypeLike, DTypeSpelling, NDArrayLike, NumberLike, Scalar",
         "from devtensor.generator import Generator",
-        "from devtensor.structured import variant as _variant",
         "from devtensor.tensor import Tensor, TensorOrScalar",
-        "from devtensor.views import view_variant as _view_variant",
         "",
         '_T = TypeVar("_T", bound=Tensor)',
         "# The tensors of one call and its result: one refined type in, the same out (Tensor when none is inferred).",
         f'{REFINED} = _TypeVarDefault("{REFINED}", bound=Tensor, default=Tensor)',
         "",
-        "__all__ = [",
-        *(f'    "{n}",' for n in sorted(names)),
-        "]",
-        "",
-        "if TYPE_CHECKING:",
-        "",
-        *decls,
-        "",
-        "else:",
-        *binds,
+        *all_lines,
+        *stub_decls,
         "",
     ]
-    return "\n".join(lines)
+    module = [
+        _HEADER,
+        "from devtensor.structured import variant as _variant",
+        "from devtensor.views import view_variant as _view_variant",
+        "",
+        *all_lines,
+        *(b.removeprefix("    ") for b in binds),
+        "",
+    ]
+    return "\n".join(module), "\n".join(stub)
 
 
 def _uses_literal(decls: list[str]) -> bool:
