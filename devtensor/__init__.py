@@ -14,6 +14,7 @@ from devtensor import numpy_chunks as _numpy_chunks  # the NumPy functions Dask 
 from devtensor import numpy_extra as _numpy_extra  # NEP 13/18 compositions: nan* reductions, isclose, take, ...
 from devtensor import numpy_more as _numpy_more  # NEP 13/18 entries for the later ops (math, scans, linalg, fft)
 from devtensor import numpy_protocols as _numpy_protocols  # NEP 13/18: NumPy ufuncs and functions on tensors
+from devtensor import ops as ops  # custom ops by namespace: devtensor.ops.<namespace>.<name>
 from devtensor import random as random  # random numbers: generators and sampling
 from devtensor._generated_ops import *
 from devtensor._generated_ops import __all__ as _ops_all
@@ -163,6 +164,7 @@ __all__ = [
     "nonzero",
     "ones",
     "ones_like",
+    "ops",
     "plan",
     "planned",
     "printoptions",

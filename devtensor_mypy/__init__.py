@@ -133,9 +133,9 @@ class DevtensorPlugin(Plugin):
         if fullname.startswith(_TENSOR_CLASSES):
             name = fullname.rsplit(".", 1)[1]
             return None if name in _METADATA else self._tensor_method
-        if fullname == f"{_STRUCTURED_OP}.impl":
-            return self._op_impl
         cls, _, method = fullname.rpartition(".")
+        if method == "impl" and (cls == _STRUCTURED_OP or self._is_structured_op(cls)):
+            return self._op_impl  # (mypy names a method by the receiver's class: CustomOp's too)
         if method in ("cpu", "cuda", "xp") and self._is_registrar(cls):
             return self._typed_registrar
         return None
@@ -167,6 +167,12 @@ class DevtensorPlugin(Plugin):
         return None
 
     # --- typed registrars ----------------------------------------------------------------------------------
+
+    def _is_structured_op(self, fullname: str) -> bool:
+        """A subclass of StructuredOp (``devtensor.library.CustomOp``, ``InplaceCustomOp``)."""
+        node = self.lookup_fully_qualified(fullname) if fullname.startswith("devtensor.") else None
+        info = node.node if node is not None else None
+        return isinstance(info, TypeInfo) and info.has_base(_STRUCTURED_OP)
 
     def _is_registrar(self, fullname: str) -> bool:
         node = self.lookup_fully_qualified(fullname) if "." in fullname else None

@@ -264,11 +264,12 @@ def _callee_name(context: object) -> str | None:
 def _op_name(expr: Expression) -> str | None:
     """The op an expression names: a string literal, an op defined by ``@structured_op`` / ``@custom_op``
     (its ``name`` argument, else the meta function's name), or ``get_op("name")``."""
+    # (a qualified name, "mylib::softplus", is named by its op name: op names are unique across namespaces)
     if isinstance(expr, StrExpr):
-        return expr.value
+        return expr.value.rpartition("::")[2]
     if isinstance(expr, CallExpr) and isinstance(expr.callee, (NameExpr, MemberExpr)) and expr.callee.name == "get_op":
         if expr.args and isinstance(expr.args[0], StrExpr):
-            return expr.args[0].value
+            return expr.args[0].value.rpartition("::")[2]
         return None
     if isinstance(expr, RefExpr) and isinstance(expr.node, Decorator):
         for d in expr.node.decorators:
@@ -278,7 +279,7 @@ def _op_name(expr: Expression) -> str | None:
             if isinstance(d, CallExpr):
                 for i, (arg, name) in enumerate(zip(d.args, d.arg_names, strict=True)):
                     if name == "name" or (name is None and i == 0):
-                        return arg.value if isinstance(arg, StrExpr) else None
+                        return arg.value.rpartition("::")[2] if isinstance(arg, StrExpr) else None
             return expr.node.func.name
         # Read from mypy's cache a Decorator has no decorator expressions left: an op is then known by its
         # type, and named by its meta function (an op renamed by name= is not recognised this way).

@@ -78,7 +78,7 @@ def define_checked(name: str) -> StructuredOp:
             raise ValueError(f"{name}: argument 'limit' must be non-negative, got {limit}")
         return self.shape, self.dtype
 
-    op = library.custom_op(name)(meta)
+    op = library.custom_op(name, inplace=True)(meta)
 
     @op.impl("cpu")
     def _(self: CPUTensor, limit: float, *, out: ConstOut[CPUTensor]) -> None:

@@ -259,7 +259,9 @@ def test_custom_op_with_schema_string_runs_all_variants() -> None:
     def meta(self, scale, *, shift):  # type: ignore[no-untyped-def]
         return self.shape, self.dtype
 
-    op = library.custom_op(schema=f"{name}(Tensor self, float scale=2.0, *, float shift=0.5) -> Tensor")(meta)
+    op = library.custom_op(schema=f"{name}(Tensor self, float scale=2.0, *, float shift=0.5) -> Tensor", inplace=True)(
+        meta
+    )
     assert op.name == name
 
     @op.impl("cpu")

@@ -139,7 +139,7 @@ def _accumulate_cpu(self: CPUTensor, others: Sequence[CPUTensor], *, out: ConstO
 
 def _define_accumulate() -> tuple[str, Any]:
     name = unique("acc")
-    op: Any = library.custom_op(name)(_accumulate_meta)
+    op: Any = library.custom_op(name, inplace=True)(_accumulate_meta)
     op.impl("cpu")(_accumulate_cpu)
     return name, op
 

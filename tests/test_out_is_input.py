@@ -116,7 +116,7 @@ def _reversed_sum_meta(self: Tensor, other: Tensor) -> TensorSpec:
 
 def _define_reversed_sum() -> StructuredOp:
     """``out[i] = self[n-1-i] + other[i]`` written element by element: wrong if out is self or other."""
-    op = library.custom_op(unique("reversed_sum"))(_reversed_sum_meta)
+    op = library.custom_op(unique("reversed_sum"), inplace=True)(_reversed_sum_meta)
 
     @op.impl("cpu")
     def _(self: CPUTensor, other: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:

@@ -169,7 +169,7 @@ def test_xp_kernel_on_cuda_gets_the_cupy_module_of_the_call_under_the_device_gua
     def meta(self: Tensor) -> TensorSpec:
         return self.shape, self.dtype
 
-    op = library.custom_op(unique("neg_xp"))(meta)
+    op = library.custom_op(unique("neg_xp"), inplace=True)(meta)
 
     @op.impl("cpu", "cuda")
     def _(xp: ModuleType, self: Any, *, out: ConstOut[Any]) -> None:

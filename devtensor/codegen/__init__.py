@@ -3,13 +3,15 @@
 The ops are defined at import time from their meta functions (:mod:`devtensor.structured`); from the same
 schemas this package writes:
 
-* ``devtensor/_generated_ops.py``: the module-level functions (``add``, ``add_``, …), typed for mypy and bound
-  at run time to the ops' variants (:mod:`~devtensor.codegen.declarations`);
+* ``devtensor/_generated_ops.py``: the module-level functions (``add``, ``add_``, …) bound to the ops' variants,
+  typed in the stub ``_generated_ops.pyi`` beside it (:mod:`~devtensor.codegen.declarations`);
 * ``devtensor/_generated_methods.py``: ``TensorOpMethods``, the mixin that declares the Tensor methods and
   operators for mypy (empty at run time: the ops attach the real ones);
-* ``devtensor/cpu.py``, ``devtensor/cuda.py``: the typed device bindings;
-* ``devtensor/kernel_signatures.py``: the type of each op's impls and typed registrars
-  (:mod:`~devtensor.codegen.kernels`);
+* ``devtensor/cpu.py``, ``devtensor/cuda.py``: the device bindings, typed in the stubs ``cpu.pyi``, ``cuda.pyi``
+  beside them;
+* ``devtensor/kernel_signatures.pyi``: the type of each op's impls and typed registrars
+  (:mod:`~devtensor.codegen.kernels`), a stub beside the small run-time module ``kernel_signatures.py`` (the
+  registrars), so that importing devtensor never compiles the declarations;
 * ``devtensor/_generated_schemas.py``: the ops' schemas as data, so that no schema is derived for built-in ops at
   import (:mod:`~devtensor.codegen.fronts`). No front is written to a file: fronts are built at run time from
   the generator (:func:`devtensor.structured.fronts.build_front`), the compiled core's lanes in front of them.
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from devtensor.codegen.declarations import OPERATORS, bindings_module, methods_module, ops_module
 from devtensor.codegen.fronts import schemas_module
-from devtensor.codegen.kernels import KERNELS_TITLE, KEYS, kernels_module
+from devtensor.codegen.kernels import KERNELS_TITLE, KEYS, kernels_module, kernels_stub_and_module
 from devtensor.structured import all_ops, schema_from_meta
 from devtensor.views import all_view_ops
 
@@ -34,8 +36,10 @@ __all__ = ["KEYS", "OPERATORS", "generate", "generate_for_package", "main"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 OPS_FILE = _PACKAGE / "_generated_ops.py"
+OPS_STUB = _PACKAGE / "_generated_ops.pyi"
 METHODS_FILE = _PACKAGE / "_generated_methods.py"
 KERNELS_FILE = _PACKAGE / "kernel_signatures.py"
+KERNELS_STUB = _PACKAGE / "kernel_signatures.pyi"
 SCHEMAS_FILE = _PACKAGE / "_generated_schemas.py"
 
 
@@ -51,12 +55,20 @@ def generate() -> dict[Path, str]:
         op.schema = schema_from_meta(op.name, op.meta)
     for vop in view_ops:
         vop.schema = schema_from_meta(vop.name, vop.meta)
+    kernels, kernels_stub = kernels_stub_and_module(ops, KERNELS_TITLE)
+    ops_text, ops_stub = ops_module(ops, view_ops)
     return {
-        OPS_FILE: ops_module(ops, view_ops),
+        OPS_FILE: ops_text,
+        OPS_STUB: ops_stub,
         METHODS_FILE: methods_module(ops, view_ops),
-        KERNELS_FILE: kernels_module(ops, KERNELS_TITLE),
+        KERNELS_FILE: kernels,
+        KERNELS_STUB: kernels_stub,
         SCHEMAS_FILE: schemas_module(ops, view_ops),
-        **{_PACKAGE / f"{device}.py": bindings_module(ops, device) for device in KEYS},
+        **{
+            _PACKAGE / f"{device}.{suffix}": text
+            for device in KEYS
+            for suffix, text in zip(("py", "pyi"), bindings_module(ops, device), strict=True)
+        },
     }
 
 

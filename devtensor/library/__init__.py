@@ -9,18 +9,21 @@ Custom ops::
     from devtensor import library
     from devtensor.structured import TensorSpec
 
-    @library.custom_op(out_may_be_input=True)
-    def softplus(self: Tensor, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
+    @library.custom_op("mylib::softplus", out_may_be_input=True)
+    def softplus(self: TensorMeta, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
         return self.shape, self.dtype                  # checks + (shape, dtype) of the result
 
     @softplus.impl("cpu")
     def _(self: CPUTensor, beta: float, threshold: float, *, out: ConstOut[CPUTensor]) -> None:
         ...                                            # write the result into out.array
 
-    softplus.functional(x, beta=2.0)                   # functional, and with out=: the out variant
-    softplus.inplace(x)                                # inplace (softplus_)
+    softplus(x, beta=2.0)                              # functional (typed with the meta's parameters)
+    devtensor.ops.mylib.softplus(x)                    # the same op, by namespace (torch.ops style)
+    softplus.functional(x, out=y)                      # functional, and with out=: the out variant
+    softplus.inplace(x)                                # inplace (softplus_): out_may_be_input implies it
 
-The op is a :class:`~devtensor.structured.StructuredOp`, exactly like a built-in: same generated fronts, same
+The op is a :class:`CustomOp` (an :class:`InplaceCustomOp` where it has an inplace variant), a
+:class:`~devtensor.structured.StructuredOp`, exactly like a built-in: same generated fronts, same
 common code (argument checks, dispatch key, meta, out/inplace rules, overlap checks, device guard, version
 bumps). ``python -m devtensor.codegen --package mypkg --out mypkg/kernel_signatures.py`` writes typed
 registration decorators for a package's ops (see :mod:`devtensor.codegen`).
@@ -61,7 +64,7 @@ from devtensor.library.backends import (
 )
 from devtensor.library.check_report import CheckProblem, CheckReport, Sample
 from devtensor.library.checker import check
-from devtensor.library.custom_ops import custom_op, get_op, remove_op
+from devtensor.library.custom_ops import CustomOp, InplaceCustomOp, custom_op, get_op, remove_op
 from devtensor.library.handles import RegistrationHandle
 from devtensor.library.modes import CallRecord, CountingMode, DispatchMode, LoggingMode, active_modes
 from devtensor.library.overrides import override
@@ -72,7 +75,9 @@ __all__ = [
     "CheckProblem",
     "CheckReport",
     "CountingMode",
+    "CustomOp",
     "DispatchMode",
+    "InplaceCustomOp",
     "LoggingMode",
     "NumpyBackend",
     "OutOfTreeBackend",

@@ -11,12 +11,14 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, overload
 
 from devtensor import structured
 from devtensor.dispatcher import registry_lock
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, UnknownOpError, short_repr
+from devtensor.library.custom_op_classes import CustomOp, InplaceCustomOp, P, split_qualname
 from devtensor.library.schema_parser import parse_schema, validated_schema
+from devtensor.meta import INLINE
 from devtensor.structured import (
     TENSOR,
     TENSOR_OR_SCALAR,
@@ -33,7 +35,16 @@ from devtensor.structured.registry import register_op, unknown_op
 from devtensor.tensor import Tensor
 from devtensor.views import ViewOp, all_view_ops
 
-__all__ = ["MetaFunction", "OpLike", "custom_op", "get_op", "remove_op"]
+__all__ = [
+    "CustomOp",
+    "InplaceCustomOp",
+    "MetaFunction",
+    "OpLike",
+    "custom_op",
+    "get_op",
+    "remove_op",
+    "split_qualname",
+]
 
 OpLike = StructuredOp | ViewOp | Callable[..., Any] | str
 
@@ -62,6 +73,12 @@ def find_op(op: OpLike, caller: str) -> StructuredOp | ViewOp:
     if isinstance(op, (StructuredOp, ViewOp)):
         return op
     if isinstance(op, str):
+        namespace, plain = split_qualname(caller, op)
+        if namespace is not None:
+            custom = _custom_ops.get(plain)
+            if custom is None or custom.namespace != namespace or structured.ops_by_name.get(plain) is not custom:
+                raise UnknownOpError(f"{caller}: no custom op {op!r} (namespace {namespace!r}, name {plain!r})")
+            return custom
         try:
             found_op: StructuredOp | ViewOp = structured.get_op(op)
         except UnknownOpError:
@@ -79,7 +96,7 @@ def find_op(op: OpLike, caller: str) -> StructuredOp | ViewOp:
 
 
 #: The ops defined through :func:`custom_op` (by name): these may be replaced and removed.
-_custom_ops: dict[str, StructuredOp] = {}
+_custom_ops: dict[str, CustomOp[...]] = {}
 
 
 def _is_builtin(op: StructuredOp) -> bool:
@@ -87,6 +104,91 @@ def _is_builtin(op: StructuredOp) -> bool:
     return _custom_ops.get(op.name) is not op and op.module.split(".")[0] == "devtensor"
 
 
+_Meta = Callable[P, TensorSpec | PlannedSpec[Any]]
+
+
+# The overloads say, from the flags as written, whether the op has an inplace variant: declared (inplace=True), or
+# implied by out_may_be_input=True; any other op is a CustomOp, whose inplace is Optional for the type checker (an
+# elementwise meta helper may still give it one at run time). The op is called with the meta function's parameters
+# (P), unless a schema gives them: its defaults are not the meta's, so its calls are not checked.
+@overload
+def custom_op(
+    name: str | None = None,
+    *,
+    schema: None = None,
+    inplace: Literal[True],
+    method: bool = False,
+    out_may_be_input: bool = False,
+    replace: bool = False,
+    doc: str | None = None,
+    module: str | None = None,
+    namespace: str | None = None,
+) -> Callable[[_Meta[P]], InplaceCustomOp[P]]: ...
+@overload
+def custom_op(
+    name: str | None = None,
+    *,
+    schema: None = None,
+    inplace: None = None,
+    method: bool = False,
+    out_may_be_input: Literal[True],
+    replace: bool = False,
+    doc: str | None = None,
+    module: str | None = None,
+    namespace: str | None = None,
+) -> Callable[[_Meta[P]], InplaceCustomOp[P]]: ...
+@overload
+def custom_op(
+    name: str | None = None,
+    *,
+    schema: None = None,
+    inplace: bool | None = None,
+    method: bool = False,
+    out_may_be_input: bool = False,
+    replace: bool = False,
+    doc: str | None = None,
+    module: str | None = None,
+    namespace: str | None = None,
+) -> Callable[[_Meta[P]], CustomOp[P]]: ...
+@overload
+def custom_op(
+    name: str | None = None,
+    *,
+    schema: str | OpSchema,
+    inplace: Literal[True],
+    method: bool = False,
+    out_may_be_input: bool = False,
+    replace: bool = False,
+    doc: str | None = None,
+    module: str | None = None,
+    namespace: str | None = None,
+) -> Callable[[MetaFunction], InplaceCustomOp[...]]: ...
+@overload
+def custom_op(
+    name: str | None = None,
+    *,
+    schema: str | OpSchema,
+    inplace: None = None,
+    method: bool = False,
+    out_may_be_input: Literal[True],
+    replace: bool = False,
+    doc: str | None = None,
+    module: str | None = None,
+    namespace: str | None = None,
+) -> Callable[[MetaFunction], InplaceCustomOp[...]]: ...
+@overload
+def custom_op(
+    name: str | None = None,
+    *,
+    schema: str | OpSchema,
+    inplace: bool | None = None,
+    method: bool = False,
+    out_may_be_input: bool = False,
+    replace: bool = False,
+    doc: str | None = None,
+    module: str | None = None,
+    namespace: str | None = None,
+) -> Callable[[MetaFunction], CustomOp[...]]: ...
 def custom_op(
     name: str | None = None,
     *,
@@ -97,8 +199,10 @@ def custom_op(
     replace: bool = False,
     doc: str | None = None,
     module: str | None = None,
-) -> Callable[[MetaFunction], StructuredOp]:
-    """Decorator: define an op from user code with its meta function; returns the :class:`StructuredOp`.
+    namespace: str | None = None,
+) -> Callable[[MetaFunction], CustomOp[...]]:
+    """Decorator: define an op from user code with its meta function; returns the op, a :class:`CustomOp` (an
+    :class:`InplaceCustomOp` when it has an inplace variant), which is a :class:`StructuredOp`.
 
     The meta function takes the op's parameters and returns ``(shape, dtype)`` of the result (or, annotated
     ``-> PlannedSpec[X]``, a ``PlannedSpec(shape, dtype, plan)``: the kernels then take a keyword-only ``plan: X``
@@ -112,8 +216,14 @@ def custom_op(
     Or give ``schema`` as a string, PyTorch style (see :func:`parse_schema`); the meta function
     must then have the schema's parameter names and kinds (its annotations are not read).
 
-    Register impls with ``op.impl("cpu")`` / ``op.impl("cuda")`` (or :func:`register_kernel`); call the op
-    through ``op.functional`` (with ``out=`` for the out variant) and ``op.inplace``.
+    Register impls with ``op.impl("cpu")`` / ``op.impl("cuda")`` (or :func:`register_kernel`); call the op as
+    ``op(x, ...)`` or ``devtensor.ops.<namespace>.<name>(x, ...)`` (typed with the meta's parameters),
+    ``op.functional`` (with ``out=`` for the out variant) and, where it has one, ``op.inplace``.
+
+    The namespace groups ops as PyTorch's ``torch.ops.<namespace>``: ``custom_op("mylib::softplus")`` (or
+    ``namespace="mylib"``) defines the op ``softplus`` of namespace ``mylib``; without one, the namespace is the
+    top-level package of the defining module (``mypkg`` for ``mypkg.ops``; ``main`` for ``__main__``). Op names
+    stay unique across namespaces (they also name Tensor methods and the ``devtensor.cpu`` bindings).
 
     Thread-safe: the op is built whole, then put in place of the one it replaces in one step under the
     registry lock (:data:`devtensor.dispatcher.registry_lock`): lookups by name (:func:`get_op`, Tensor
@@ -124,9 +234,14 @@ def custom_op(
     for the kernels (calls never take the lock otherwise).
 
     Args:
-        name: the op name (default: the schema string's, else the meta function's ``__name__``).
+        name: the op name, optionally qualified ``"<namespace>::<name>"`` (default: the schema string's, else
+            the meta function's ``__name__``).
         schema: a schema string or :class:`OpSchema`, instead of the meta's annotations.
-        inplace: generate the inplace variant ``name_`` (default: when the first parameter is a Tensor).
+        inplace: generate the inplace variant ``name_``. Default: only where one can succeed, i.e. the first
+            parameter is a (non-optional) tensor and the op says its result may be written over an input
+            (``out_may_be_input=True``) or its meta function is one of devtensor's elementwise ones
+            (:func:`devtensor.meta.unary_ufunc_meta`, :func:`~devtensor.meta.binary_ufunc_meta`). A reduction or
+            any op whose result has another shape has none unless declared.
         method: attach ``name`` (and ``name_``) as Tensor methods (default False: a user package should not
             change the Tensor class unless it asks to).
         out_may_be_input: an output may be exactly one of the inputs (same memory and strides), as ``add``'s.
@@ -135,20 +250,24 @@ def custom_op(
         doc: the docstring of the variants (default: the meta function's).
         module: the module the op belongs to (``op.module``; default: the module applying the decorator).
             ``python -m devtensor.codegen --package P`` declares the ops of the modules in package ``P``.
+        namespace: the op's namespace (see above); must agree with a qualified ``name`` or schema name.
     Raises:
-        ValueError: a bad name (not a plain ASCII identifier, a keyword, starting with ``_``, or ``out`` and the
-            other reserved names); an op or view op of that name exists (and ``replace`` is False, or it is
+        ValueError: a bad name or namespace (not a plain ASCII identifier, a keyword, starting with ``_``, or
+            ``out`` and the other reserved names; namespaces given twice that differ); an op or view op of that
+            name exists (and ``replace`` is False, or it is
             built-in); a Tensor method would shadow an existing Tensor attribute; a malformed schema string.
         TypeError: an unsupported annotation (the message names the parameter and the nearest supported type),
-            an unannotated or variadic parameter, a meta signature that does not match ``schema``.
+            an unannotated or variadic parameter, a meta signature that does not match ``schema``;
+            ``inplace=True`` or ``out_may_be_input=True`` (which implies an inplace variant) for an op whose
+            first parameter is not a tensor (pass ``inplace=False`` with the latter).
     """
 
-    def define(meta: MetaFunction) -> StructuredOp:
+    def define(meta: MetaFunction) -> CustomOp[...]:
         # The op belongs to the module that defines it (the decorator's caller), which need not be the meta
         # function's (a meta made by a helper such as devtensor.meta.binary_ufunc_meta): codegen and
         # ``--package`` select ops by this module.
         owner = module if module is not None else sys._getframe(1).f_globals.get("__name__", "__main__")
-        return _define(name, meta, schema, inplace, method, out_may_be_input, replace, doc, str(owner))
+        return _define(name, meta, schema, inplace, method, out_may_be_input, replace, doc, str(owner), namespace)
 
     return define
 
@@ -163,10 +282,27 @@ def _define(
     replace: bool,
     doc: str | None,
     module: str,
-) -> StructuredOp:
+    namespace: str | None = None,
+) -> CustomOp[...]:
     """:func:`custom_op`'s work once the defining module is known; nothing is registered unless all checks pass."""
     if not callable(meta):
         raise ArgumentTypeError(f"custom_op: the meta function must be callable, got {meta!r}")
+    if namespace is not None:
+        if not isinstance(namespace, str):
+            raise ArgumentTypeError(f"custom_op: argument 'namespace' must be a str, got {short_repr(namespace)}")
+        split_qualname("custom_op", f"{namespace}::x")  # (checks it)
+    for qualified in (name, schema):
+        if isinstance(qualified, str) and "::" in qualified.split("(", 1)[0]:
+            given, plain = split_qualname("custom_op", qualified.split("(", 1)[0].strip())
+            if namespace is not None and given != namespace:
+                raise ArgumentValueError(
+                    f"custom_op: namespace {namespace!r} differs from the one of {qualified.split('(', 1)[0]!r}"
+                )
+            namespace = given
+            if qualified is name:
+                name = plain
+            else:
+                schema = plain + "(" + qualified.split("(", 1)[1]
     parsed: OpSchema | None
     if isinstance(schema, str):
         parsed = parse_schema(schema)
@@ -202,9 +338,19 @@ def _define(
     first = parsed.params[0]
     legal_inplace = first.category in (TENSOR, TENSOR_OR_SCALAR)
     if inplace is None:
-        inplace = legal_inplace and not first.optional
+        if out_may_be_input and not (legal_inplace and not first.optional):
+            # (the type checker gives such an op an inplace variant: say so here rather than lack one silently)
+            raise ArgumentTypeError(
+                f"{op_name}: out_may_be_input=True implies an inplace variant, which needs a (non-optional) tensor "
+                "first parameter; pass inplace=False"
+            )
+        # Only where one can succeed: an elementwise op writes its result over its first input; any other op
+        # (a reduction, a matmul) has a result of another shape, and its inplace variant could only fail.
+        inplace = legal_inplace and not first.optional and (out_may_be_input or INLINE in getattr(meta, "__dict__", {}))
     elif inplace and not legal_inplace:
         raise ArgumentTypeError(f"{op_name}: an inplace variant needs a tensor first parameter")
+    if namespace is None:
+        namespace = module.split(".", 1)[0].strip("_") or "main"
 
     # Checks and swap under the registry lock, as one step: two threads replacing one op each replace the op
     # registered at that moment, and readers find the old op or the new one, never none (see register_op).
@@ -232,7 +378,7 @@ def _define(
                     raise ArgumentValueError(
                         f"custom_op: a Tensor method {attr!r} would shadow an existing Tensor attribute"
                     )
-        op = StructuredOp(
+        op: CustomOp[...] = (InplaceCustomOp if inplace else CustomOp)(
             op_name,
             meta,
             inplace=inplace,
@@ -243,6 +389,7 @@ def _define(
             register=False,
         )
         op.module = module
+        op.namespace = namespace
         register_op(op, replacing=existing)
         _custom_ops[op_name] = op
     return op

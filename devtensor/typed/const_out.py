@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ConstOut", "InplaceOut"]
 
-T_co = TypeVar("T_co", bound=Tensor, covariant=True)
+# (no bound: the kernel Protocols' TypeVars are bounded by unions that are no Tensor, see devtensor.codegen.kernels)
+T_co = TypeVar("T_co", covariant=True)
 
 
 class _ArrayOf:

@@ -21,8 +21,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     @final
-    class _NoTensor(Tensor):
-        """Never instantiated: widens the TypeVar bounds below into unions (of Tensors: ConstOut takes them)."""
+    class _NoTensor:
+        """Never instantiated: widens the TypeVar bounds below into unions that are no subtype of Tensor."""
 
 
     _CPU0 = TypeVar("_CPU0", bound=CPUTensor | _NoTensor, contravariant=True)

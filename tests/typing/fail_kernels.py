@@ -16,7 +16,7 @@ from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 def cuda_params(self: CUDATensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@ks.mm.cpu  # E: type-var !pyright
+@ks.mm.cpu  # E: type-var
 def generic_params(self: Tensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
@@ -97,13 +97,13 @@ def where_plain(
 ) -> None: ...
 
 
-@ks.add.cpu  # E: type-var !pyright
+@ks.add.cpu  # E: type-var
 def add_plain_out(
     self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[Tensor]
 ) -> None: ...
 
 
-@ks.mm.cuda  # E: type-var !pyright
+@ks.mm.cuda  # E: type-var
 def mm_plain_out(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[Tensor]) -> None: ...
 
 

@@ -153,3 +153,20 @@ def ptp_without_plan(self: CPUTensor, dim: int, *, out: ConstOut[CPUTensor]) -> 
 
 @ptp_planned.impl("cpu")
 def ptp_with_plan(self: CPUTensor, dim: int, *, plan: int, out: ConstOut[CPUTensor]) -> None: ...
+
+
+# A custom op named with its namespace ("ns::name"): the plugin knows it by its op name.
+@library.custom_op("typing_plugin_ns::plugin_shift")
+def shift(self: TensorMeta, by: float) -> TensorSpec:
+    return self.shape, self.dtype
+
+
+@shift.impl("cpu")
+def shift_cpu(self: CPUTensor, by: float, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@shift.impl("cpu")  # E: kernel-signature !pyright
+def shift_out_positional(self: CPUTensor, by: float, out: ConstOut[CPUTensor]) -> None: ...
+
+
+library.override(shift, "cpu", out_pos)  # E: kernel-signature !pyright
