@@ -57,7 +57,7 @@ from devtensor.structured.aliases import (
     alias_signature,
     shown_signature,
 )
-from devtensor.structured.fronts import compile_factory
+from devtensor.structured.generated import compile_factory
 from devtensor.structured.schema import stored_schema
 from devtensor.tensor import Tensor
 

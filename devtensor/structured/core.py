@@ -43,7 +43,7 @@ PURE_PYTHON: Final = os.environ.get("DEVTENSOR_PURE_PYTHON", "").strip() not in 
 _SOURCES: Final = sorted((Path(__file__).resolve().parent.parent).glob("_core*.[ch]"))
 
 # Front's lane kinds and variant codes (devtensor/_core.c): FORWARD has no lane; the memo kinds are
-# front_lines.MEMO_* (3 to 6).
+# tables.MEMO_* (3 to 7).
 _FORWARD, _UNARY, _BINARY = 0, 1, 2
 _FUNCTIONAL, _INPLACE, _REFLECTED = 1, 2, 3
 
@@ -98,7 +98,7 @@ def lazy_front(
 
     With the compiled core: a ``Front`` that builds the Python front on the first call it does not take itself
     (so importing devtensor compiles no front), with the C lane of the op's kind where it has one
-    (:func:`~devtensor.structured.front_lines.ufunc_lane`, ``unary_call_lane``, ``memo_lane``; a lane reads the
+    (:func:`~devtensor.structured.tables.ufunc_lane`, ``unary_call_lane``, ``memo_lane``; a lane reads the
     same per-op values the Python front reads). It carries the front's name, docstring,
     module and ``op``; ``__wrapped__`` is the Python front (built on access), so :func:`inspect.signature` and
     :func:`inspect.getsource` show it. ``binding`` (dispatch key, refined tensor class): a device binding's
@@ -108,24 +108,23 @@ def lazy_front(
     """
     if CORE is None:
         return build(op, variant, binding)
-    from devtensor.structured.front_lines import UNARY_CALL, memo_lane, ufunc_lane, unary_call_lane
-    from devtensor.structured.fronts import front_values
+    from devtensor.structured.tables import UNARY_CALL, memo_lane, meta_values, ufunc_lane, unary_call_lane
 
     name = op.name if variant == "functional" else op.name + "_"
     kind = _FUNCTIONAL if variant == "functional" else _INPLACE
     lane: tuple[Any, ...] = (_FORWARD, None, None, op.table.handlers)
     extra: tuple[Any, ...] = ()
     if ufunc_lane(op):
-        values = front_values(op, variant)
+        values = meta_values(op)
         if "_meta_last" in values:
             lane = (_BINARY, values["_meta_last"], values["_direct"], op.table.handlers)
         else:
             lane = (_UNARY, values["_meta_cache"], values["_direct"], op.table.handlers)
     elif variant == "functional" and unary_call_lane(op):
-        values = front_values(op, variant)
+        values = meta_values(op)
         lane = (UNARY_CALL, values["_meta_cache"], values["_direct"], op.table.handlers)
     elif variant == "functional" and (memo := memo_lane(op)) is not None:
-        values = front_values(op, variant)
+        values = meta_values(op)
         lane = (memo[0], None, values["_direct"], op.table.handlers)
         extra = (values.get("_specs", values.get("_memo")), memo[1], memo[2])
     bound = None if binding is None else (binding[1], binding[0])
