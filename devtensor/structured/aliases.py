@@ -46,6 +46,7 @@ __all__ = [
     "alias_signature",
     "aliased",
     "aliased_call",
+    "both_given",
     "missing",
     "required_aliases",
     "shown_signature",
@@ -102,6 +103,11 @@ def missing(op: str, name: str, alias: str) -> typing.NoReturn:
     raise ArgumentTypeError(f"{op}() missing 1 required argument: '{name}' (or NumPy's '{alias}')")
 
 
+def both_given(op: str, name: str, alias: str) -> typing.NoReturn:
+    """An alias and its PyTorch name both passed: ArgumentTypeError (TypeError) naming the op and both."""
+    raise ArgumentTypeError(f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them")
+
+
 def aliased(
     op: str, front: Callable[..., Any], arguments: dict[str, Any], given: tuple[tuple[str, str, Any, Any], ...]
 ) -> Any:
@@ -122,9 +128,7 @@ def aliased(
         if value is NO_ALIAS:
             continue
         if arguments[name] is not NO_ALIAS:
-            raise ArgumentTypeError(
-                f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them"
-            )
+            both_given(op, name, alias)
         arguments[name] = value
         passed.append((name, alias))
     try:
@@ -173,9 +177,7 @@ def aliased_call(
         if value is NO_ALIAS:
             continue
         if name in arguments:
-            raise ArgumentTypeError(
-                f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them"
-            )
+            both_given(op, name, alias)
         arguments[name] = value
         passed.append((name, alias))
     try:

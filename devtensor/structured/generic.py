@@ -8,8 +8,8 @@ which :func:`devtensor.modes.run_modes` calls to run the op itself). A call, in 
    with Python's TypeErrors for arguments that do not bind; a NumPy alias (``axis=``) re-calls the front with the
    PyTorch name (:func:`devtensor.structured.aliases.aliased`);
 2. the **dispatch-mode hook** (public front only);
-3. the **argument checks** (:mod:`devtensor.structured.front_checks`): tensors, numbers and tensor lists by the
-   parameters' categories, one device, and ``out``; anything else (NumPy values) takes the slow path
+3. the **argument checks** (tables of :mod:`devtensor.structured.front_checks`): tensors, numbers and tensor
+   lists by the parameters' categories, one device, and ``out``; anything else (NumPy values) takes the slow path
    :func:`devtensor.structured.rules.coerce`, which converts and calls the ``_raw`` front again;
 4. the **meta result**: the meta's inline entries (meta.INLINE), the memo of its results (meta.SHAPE_MEMO,
    meta.MEMO) or the meta function itself; a custom op's result is validated;
@@ -29,14 +29,17 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from devtensor import modes
-from devtensor.dispatcher import DispatchKey
+from devtensor.dispatcher import META_ONLY, DispatchKey
+from devtensor.dtypes import SCALAR_TYPES
+from devtensor.errors import DevtensorError, as_called
 from devtensor.structured import rules
-from devtensor.structured.aliases import NO_ALIAS, aliased, alias_pairs
-from devtensor.structured.annotations import TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
-from devtensor.structured.front_calls import Calls
-from devtensor.structured.front_checks import Checks
+from devtensor.structured.aliases import NO_ALIAS, alias_pairs, both_given
+from devtensor.structured.annotations import TENSOR_LIST
+from devtensor.structured.front_calls import FRESH, NOT, OUT, OWN, TEMP, allocate, spec_checker, writer
+from devtensor.structured.front_checks import TS, Checks, S, T
 from devtensor.structured.schema import Param
-from devtensor.tensor import PlannedSpec, Tensor
+from devtensor.tensor import Storage, Tensor
+from devtensor.typed.const_out import new_const_out, set_array
 
 if TYPE_CHECKING:
     from devtensor.structured.registry import StructuredOp
@@ -74,6 +77,10 @@ class _Binder:
         self.npos = sum(not p.kw_only for p in params)
         self.index = {n: i for i, n in enumerate(names)}
         self.tails = tuple(tuple(defaults[n:]) for n in range(self.npos + 1))
+        # (a call with no keyword argument passes no alias: its parameters' real defaults)
+        real = [p.default if p.name in paired else d for p, d in zip(params, defaults, strict=False)]
+        real += defaults[len(params) :]
+        self.quick_tails = tuple(tuple(real[n:]) for n in range(self.npos + 1))
         self.required = tuple(i for i, d in enumerate(defaults) if d is _REQUIRED)
         self.kw_required = any(i >= self.npos for i in self.required)
         self.least = sum(1 for i in self.required if i < self.npos)
@@ -134,36 +141,6 @@ def front_signature(params: Sequence[Param], with_out: bool) -> inspect.Signatur
     return inspect.Signature(shown)
 
 
-def _spec_checker(op: StructuredOp, name: str) -> Callable[[Any], Any] | None:
-    """The validation of a custom op's meta result (built-in ops' are trusted: None): a shape seen valid before is
-    one dict lookup (its value is the canonical tuple of Python ints: an equal tuple of NumPy ints maps to it),
-    the dtype one set lookup; anything else goes through :func:`rules.checked_spec`. A hit on another object than
-    the cached one counts only for exact Python ints ((5.0,) == (5,)), so a result is judged the same whether
-    cached or not; a list (unhashable) is never looked up: the full check names it."""
-    if op.module.split(".")[0] == "devtensor":
-        return None
-    shapes, dtypes, exact = rules.SPEC_SHAPES, rules.SPEC_DTYPES, rules.exact_shape
-    if op.schema.plan is not None:
-        full = rules.checked_planned_spec
-
-        def planned(spec: Any) -> Any:
-            shape = shapes.get(spec[0]) if type(spec) is PlannedSpec and type(spec[0]) is tuple else None
-            if shape is None or spec[1] not in dtypes or (shape is not spec[0] and not exact(spec[0])):
-                spec = full(name, spec)
-            return spec
-
-        return planned
-    checked = rules.checked_spec
-
-    def plain(spec: Any) -> Any:
-        shape = shapes.get(spec[0]) if type(spec) is tuple and len(spec) == 2 and type(spec[0]) is tuple else None
-        if shape is None or spec[1] not in dtypes or (shape is not spec[0] and not exact(spec[0])):
-            spec = checked(name, spec)
-        return spec
-
-    return plain
-
-
 def make_front(
     op: StructuredOp, variant: str, binding: tuple[DispatchKey, type[Tensor]] | None = None
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -175,66 +152,283 @@ def make_front(
     fname = op.name if functional else op.name + "_"
     pairs = alias_pairs(params)
     binder = _Binder(fname, params, functional, pairs)
-    bind = binder.bind
-    nvalues = len(params) + functional
-    arg_names = binder.names[:nvalues]
-    alias_at = tuple((binder.index[n], binder.index[a], n, a, p.default) for n, a in pairs for p in params if p.name == n)
-    npos = binder.npos
-    kw_names = arg_names[npos:]
-    checks = Checks(op, fname, functional, binding)
-    calls = Calls(op, fname, functional, binding, checks)
-    spec_check = _spec_checker(op, fname)
-    meta_spec = checks.meta_spec
-    check_args = checks.check_args
-    run = calls.functional if functional else calls.inplace
+    bind, tails, npos, least = binder.bind, binder.quick_tails, binder.npos, binder.least
+    # (a call of positional arguments only, all the required ones, binds by filling in the defaults)
+    quick = not binder.kw_required
+    nparams = len(params)
+    nvalues = nparams + functional
+    kw_names = binder.names[npos:nvalues]
+    defaults = {p.name: p.default for p in params}
+    alias_at = tuple((binder.index[n], binder.index[a], n, a, defaults[n]) for n, a in pairs)
     active, run_modes = modes.ACTIVE, modes.run_modes
+    # The tables.
+    checks = Checks(op, fname, functional, binding)
+    table, named, retry, lists, cls = checks.table, checks.named, checks.retry, checks.lists, checks.cls
+    meta_spec, meta, op_kw = checks.meta_spec, op.meta, checks.kw_names
+    value_tests, recheck = checks.value_tests, checks.recheck
+    spec_check = spec_checker(op, fname)
+    key = None if binding is None else binding[0]
+    handlers, resolve = op.table.handlers, op.table.resolve
+    may = op.out_may_be_input
+    tensor_at = checks.tensor_at
+    write, direct_fresh = writer(op, fname, checks)
+    # (index, a tensor list?) of the inputs an out or an inplace self is checked against for overlap
+    overlap_at = tuple((i, params[i].category == TENSOR_LIST) for i in tensor_at if functional or i != 0)
+    others_at = tuple(i for i in tensor_at if i != 0)
+    scalars = SCALAR_TYPES
+    plan = op.schema.plan is not None
+    with_kw = bool(op_kw) or plan
 
-    def call(front: Callable[..., Any], values: list[Any]) -> Any:
-        # (the slow path of a call that passed a NumPy alias: aliases.aliased re-calls ``front`` by keyword)
-        arguments = dict(zip(arg_names, values, strict=False))
-        given = tuple((n, a, values[j], default) for _i, j, n, a, default in alias_at)
-        return aliased(fname, front, arguments, given)
+    def kernel_kw(values: list[Any], spec: Any) -> dict[str, Any]:
+        # (the kernel's keyword arguments: the keyword-only parameters', and the plan)
+        kw = dict(zip(op_kw, values[npos:nparams], strict=True))
+        if plan:
+            kw["plan"] = spec[2]
+        return kw
 
-    if pairs:
+    fronts: list[Callable[..., Any]] = []
 
-        def aliases(front: Callable[..., Any], values: list[Any]) -> Any:
-            for _i, j, _n, _a, _default in alias_at:
-                if values[j] is not NO_ALIAS:
-                    return call(front, values)
-            for i, _j, _n, _a, default in alias_at:
-                if values[i] is NO_ALIAS:
-                    values[i] = default
-            return None
+    def aliases(values: list[Any]) -> tuple[tuple[str, str], ...]:
+        # (each NumPy alias passed: its value put under PyTorch's name, as aliases.aliased does, both names passed
+        # being an error; each parameter with an alias not passed gets its default. Returns the pairs passed.)
+        passed: tuple[tuple[str, str], ...] = ()
+        for i, j, n, a, _default in alias_at:
+            if values[j] is not NO_ALIAS:
+                if values[i] is not NO_ALIAS:
+                    both_given(fname, n, a)
+                values[i] = values[j]
+                passed += ((n, a),)
+        for i, _j, _n, _a, default in alias_at:
+            if values[i] is NO_ALIAS:
+                values[i] = default
+        return passed
 
-    def public(*args: Any, **kwargs: Any) -> Any:
-        values = bind(args, kwargs)
-        if pairs:
-            result = aliases(public, values)
-            if result is not None:
+    def check_from(values: list[Any], raw: Callable[..., Any], entries: Any, device: Any, first: Any) -> Any:
+        # The argument checks of ``entries`` (the table, or its part after the tensors checked at once), from the
+        # device and first tensor found so far: ``(device, first)``, or the slow path's result (rules.coerce).
+        for i, pname, code, optional, default in entries:
+            v = values[i]
+            if optional and v is None:
+                continue
+            if code <= TS:
+                if type(v) is cls if cls is not None else isinstance(v, Tensor):
+                    if device is None:
+                        device, first = v._device, v
+                    elif v._device is not device:
+                        rules.mismatch(fname, named(values))
+                elif code == T or type(v) not in scalars:
+                    return retry(values, raw, pname, True)
+            elif code == S:
+                if v is not default and type(v) not in scalars:
+                    return retry(values, raw, pname, False)
+            else:
+                try:
+                    device, first = rules.list_device(fname, pname, v, device, first)
+                except rules.NumPyArgument:
+                    return retry(values, raw, pname, True)
+                if cls is not None:
+                    for item in v:
+                        type(item) is cls or rules.not_refined(fname, pname, item, cls)
+        return device, first
+
+    # The argument checks' common case at once: the leading required tensor parameters (a tensor-or-number one
+    # taken as a tensor) all tensors of one device (of exactly the binding's class for a device binding). Any
+    # other call runs the full checks, which then raise the first error in the parameters' order.
+    lead = 0
+    while lead < len(table) and table[lead][2] <= TS and not table[lead][3]:
+        lead += 1
+    lead_at = tuple(entry[0] for entry in table[:lead])
+    lead_rest = lead_at[1:]
+    rest = table[lead:]
+
+    def front(hooked: bool) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            n = len(args)
+            if kwargs or not quick or n < least or n > npos:
+                values = bind(args, kwargs)
+                passed = aliases(values) if alias_at else ()
+            else:
+                values = list(args)
+                values += tails[n]  # (the real defaults: no alias was passed)
+                passed = ()
+            # (an error of a call with a NumPy alias names the argument as the caller spelled it; a try costs
+            # nothing in CPython 3.11 when nothing is raised)
+            try:
+                raw = fronts[1]
+                if hooked and active[0]:
+                    kwargs = dict(zip(kw_names, values[npos:nvalues], strict=True))
+                    return run_modes(op, variant, fronts[0], raw, tuple(values[:npos]), kwargs)
+                device = first = None
+                if lead_at:
+                    first = values[lead_at[0]]
+                    if cls is None:
+                        if isinstance(first, Tensor):
+                            device = first._device
+                            for i in lead_rest:
+                                v = values[i]
+                                if not isinstance(v, Tensor) or v._device is not device:
+                                    device = None
+                                    break
+                    elif type(first) is cls:
+                        device = first._device
+                        for i in lead_rest:
+                            v = values[i]
+                            if type(v) is not cls or v._device is not device:
+                                device = None
+                                break
+                if device is None:
+                    found = check_from(values, raw, table, None, None)
+                    if type(found) is not tuple:
+                        return found  # (NumPy values converted: the call's result)
+                    device, first = found
+                elif rest:
+                    found = check_from(values, raw, rest, device, first)
+                    if type(found) is not tuple:
+                        return found
+                    device, first = found
+                out = values[nparams] if functional else None
+                if out is not None:
+                    if not (type(out) is cls if cls is not None else isinstance(out, Tensor)):
+                        return retry(values, raw, "out", True)
+                    if out._device is not device:
+                        if device is None:
+                            rules.no_tensor(fname, lists)
+                        rules.mismatch(fname, named(values))
+                elif device is None:
+                    rules.no_tensor(fname, lists)
+                # The meta result.
+                for i, optional, kind, allowed in value_tests:  # (bool and Literal arguments)
+                    v = values[i]
+                    if (
+                        v is not True and v is not False if kind is None else type(v) is not kind or v not in allowed
+                    ) and (not optional or v is not None):
+                        recheck(values)
+                        break
+                if meta_spec is not None:
+                    spec = meta_spec(values)
+                elif op_kw:
+                    spec = meta(*values[:npos], **dict(zip(op_kw, values[npos:nparams], strict=True)))
+                else:
+                    spec = meta(*values[:npos])
+                if spec_check is not None:
+                    spec = spec_check(spec)
+                k = key if key is not None else device.key
+                handler = handlers.get(k)
+                if handler is None:
+                    handler = resolve(k, str(device))
+                guard = device._guard
+                if not functional:
+                    return inplace(values, spec, handler, guard)
+                if out is not None:
+                    return into_out(values, spec, handler, guard, out)
+                # A new result: made by the direct call, or allocated and written.
+                backend = first._backend
+                array = direct_fresh(values, spec, handler, device) if direct_fresh is not None else NOT
+                if array is NOT:
+                    if guard is None:
+                        try:
+                            array = backend.alloc(spec[0], spec[1])
+                        except (ValueError, MemoryError) as error:
+                            rules.alloc_failed(fname, spec, error, device)
+                        if direct_fresh is not None:
+                            write(values, spec, handler, array, None, (), FRESH)
+                        elif handler is not META_ONLY:  # (write's kernel call, without its frame)
+                            const_out = new_const_out()
+                            set_array(const_out, array.view())
+                            if with_kw:
+                                handler(*values[:npos], out=const_out, **kernel_kw(values, spec))
+                            else:
+                                handler(*values[:npos], out=const_out)
+                    else:
+                        with guard():
+                            array = allocate(fname, write, values, spec, handler, device, backend)
+                result = _new_object(backend.tensor_class)
+                result._array = array
+                result._device = device
+                # (the record made inline, as Storage(array) makes it, without the call)
+                result._storage = storage = _new_object(Storage)
+                storage.root = array
+                storage.version = 0
+                result._shape = spec[0]
+                result._dtype = array.dtype
+                result._write_checked = True
                 return result
-        if active[0]:
-            return run_modes(op, variant, public, raw, tuple(values[:npos]), dict(zip(kw_names, values[npos:])))
-        return _body(values)
 
-    def raw(*args: Any, **kwargs: Any) -> Any:
-        values = bind(args, kwargs)
-        if pairs:
-            result = aliases(raw, values)
-            if result is not None:
-                return result
-        return _body(values)
+            except DevtensorError as error:
+                if passed:
+                    raise as_called(error, (fname,), fname, passed) from None
+                raise
 
-    def _body(values: list[Any]) -> Any:
-        found = check_args(values, raw)
-        if type(found) is not tuple:
-            return found  # (the slow path's result: NumPy values converted)
-        spec = meta_spec(values)
-        if spec_check is not None:
-            spec = spec_check(spec)
-        return run(values, spec, found)
+        return call
 
-    return public, raw
+    def into_out(values: list[Any], spec: Any, handler: Any, guard: Any, out: Tensor) -> Tensor:
+        inputs = tuple([values[i] for i in tensor_at])
+        if out._shape != spec[0] or spec[1] is not out._dtype or not out._write_checked:
+            array = rules.prepare_out(fname, out, spec, inputs, may)
+        else:
+            # Fast path: out already has the result's shape and dtype and was checked writable before; only the
+            # overlap with this call's inputs is left to check. An out exactly an input of an op that cannot write
+            # over its input is written through a temporary (rules.check_pair says so).
+            array = out._array
+            root = out._storage.root
+            for i, is_list in overlap_at:
+                v = values[i]
+                if is_list:
+                    if rules.check_overlap(fname, "out", out, v, may) and not may:
+                        array = rules.temporary(fname, out)
+                elif (
+                    isinstance(v, Tensor) and v._storage.root is root and rules.check_pair(fname, "out", out, v, may)
+                ) and not may:
+                    array = rules.temporary(fname, out)
+        if guard is None:
+            write(values, spec, handler, array, out, inputs, OUT)
+        else:
+            with guard():
+                write(values, spec, handler, array, out, inputs, OUT)
+        # (a resized result, or a temporary when out is an input of an op that cannot write over it)
+        if array is not out._array:
+            rules.finish_out(fname, out, array)
+        out._storage.version += 1
+        return out
+
+    def inplace(values: list[Any], spec: Any, handler: Any, guard: Any) -> Tensor:
+        self_ = values[0]
+        if spec[0] != self_._shape or spec[1] is not self_._dtype or not self_._write_checked:
+            others = tuple([values[i] for i in others_at])
+            array = rules.prepare_inplace(fname, self_, spec, others, may)
+        else:
+            array = self_._array
+            root = self_._storage.root
+            for i, is_list in overlap_at:
+                v = values[i]
+                if is_list:
+                    if rules.check_overlap(fname, "self", self_, v, may) and not may:
+                        array = rules.temporary(fname, self_)
+                elif (
+                    isinstance(v, Tensor)
+                    and v._storage.root is root
+                    and (not may or v is not self_)
+                    and rules.check_pair(fname, "self", self_, v, may)
+                    and not may
+                ):
+                    array = rules.temporary(fname, self_)
+        # An op that may write over its input writes self's own memory always; else another input exactly self
+        # (self passed again included) is computed into a temporary, copied in.
+        mode, inputs = (OWN, ()) if may else (TEMP, tuple([values[i] for i in tensor_at]))
+        if may:
+            array = self_._array
+        if guard is None:
+            write(values, spec, handler, array, self_, inputs, mode)
+        else:
+            with guard():
+                write(values, spec, handler, array, self_, inputs, mode)
+        if not may and array is not self_._array:
+            rules.copy_back(self_, array)
+        self_._storage.version += 1
+        return self_
+
+    fronts += [front(True), front(False)]
+    return fronts[0], fronts[1]
 
 
-#: The categories whose values are tensors (or hold them): the inputs the out and overlap rules see.
-TENSOR_CATEGORIES: Final = (TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)
+_new_object: Final = object.__new__

@@ -91,8 +91,6 @@ def _int_memo(params: Sequence[Param]) -> bool:
     return len(params) == 3 and last.name == "dtype" and last.has_default and last.default is None
 
 
-
-
 #: The general path's lookup of the meta's result before calling it (:func:`memo_form`); the codes are the
 #: compiled core's memo lanes' where the two match (see below). NO_MEMO: the meta function is called.
 NO_MEMO: Final = 0
@@ -216,5 +214,3 @@ def ufunc_lane(op: StructuredOp) -> bool:
     kind, _state = _inline_kind(op)
     direct = getattr(op.meta, DIRECT, None)
     return kind is not None and direct is not None and _call_direct(op) is None and isinstance(direct[1], np.ufunc)
-
-
