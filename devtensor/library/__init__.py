@@ -20,7 +20,7 @@ Custom ops::
     softplus.functional(x, beta=2.0)                   # functional, and with out=: the out variant
     softplus.inplace(x)                                # inplace (softplus_)
 
-The op is a :class:`~devtensor.structured.StructuredOp`, exactly like a built-in: same generated fronts, same
+The op is a :class:`~devtensor.structured.StructuredOp`, exactly like a built-in: same fronts, same
 common code (argument checks, dispatch key, meta, out/inplace rules, overlap checks, device guard, version
 bumps). ``python -m devtensor.codegen --package mypkg --out mypkg/kernel_signatures.py`` writes typed
 registration decorators for a package's ops (see :mod:`devtensor.codegen`).

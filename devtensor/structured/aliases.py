@@ -7,9 +7,9 @@ chunks (Dask: ``chunk.sum(axis=..., keepdims=..., dtype=...)``), run on tensors.
 every structured op (built-in or custom) with an optional ``dim``, ``keepdim`` or ``correction`` parameter (a
 parameter with a default; ``ddof``, NumPy's name for ``var``/``std``'s ``correction``, is devtensor's addition:
 PyTorch's parser has no alias for it): the front gets each alias as a keyword-only parameter whose default is
-:data:`NO_ALIAS`, and a call that passes one takes the slow path :func:`aliased`, which puts the value under the
-op's own name and calls the front again. A call without aliases pays for filling the alias parameters' defaults
-and one identity test per alias (about 40 ns for two; docs/design.md).
+:data:`NO_ALIAS`, and a call that passes one puts the value under the op's own name and goes on (the generic
+front, :mod:`devtensor.structured.generic`; a view front takes the slow path :func:`aliased`, which calls the front
+again). A call of positional arguments only passes no alias and pays nothing for them.
 
 Only the name is an alias, never NumPy's semantics: ``t.var(axis=0)`` is PyTorch's ``var`` (``correction=1``),
 not NumPy's (``ddof=0``).
@@ -20,7 +20,8 @@ ArgumentTypeError (TypeError) naming the op and both arguments, as PyTorch's "go
 PyTorch name's value: so that the front can tell a PyTorch name passed at its default from one not passed, a
 parameter that has an alias defaults to :data:`NO_ALIAS` too, and the front puts the real default in its place
 (one identity test per such parameter, after the alias test). The fronts' ``__signature__`` shows the real
-defaults (:func:`shown_signature`).
+defaults (:func:`shown_signature`; the generic front's
+:func:`~devtensor.structured.generic.front_signature`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from devtensor.structured.schema import Param
 
 __all__ = [
-    "ALIAS_COMMON",
     "NO_ALIAS",
     "NUMPY_ALIASES",
     "alias_lines",
@@ -50,6 +50,7 @@ __all__ = [
     "missing",
     "required_aliases",
     "shown_signature",
+    "VIEW_ALIAS_COMMON",
 ]
 
 #: PyTorch's parameter name -> NumPy's name for it.
@@ -186,12 +187,11 @@ def aliased_call(
         raise as_called(error, (op,), op, tuple(passed)) from None
 
 
-# --- the fronts' source (devtensor.structured.fronts) -------------------------------------------------------
+# --- the view fronts' source (devtensor.views) -----------------------------------------------------------------
 
-#: The globals the fronts' alias lines use (part of devtensor.structured.fronts.COMMON).
-ALIAS_COMMON: Final[dict[str, Any]] = {"_NO_ALIAS": NO_ALIAS, "_aliased": aliased}
-#: The view fronts' (which may alias a required dim) also raise :func:`missing`.
-VIEW_ALIAS_COMMON: Final[dict[str, Any]] = {**ALIAS_COMMON, "_missing_alias": missing}
+#: The globals the view fronts' alias lines use (part of devtensor.views.VIEW_COMMON); they may alias a required
+#: dim, and then raise :func:`missing`.
+VIEW_ALIAS_COMMON: Final[dict[str, Any]] = {"_NO_ALIAS": NO_ALIAS, "_aliased": aliased, "_missing_alias": missing}
 
 
 def alias_signature(params: Sequence[Param], with_out: bool, required: bool = False) -> str:
