@@ -80,7 +80,8 @@ class Checks:
         elif inline == "binary":
             self.meta_spec = _binary(call_meta, state, functional, nparams == 3)
         elif memo_form(op):
-            self.meta_spec = _memo(memo_form(op), values_.get("_specs", values_.get("_memo")), params, call_meta)
+            specs: dict[Any, Any] = values_["_specs"] if "_specs" in values_ else values_["_memo"]
+            self.meta_spec = _memo(memo_form(op), specs, params, call_meta)
         self.value_tests, self.recheck = _value_checks(name, params)
 
 

@@ -322,8 +322,8 @@ def make_front(
                 if out is not None:
                     return into_out(values, spec, handler, guard, out)
                 # A new result: made by the direct call, or allocated and written.
-                backend = first._backend
-                array = direct_fresh(values, spec, handler, device) if direct_fresh is not None else NOT
+                backend = first._backend  # type: ignore[union-attr]  # (set with the device)
+                array: Any = direct_fresh(values, spec, handler, device) if direct_fresh is not None else NOT
                 if array is NOT:
                     if guard is None:
                         try:
@@ -392,7 +392,7 @@ def make_front(
         return out
 
     def inplace(values: list[Any], spec: Any, handler: Any, guard: Any) -> Tensor:
-        self_ = values[0]
+        self_: Tensor = values[0]
         if spec[0] != self_._shape or spec[1] is not self_._dtype or not self_._write_checked:
             others = tuple([values[i] for i in others_at])
             array = rules.prepare_inplace(fname, self_, spec, others, may)
