@@ -1,8 +1,8 @@
-"""The structured fronts are one generic front reading per-op tables (devtensor.structured.generic): no per-op code
-is generated or exec'd for them; each front still shows its op's signature, docstring and name, pickles by name,
-and a traceback through it shows the meta function's or kernel's line that raised. With the compiled core,
-importing devtensor builds none of the Python fronts (each is built on its first call the compiled lane does not
-take). View ops keep generated fronts (their source registered with linecache)."""
+"""The fronts are generic fronts reading per-op tables (devtensor.structured.generic for structured ops,
+devtensor.view_front for view ops): no per-op code is generated or exec'd; each front still shows its op's
+signature, docstring and name, pickles by name, and a traceback through it shows the meta function's or kernel's
+line that raised. With the compiled core, importing devtensor builds none of the structured ops' Python fronts
+(each is built on its first call the compiled lane does not take)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import devtensor as dt
-from devtensor import library
+from devtensor import library, view_front
 from devtensor.dispatcher import DispatchKey
 from devtensor.errors import ArgumentTypeError
 from devtensor.structured import StructuredOp, TensorSpec, all_ops, core, generic, get_op, schema_from_meta
@@ -53,9 +53,9 @@ def test_a_builtin_front_shows_its_ops_signature_name_and_docs() -> None:
     assert pickle.loads(pickle.dumps(dt.cpu.add_)) is dt.cpu.add_
 
 
-def test_no_structured_front_is_generated() -> None:
-    """Every structured front (built-in, custom, device binding) runs the one generic front's code: nothing is
-    compiled per op, and no source of theirs is registered with linecache. View fronts are still generated."""
+def test_no_front_is_generated() -> None:
+    """Every structured front (built-in, custom, device binding) runs the one generic front's code, every view
+    front the generic view front's: nothing is compiled per op, and no source is registered with linecache."""
     code = _generic_code()
     assert code.co_filename == generic.__file__
     for op in all_ops():
@@ -65,8 +65,11 @@ def test_no_structured_front_is_generated() -> None:
                 assert f"<devtensor.{op.name}>" not in linecache.cache
     for fn in (dt.cpu.add, dt.cuda.mul_, dt.cpu.sum):
         assert inspect.unwrap(fn).__code__ is code
+    view_code = dt.reshape.__code__
+    assert view_code.co_filename == view_front.__file__
     for vop in all_view_ops():
-        assert vop.functional.__code__.co_filename == f"<devtensor.{vop.name}>", vop.name
+        assert vop.functional.__code__ is view_code, vop.name
+    assert not any(name.startswith("<devtensor.") for name in linecache.cache)
 
 
 def test_the_generic_front_binds_as_python_does() -> None:

@@ -3,7 +3,6 @@ modes, the checker."""
 
 from __future__ import annotations
 
-import ast
 import inspect
 import itertools
 import sys
@@ -24,8 +23,6 @@ from devtensor import Tensor, library, structured
 from devtensor.dispatcher import DispatchKey
 from devtensor.errors import ArgumentTypeError, NoKernelError
 from devtensor.structured import TensorSpec, all_ops
-from devtensor.structured.aliases import alias_pairs
-from devtensor.structured.fronts import front_source
 from devtensor.typed import ConstOut, CPUTensor
 
 _counter = itertools.count()
@@ -380,23 +377,6 @@ def test_string_defaults_are_held_as_objects_never_as_source() -> None:
     assert front.__code__ is inspect.unwrap(dt.add).__code__
     assert op.schema.params[1].default == payload
     assert op.functional(dt.empty(2, device="meta")).shape == (2,)
-
-
-def test_generated_view_fronts_use_only_reserved_builtins() -> None:
-    """Names the view fronts' generated source uses besides params and ``_``-globals must be in
-    structured.SOURCE_NAMES (so that no op or parameter of that name can shadow them)."""
-    from devtensor.views import all_view_ops
-
-    for op in all_view_ops():
-        # (the parameters include NumPy's keyword names the front takes for its own: axis, keepdims, ddof)
-        params = {p.name for p in op.schema.params} | {a for _, a in alias_pairs(op.schema.params, required=True)}
-        nodes = list(ast.walk(ast.parse(front_source(op.functional))))
-        allowed = params | {n.name for n in nodes if isinstance(n, ast.FunctionDef)} | structured.SOURCE_NAMES
-        if op.name in ("reshape", "view"):
-            allowed |= {"int"}  # (their inline size check: no parameter of theirs is named int)
-        for node in nodes:
-            if isinstance(node, ast.Name) and not node.id.startswith("_"):
-                assert node.id in allowed, (op.name, node.id)
 
 
 def test_redefinition_needs_replace() -> None:

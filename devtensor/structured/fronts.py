@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from devtensor.dispatcher import DispatchKey
 from devtensor.structured.core import lazy_front
-from devtensor.structured.generated import front_source as front_source  # (its public path)
 from devtensor.structured.generic import front_signature, make_front
 from devtensor.structured.tables import (
     _inline_kind as _inline_kind,  # (re-exported: devtensor.plan imports it from here)

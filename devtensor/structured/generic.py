@@ -4,7 +4,7 @@ built from the op's definition when the front is made (no per-op code is generat
 :func:`make_front` returns the public front and its ``_raw`` twin (the same front without the dispatch-mode hook,
 which :func:`devtensor.modes.run_modes` calls to run the op itself). A call, in order:
 
-1. **binding** (:class:`_Binder`): the arguments bound to the op's schema (positional, keyword-only, defaults),
+1. **binding** (:class:`Binder`): the arguments bound to the op's schema (positional, keyword-only, defaults),
    with Python's TypeErrors for arguments that do not bind; a NumPy alias (``axis=``) re-calls the front with the
    PyTorch name (:func:`devtensor.structured.aliases.aliased`);
 2. the **dispatch-mode hook** (public front only);
@@ -60,12 +60,18 @@ def _names(names: Sequence[str]) -> str:
     return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
 
 
-class _Binder:
+class Binder:
     """The binding of a call's arguments to a front's parameters: the op's, then ``out`` (functional), then the
     NumPy aliases (keyword-only). ``bind`` returns the values in that order, defaults filled in; an argument that
     does not bind is Python's TypeError for the call, naming the front (``add()``) and the argument."""
 
-    def __init__(self, fname: str, params: Sequence[Param], with_out: bool, pairs: tuple[tuple[str, str], ...]):
+    def __init__(
+        self,
+        fname: str,
+        params: Sequence[Param],
+        with_out: bool,
+        pairs: tuple[tuple[str, str], ...],
+    ):
         paired = {n for n, _ in pairs}
         names = [p.name for p in params] + (["out"] if with_out else []) + [a for _, a in pairs]
         defaults: list[Any] = [
@@ -84,6 +90,9 @@ class _Binder:
         self.required = tuple(i for i, d in enumerate(defaults) if d is _REQUIRED)
         self.kw_required = any(i >= self.npos for i in self.required)
         self.least = sum(1 for i in self.required if i < self.npos)
+        #: The positional parameters without a default, a required one with an alias (a view op's ``dim``)
+        #: included: a call of at least as many positional arguments and no keyword binds at once.
+        self.quick_least = sum(1 for p in params if not p.kw_only and not p.has_default)
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         n = len(args)
@@ -122,10 +131,11 @@ class _Binder:
         )
 
 
-def front_signature(params: Sequence[Param], with_out: bool) -> inspect.Signature:
+def front_signature(params: Sequence[Param], with_out: bool, required: bool = False) -> inspect.Signature:
     """The signature a front over ``params`` shows (``inspect.signature``, ``help``): the op's parameters with their
     defaults, a keyword-only ``out=None`` when ``with_out``, then the NumPy aliases, keyword-only, defaulting to
-    :data:`~devtensor.structured.aliases.NO_ALIAS` (not passed)."""
+    :data:`~devtensor.structured.aliases.NO_ALIAS` (not passed); ``required``: a view op's, whose required ``dim``
+    may take an alias too (:func:`~devtensor.structured.aliases.alias_pairs`)."""
     empty = inspect.Parameter.empty
     shown = [
         inspect.Parameter(
@@ -137,7 +147,8 @@ def front_signature(params: Sequence[Param], with_out: bool) -> inspect.Signatur
     ]
     if with_out:
         shown.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
-    shown += [inspect.Parameter(a, inspect.Parameter.KEYWORD_ONLY, default=NO_ALIAS) for _, a in alias_pairs(params)]
+    pairs = alias_pairs(params, required)
+    shown += [inspect.Parameter(a, inspect.Parameter.KEYWORD_ONLY, default=NO_ALIAS) for _, a in pairs]
     return inspect.Signature(shown)
 
 
@@ -151,8 +162,8 @@ def make_front(
     params = op.schema.params
     fname = op.name if functional else op.name + "_"
     pairs = alias_pairs(params)
-    binder = _Binder(fname, params, functional, pairs)
-    bind, tails, npos, least = binder.bind, binder.quick_tails, binder.npos, binder.least
+    binder = Binder(fname, params, functional, pairs)
+    bind, tails, npos, least = binder.bind, binder.quick_tails, binder.npos, binder.quick_least
     # (a call of positional arguments only, all the required ones, binds by filling in the defaults)
     quick = not binder.kw_required
     nparams = len(params)

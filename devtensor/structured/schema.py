@@ -8,7 +8,7 @@ import inspect
 import keyword
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Final
 
 from devtensor.errors import (
@@ -86,10 +86,9 @@ class OpSchema:
         return f"OpSchema({self.name}, {list(self.params)})"
 
 
-#: Names the view ops' generated fronts use besides their ``_``-prefixed globals (Python builtins they call): an
-#: op or parameter of that name would shadow them inside the front. ``out`` is every front's output argument.
-#: (tests/test_library.py checks this set against the names in every view front; devtensor's reshape and view
-#: also test ``int``, and no parameter of theirs is named so.)
+#: Names reserved for parameters: ``out`` (every front's output argument) and the Python builtins the fronts used
+#: when they were generated source (kept reserved, so that an op defined today stays valid should fronts be
+#: generated again).
 SOURCE_NAMES: Final = frozenset(
     {
         "out",
@@ -106,7 +105,6 @@ SOURCE_NAMES: Final = frozenset(
         "Warning",
         "FloatingPointError",
         "MemoryError",
-        "OverflowError",
     }
 )
 
@@ -294,20 +292,3 @@ def stored_schema(name: str, meta: Callable[..., Any]) -> tuple[OpSchema, Any] |
         for n, category, kw_only, has_default, default, optional, text in data[1]
     )
     return OpSchema(name, params, data[2], None), data[3]
-
-
-def signature_text(params: Sequence[Param], with_out: bool) -> str:
-    """The parameter list of a front over ``params`` (defaults read from ``_default_<name>``), with a keyword
-    ``out=None`` when ``with_out``; structured and view fronts use it."""
-    parts: list[str] = []
-    star = False
-    for p in params:
-        if p.kw_only and not star:
-            parts.append("*")
-            star = True
-        parts.append(f"{p.name}=_default_{p.name}" if p.has_default else p.name)
-    if with_out:
-        if not star:
-            parts.append("*")
-        parts.append("out=None")
-    return ", ".join(parts)
