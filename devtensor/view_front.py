@@ -137,7 +137,7 @@ def make_view_front(op: ViewOp, method: bool = False) -> Callable[..., Any]:
                 if not isinstance(self_, Tensor):
                     self_ = bad_self(name, self_)
                     values = (self_, *values[1:])
-                spec = None
+                spec: Any = None
                 if reshapes:
                     shape = values[1]
                     if type(shape) is tuple:
