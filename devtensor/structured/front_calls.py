@@ -42,8 +42,6 @@ FRESH, OUT, OWN, TEMP = range(4)
 #: The direct call did not make the result: the allocating path runs.
 NOT: Final = object()
 _new_object: Final = object.__new__
-#: The keyword arguments of a kernel call of an op with no keyword-only parameter (never written).
-_NO_KW: Final[dict[str, Any]] = {}
 
 
 def _arrays(items: list[Tensor]) -> list[Any]:
@@ -51,15 +49,19 @@ def _arrays(items: list[Tensor]) -> list[Any]:
     return [items[0]._array, items[1]._array] if len(items) == 2 else [t._array for t in items]
 
 
-def writer(op: StructuredOp, name: str, checks: Checks) -> tuple[Callable[..., None], Callable[..., Any] | None]:
-    """``(write, direct_fresh)`` of an op variant. ``write(values, spec, handler, array, target, inputs, mode)``:
-    the kernel's write of ``array`` for ``target`` (out, inplace self; None for a fresh result): the direct call
-    while the handler is the built-in kernel, else the handler with a ConstOut over ``array``. For an existing
+def writer(
+    op: StructuredOp, name: str, checks: Checks
+) -> tuple[Callable[..., None], Callable[..., Any] | None, Callable[..., dict[str, Any]]]:
+    """``(write, direct_fresh, kernel_kw)`` of an op variant.
+    ``write(values, spec, handler, array, target, inputs, mode)``: the kernel's write of ``array`` for ``target``
+    (out, inplace self; None for a fresh result): the direct call while the handler is the built-in kernel, else
+    the handler with a ConstOut over ``array``. For an existing
     target: memory made read-only behind devtensor's back after its writability was checked makes NumPy refuse the
     write (ReadOnlyError); a floating-point condition made an error leaves the result written and the version
     bumped (rules.written_then_raised, rules.complete_after_condition), then propagates.
     ``direct_fresh(values, spec, handler, device)``: the direct call making the result itself where its array is
-    the allocating path's, else NOT (None: the op has no direct call)."""
+    the allocating path's, else NOT (None: the op has no direct call). ``kernel_kw(values, spec)``: the kernel's
+    keyword arguments (the keyword-only parameters', and the plan)."""
     params = op.schema.params
     npos, nparams, kw_names = checks.npos, checks.nparams, checks.kw_names
     plan = op.schema.plan is not None
@@ -82,6 +84,7 @@ def writer(op: StructuredOp, name: str, checks: Checks) -> tuple[Callable[..., N
     number_at = tuple((i, p.default) for i, p in enumerate(params) if p.category != TENSOR)
     is_tensor = tuple(p.category == TENSOR for p in params)
     d0, d = (direct[0], direct[1]) if direct is not None else (None, None)
+    with_kw = bool(kw_names) or plan
 
     def in_order(operands: tuple[Any, ...], shape: tuple[int, ...]) -> Any:
         # (a ufunc lays a result of 2 or more dims out in C order when asked; a 0-d one as an array, not a scalar)
@@ -215,8 +218,7 @@ def writer(op: StructuredOp, name: str, checks: Checks) -> tuple[Callable[..., N
         return True
 
     def write(values: list[Any], spec: Any, handler: Any, array: Any, target: Any, inputs: Any, mode: int) -> None:
-        tname = "out" if mode == OUT else first_name
-        if handler is d0 and mode != TEMP and dkind != _NONE:
+        if dkind != _NONE and handler is d0 and mode != TEMP:
             if target is None:
                 if direct_into(values, spec, array):
                     return
@@ -225,7 +227,7 @@ def writer(op: StructuredOp, name: str, checks: Checks) -> tuple[Callable[..., N
                     if direct_into(values, spec, array):
                         return
                 except ValueError:
-                    rules.check_writable(name, tname, target)
+                    rules.check_writable(name, "out" if mode == OUT else first_name, target)
                     raise
                 except (Warning, FloatingPointError):  # (one call writes all, then reports)
                     rules.written_then_raised(target, array)
@@ -237,26 +239,37 @@ def writer(op: StructuredOp, name: str, checks: Checks) -> tuple[Callable[..., N
         else:  # (a temporary is not self's memory: a kernel must not read self through it)
             const_out = new_const_out()
         set_array(const_out, array.view())
-        # (the positional parameters', then the keyword-only ones and the plan)
-        args, kw = values[:npos], dict(zip(kw_names, values[npos:nparams], strict=True)) if kw_names else _NO_KW
-        if plan:
-            kw = {**kw, "plan": spec[2]}
         if target is None:
-            handler(*args, out=const_out, **kw)
+            if with_kw:
+                handler(*values[:npos], out=const_out, **kernel_kw(values, spec))
+            else:
+                handler(*values[:npos], out=const_out)
             return
         try:
-            handler(*args, out=const_out, **kw)
+            if with_kw:
+                handler(*values[:npos], out=const_out, **kernel_kw(values, spec))
+            else:
+                handler(*values[:npos], out=const_out)
         except ValueError:
-            rules.check_writable(name, tname, target)
+            rules.check_writable(name, "out" if mode == OUT else first_name, target)
             raise
         except (Warning, FloatingPointError):
             if mode == OWN:  # (an inplace self's own memory: the kernel wrote it all)
                 target._storage.version += 1
             else:
-                rules.complete_after_condition(target, array, inputs, handler, const_out, *args, **kw)
+                rules.complete_after_condition(
+                    target, array, inputs, handler, const_out, *values[:npos], **kernel_kw(values, spec)
+                )
             raise
 
-    return write, direct_fresh
+    def kernel_kw(values: list[Any], spec: Any) -> dict[str, Any]:
+        # (the kernel's keyword arguments: the keyword-only parameters', and the plan)
+        kw = dict(zip(kw_names, values[npos:nparams], strict=True))
+        if plan:
+            kw["plan"] = spec[2]
+        return kw
+
+    return write, direct_fresh, kernel_kw
 
 
 def allocate(

@@ -182,20 +182,12 @@ def make_front(
     handlers, resolve = op.table.handlers, op.table.resolve
     may = op.out_may_be_input
     tensor_at = checks.tensor_at
-    write, direct_fresh = writer(op, fname, checks)
+    write, direct_fresh, kernel_kw = writer(op, fname, checks)
     # (index, a tensor list?) of the inputs an out or an inplace self is checked against for overlap
     overlap_at = tuple((i, params[i].category == TENSOR_LIST) for i in tensor_at if functional or i != 0)
     others_at = tuple(i for i in tensor_at if i != 0)
     scalars = SCALAR_TYPES
-    plan = op.schema.plan is not None
-    with_kw = bool(op_kw) or plan
-
-    def kernel_kw(values: list[Any], spec: Any) -> dict[str, Any]:
-        # (the kernel's keyword arguments: the keyword-only parameters', and the plan)
-        kw = dict(zip(op_kw, values[npos:nparams], strict=True))
-        if plan:
-            kw["plan"] = spec[2]
-        return kw
+    with_kw = bool(op_kw) or op.schema.plan is not None
 
     fronts: list[Callable[..., Any]] = []
 
@@ -255,7 +247,12 @@ def make_front(
     def front(hooked: bool) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
             n = len(args)
-            if kwargs or not quick or n < least or n > npos:
+            if kwargs and "out" in kwargs and len(kwargs) == 1 and functional and quick and least <= n <= npos:
+                values = list(args)  # (only out= by keyword: the common case, without the binder's loop)
+                values += tails[n]
+                values[nparams] = kwargs["out"]
+                passed = ()
+            elif kwargs or not quick or n < least or n > npos:
                 values = bind(args, kwargs)
                 passed = aliases(values) if alias_at else ()
             else:
@@ -373,7 +370,7 @@ def make_front(
         return call
 
     def into_out(values: list[Any], spec: Any, handler: Any, guard: Any, out: Tensor) -> Tensor:
-        inputs = tuple([values[i] for i in tensor_at])
+        inputs = tuple(map(values.__getitem__, tensor_at))
         if out._shape != spec[0] or spec[1] is not out._dtype or not out._write_checked:
             array = rules.prepare_out(fname, out, spec, inputs, may)
         else:
@@ -405,7 +402,7 @@ def make_front(
     def inplace(values: list[Any], spec: Any, handler: Any, guard: Any) -> Tensor:
         self_: Tensor = values[0]
         if spec[0] != self_._shape or spec[1] is not self_._dtype or not self_._write_checked:
-            others = tuple([values[i] for i in others_at])
+            others = tuple(map(values.__getitem__, others_at))
             array = rules.prepare_inplace(fname, self_, spec, others, may)
         else:
             array = self_._array
@@ -425,7 +422,7 @@ def make_front(
                     array = rules.temporary(fname, self_)
         # An op that may write over its input writes self's own memory always; else another input exactly self
         # (self passed again included) is computed into a temporary, copied in.
-        mode, inputs = (OWN, ()) if may else (TEMP, tuple([values[i] for i in tensor_at]))
+        mode, inputs = (OWN, ()) if may else (TEMP, tuple(map(values.__getitem__, tensor_at)))
         if may:
             array = self_._array
         if guard is None:
