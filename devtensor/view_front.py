@@ -195,7 +195,7 @@ def make_view_front(op: ViewOp, method: bool = False) -> Callable[..., Any]:
 
         return call
 
-    fronts += [front(True), front(False)]
+    fronts += [front(not method), front(False)]  # (the method hands a call under a mode to the functional)
     public = fronts[0]
     if method:
         shown = [
