@@ -39,7 +39,7 @@ from devtensor.structured.front_calls import FRESH, NOT, OUT, OWN, TEMP, allocat
 from devtensor.structured.front_checks import TS, Checks, S, T
 from devtensor.structured.schema import Param
 from devtensor.tensor import Storage, Tensor
-from devtensor.typed.const_out import new_const_out, set_array
+from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 
 if TYPE_CHECKING:
     from devtensor.structured.registry import StructuredOp
@@ -169,6 +169,7 @@ def make_front(
     nparams = len(params)
     nvalues = nparams + functional
     kw_names = binder.names[npos:nvalues]
+    kw_index = {k: i for i, k in enumerate(binder.names) if npos <= i < nvalues}
     defaults = {p.name: p.default for p in params}
     alias_at = tuple((binder.index[n], binder.index[a], n, a, defaults[n]) for n, a in pairs)
     active, run_modes = modes.ACTIVE, modes.run_modes
@@ -182,6 +183,7 @@ def make_front(
     handlers, resolve = op.table.handlers, op.table.resolve
     may = op.out_may_be_input
     tensor_at = checks.tensor_at
+    first_name = params[0].name
     write, direct_fresh, kernel_kw = writer(op, fname, checks)
     # (index, a tensor list?) of the inputs an out or an inplace self is checked against for overlap
     overlap_at = tuple((i, params[i].category == TENSOR_LIST) for i in tensor_at if functional or i != 0)
@@ -247,10 +249,17 @@ def make_front(
     def front(hooked: bool) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
             n = len(args)
-            if kwargs and "out" in kwargs and len(kwargs) == 1 and functional and quick and least <= n <= npos:
-                values = list(args)  # (only out= by keyword: the common case, without the binder's loop)
+            if kwargs and not alias_at and quick and least <= n <= npos:
+                # (keywords that are keyword-only parameters or out: the binder's loop inline; anything else, the
+                # binder, for its errors)
+                values = list(args)
                 values += tails[n]
-                values[nparams] = kwargs["out"]
+                for k, v in kwargs.items():
+                    i = kw_index.get(k)
+                    if i is None:
+                        values = bind(args, kwargs)
+                        break
+                    values[i] = v
                 passed = ()
             elif kwargs or not quick or n < least or n > npos:
                 values = bind(args, kwargs)
@@ -388,7 +397,24 @@ def make_front(
                     isinstance(v, Tensor) and v._storage.root is root and rules.check_pair(fname, "out", out, v, may)
                 ) and not may:
                     array = rules.temporary(fname, out)
-        if guard is None:
+        if guard is None and direct_fresh is None and handler is not META_ONLY:
+            # (write's kernel call for an op with no direct call, without its frame)
+            const_out = new_const_out()
+            set_array(const_out, array.view())
+            try:
+                if with_kw:
+                    handler(*values[:npos], out=const_out, **kernel_kw(values, spec))
+                else:
+                    handler(*values[:npos], out=const_out)
+            except ValueError:
+                rules.check_writable(fname, "out", out)
+                raise
+            except (Warning, FloatingPointError):
+                rules.complete_after_condition(
+                    out, array, inputs, handler, const_out, *values[:npos], **kernel_kw(values, spec)
+                )
+                raise
+        elif guard is None:
             write(values, spec, handler, array, out, inputs, OUT)
         else:
             with guard():
@@ -425,7 +451,22 @@ def make_front(
         mode, inputs = (OWN, ()) if may else (TEMP, tuple(map(values.__getitem__, tensor_at)))
         if may:
             array = self_._array
-        if guard is None:
+        if guard is None and may and direct_fresh is None and handler is not META_ONLY:
+            # (write's kernel call into self's own memory for an op with no direct call, without its frame)
+            const_out = InplaceOut()
+            set_array(const_out, array.view())
+            try:
+                if with_kw:
+                    handler(*values[:npos], out=const_out, **kernel_kw(values, spec))
+                else:
+                    handler(*values[:npos], out=const_out)
+            except ValueError:
+                rules.check_writable(fname, first_name, self_)
+                raise
+            except (Warning, FloatingPointError):  # (self's own memory: the kernel wrote it all)
+                self_._storage.version += 1
+                raise
+        elif guard is None:
             write(values, spec, handler, array, self_, inputs, mode)
         else:
             with guard():
