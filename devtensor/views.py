@@ -15,7 +15,7 @@ the base array. NumPy and CuPy share the array API, so one generic kernel serves
     def _permute(xp: ModuleType, array: Any, plan: tuple[int, ...]) -> Any:
         return array.transpose(plan)           # xp: the backend's array module (numpy or cupy)
 
-From that, :class:`ViewOp` generates (as Python source compiled once per op, with the meta's exact signature):
+From that, :class:`ViewOp` makes (the generic view front, :mod:`devtensor.view_front`, with the meta's signature):
 
 * the functional variant ``permute(self, dims)`` (no out, no inplace: a view has nothing to write);
 * the Tensor method ``t.permute(dims)``; with ``varargs="dims"`` the method also takes the sequence spread
@@ -89,7 +89,7 @@ def all_view_ops() -> list[ViewOp]:
 
 
 def view_variant(name: str) -> Callable[..., Any]:
-    """The generated functional variant of the view op ``name``.
+    """The functional variant of the view op ``name``.
 
     Raises:
         KeyError: no view op of that name.
@@ -106,8 +106,8 @@ class ViewOp:
         schema: the :class:`~devtensor.structured.OpSchema` derived from ``meta``'s annotations.
         multi: whether the op returns a tuple of views (the meta's return annotation is a tuple).
         varargs: the parameter the Tensor method also accepts spread out (``t.permute(1, 0)``), or None.
-        kernels: the view kernel per dispatch key (the table the generated front reads directly).
-        functional: the generated functional variant ``name(self, ...)``.
+        kernels: the view kernel per dispatch key (the table the front reads directly).
+        functional: the functional variant ``name(self, ...)``.
         method: the callable attached as ``Tensor.<name>`` (the functional, or its varargs form), or None.
         module: the module that defined the op (its meta function's); codegen declares devtensor's own ops.
     """
@@ -276,7 +276,7 @@ def _check_varargs(name: str, schema: OpSchema, meta: Callable[..., Any], vararg
     return varargs
 
 
-# --- the common code the generated fronts call ---------------------------------------------------------------
+# --- the common code the fronts call ---------------------------------------------------------------
 
 
 def _bad_self(op: str, value: object) -> Tensor:

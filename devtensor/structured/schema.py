@@ -137,11 +137,11 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
     """The schema of an op from its meta function's signature and (resolved) annotations.
 
     Annotations may be postponed (``from __future__ import annotations``); see :func:`classify` for the
-    supported ones. Defaults are kept as objects (the generated fronts bind them, never their text).
+    supported ones. Defaults are kept as objects (the fronts bind them, never their text).
 
     Raises:
         TypeError: a parameter is unannotated, variadic, has a reserved name (``out``, a name starting with
-            ``_``, a builtin the generated fronts use), an annotation that does not resolve or is not supported
+            ``_``, a reserved builtin name: SOURCE_NAMES), an annotation that does not resolve or is not supported
             (the message names the nearest supported type), a default ``None`` without ``| None``, a tensor
             default other than None, or a ``Literal`` default outside its values; the first parameter is not a
             tensor.
@@ -208,7 +208,7 @@ def check_identifier(op: str, arg: str, name: object) -> str:
 
 def check_op_name(op: str, name: object) -> str:
     """``name`` if it can name an op: a plain ASCII identifier (:func:`check_identifier`) that does not start
-    with ``_`` (the generated fronts' globals do) and is not ``out`` or a builtin the fronts call.
+    with ``_`` and is not ``out`` or a reserved builtin name (SOURCE_NAMES).
 
     Raises:
         ValueError: otherwise, naming ``op`` (the defining function) and the bad name.
