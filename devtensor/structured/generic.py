@@ -329,10 +329,10 @@ def make_front(
                     spec = meta(*values[:npos])
                 if spec_check is not None:
                     spec = spec_check(spec)
-                k = key if key is not None else device.key
-                handler = handlers.get(k)
+                dkey = key if key is not None else device.key
+                handler = handlers.get(dkey)
                 if handler is None:
-                    handler = resolve(k, str(device))
+                    handler = resolve(dkey, str(device))
                 guard = device._guard
                 if not functional:
                     return inplace(values, spec, handler, guard)
