@@ -249,6 +249,7 @@ def make_front(
     def front(hooked: bool) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
             n = len(args)
+            passed: tuple[tuple[str, str], ...]
             if kwargs and not alias_at and quick and least <= n <= npos:
                 # (keywords that are keyword-only parameters or out: the binder's loop inline; anything else, the
                 # binder, for its errors)
