@@ -24,14 +24,14 @@ from devtensor.meta import FRESH_C, ONE
 from devtensor.structured import rules
 from devtensor.structured.annotations import TENSOR
 from devtensor.structured.front_checks import Checks
-from devtensor.structured.tables import _call_direct, _inline_kind, meta_values
-from devtensor.tensor import PlannedSpec, Tensor
+from devtensor.structured.tables import _call_direct, _inline_kind, meta_values, ufunc_lane
+from devtensor.tensor import PlannedSpec, Storage, Tensor
 from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 
 if TYPE_CHECKING:
     from devtensor.structured.registry import StructuredOp
 
-__all__ = ["FRESH", "NOT", "OUT", "OWN", "TEMP", "allocate", "spec_checker", "writer"]
+__all__ = ["FRESH", "NOT", "OUT", "OWN", "TEMP", "allocate", "one_pass_lane", "spec_checker", "writer"]
 
 # The direct call's kinds: none, an inline unary or binary op's ufunc, and tables.py's _call_direct kinds.
 _NONE, _UNARY, _BINARY, _ARRAYS, _SCALARS, _PLAN, _LIST = range(7)
@@ -66,7 +66,7 @@ def writer(
     npos, nparams, kw_names = checks.npos, checks.nparams, checks.kw_names
     plan = op.schema.plan is not None
     first_name = params[0].name
-    direct = meta_values(op).get("_direct")
+    direct: Any = meta_values(op).get("_direct")
     inline = _inline_kind(op)[0]
     dkind = (
         _NONE
@@ -78,24 +78,24 @@ def writer(
         else _KINDS[_call_direct(op) or ""]
     )
     scaled = len(params) == 3 and dkind == _BINARY
-    ordered = dkind in (_UNARY, _BINARY) and isinstance(direct[1], np.ufunc)  # type: ignore[index]
+    ordered = dkind in (_UNARY, _BINARY) and isinstance(direct[1], np.ufunc)
     fresh_c = int(getattr(op.meta, FRESH_C, 0))
     tensor_index = tuple(i for i, p in enumerate(params) if p.category == TENSOR)
     number_at = tuple((i, p.default) for i, p in enumerate(params) if p.category != TENSOR)
     is_tensor = tuple(p.category == TENSOR for p in params)
-    d0, d = (direct[0], direct[1]) if direct is not None else (None, None)
+    # (direct: [the built-in kernel, its one NumPy call], set once the kernel is registered: read at each call)
     with_kw = bool(kw_names) or plan
 
     def in_order(operands: tuple[Any, ...], shape: tuple[int, ...]) -> Any:
         # (a ufunc lays a result of 2 or more dims out in C order when asked; a 0-d one as an array, not a scalar)
         if len(shape) == 1:
-            return d(*operands)  # type: ignore[misc]
-        return d(*operands, order="C") if shape else d(*operands, out=...)  # type: ignore[misc]
+            return direct[1](*operands)
+        return direct[1](*operands, order="C") if shape else direct[1](*operands, out=...)
 
     # direct_fresh, one per kind: the handler the built-in kernel, no device guard, the result's layout the one the
     # allocating path makes; a result too big raises the allocating path's error.
     def binary(values: list[Any], spec: Any, handler: Any, device: Any) -> Any:
-        if handler is not d0:
+        if handler is not direct[0]:
             return NOT
         shape = spec[0]
         a, b = values[0], values[1]
@@ -114,24 +114,24 @@ def writer(
             if not (len(shape) == 1 or (shape and layout)):
                 return NOT
             if not one:
-                return direct[2](a._array, b._array, values[2], None)  # type: ignore[index]
-            return in_order(operands, shape) if ordered else d(*operands)  # type: ignore[misc]
+                return direct[2](a._array, b._array, values[2], None)
+            return in_order(operands, shape) if ordered else direct[1](*operands)
         except (ValueError, MemoryError) as error:
             rules.alloc_failed(name, spec, error, device)
 
     def unary(values: list[Any], spec: Any, handler: Any, device: Any) -> Any:
-        if handler is not d0 or device._guard is not None:
+        if handler is not direct[0] or device._guard is not None:
             return NOT
         shape, x = spec[0], values[0]._array
         try:
             if ordered:
                 return in_order((x,), shape)
-            return d(x) if len(shape) == 1 or (shape and x.flags.c_contiguous) else NOT  # type: ignore[misc]
+            return direct[1](x) if len(shape) == 1 or (shape and x.flags.c_contiguous) else NOT
         except (ValueError, MemoryError) as error:
             rules.alloc_failed(name, spec, error, device)
 
     def arrays(values: list[Any], spec: Any, handler: Any, device: Any) -> Any:
-        if handler is not d0 or device._guard is not None:
+        if handler is not direct[0] or device._guard is not None:
             return NOT
         shape = spec[0]
         operands = [v._array for v in values[:nparams]]
@@ -142,25 +142,25 @@ def writer(
         if not fits:
             return NOT
         try:
-            return d(*operands)  # type: ignore[misc]
+            return direct[1](*operands)
         except (ValueError, MemoryError) as error:
             rules.alloc_failed(name, spec, error, device)
 
     def planned(values: list[Any], spec: Any, handler: Any, device: Any) -> Any:
-        if handler is not d0 or device._guard is not None:
+        if handler is not direct[0] or device._guard is not None:
             return NOT
         first = values[tensor_index[0]]
         if not fresh_c and not (spec[1] is first._dtype and first._array.flags.c_contiguous):
             return NOT
         try:
             if len(tensor_index) == 1:
-                return d(first._array, spec[2])  # type: ignore[misc]
-            return d(*[values[i]._array for i in tensor_index], spec[2])  # type: ignore[misc]
+                return direct[1](first._array, spec[2])
+            return direct[1](*[values[i]._array for i in tensor_index], spec[2])
         except (ValueError, MemoryError) as error:
             rules.alloc_failed(name, spec, error, device)
 
     def numbers(values: list[Any], spec: Any, handler: Any, device: Any) -> Any:
-        if handler is not d0 or device._guard is not None:
+        if handler is not direct[0] or device._guard is not None:
             return NOT
         for i, default in number_at:
             if values[i] is not default:
@@ -169,17 +169,17 @@ def writer(
             if spec[1] is not values[i]._dtype:
                 return NOT
         try:
-            return d(*[values[i]._array for i in tensor_index], *[values[i] for i, _ in number_at])  # type: ignore[misc]
+            return direct[1](*[values[i]._array for i in tensor_index], *[values[i] for i, _ in number_at])
         except (ValueError, MemoryError) as error:
             rules.alloc_failed(name, spec, error, device)
 
     def listed(values: list[Any], spec: Any, handler: Any, device: Any) -> Any:
         # (a 1-d result, C-contiguous, whose dtype NumPy's promotion gives as the meta function's)
         dim = values[1]
-        if handler is not d0 or type(dim) is not int or len(spec[0]) != 1 or device._guard is not None:
+        if handler is not direct[0] or type(dim) is not int or len(spec[0]) != 1 or device._guard is not None:
             return NOT
         try:
-            return d(_arrays(values[0]), dim)  # type: ignore[misc]
+            return direct[1](_arrays(values[0]), dim)
         except (ValueError, MemoryError) as error:
             rules.alloc_failed(name, spec, error, device)
 
@@ -200,25 +200,25 @@ def writer(
             a = a._array if isinstance(a, Tensor) else a
             b = b._array if isinstance(b, Tensor) else b
             if not scaled or values[2] is ONE:
-                d(a, b, out=array)  # type: ignore[misc]
+                direct[1](a, b, out=array)
             else:  # (the two steps write all, then report the conditions of both)
-                direct[2](a, b, values[2], array)  # type: ignore[index]
+                direct[2](a, b, values[2], array)
         elif dkind == _UNARY:
-            d(values[0]._array, array)  # type: ignore[misc]
+            direct[1](values[0]._array, array)
         elif dkind == _ARRAYS:
-            d(*[v._array for v in values[:nparams]], out=array)  # type: ignore[misc]
+            direct[1](*[v._array for v in values[:nparams]], out=array)
         elif dkind == _SCALARS:
-            d(*[v._array if t else v for v, t in zip(values, is_tensor, strict=False)], array)  # type: ignore[misc]
+            direct[1](*[v._array if t else v for v, t in zip(values, is_tensor, strict=False)], array)
         elif dkind == _PLAN:
-            d(*[values[i]._array for i in tensor_index], spec[2], array)  # type: ignore[misc]
+            direct[1](*[values[i]._array for i in tensor_index], spec[2], array)
         else:
             if type(values[1]) is not int:
                 return False
-            d(_arrays(values[0]), values[1], array)  # type: ignore[misc]
+            direct[1](_arrays(values[0]), values[1], array)
         return True
 
     def write(values: list[Any], spec: Any, handler: Any, array: Any, target: Any, inputs: Any, mode: int) -> None:
-        if dkind != _NONE and handler is d0 and mode != TEMP:
+        if dkind != _NONE and handler is direct[0] and mode != TEMP:
             if target is None:
                 if direct_into(values, spec, array):
                     return
@@ -306,3 +306,130 @@ def spec_checker(op: StructuredOp, name: str) -> Callable[[Any], Any] | None:
         return spec
 
     return check
+
+
+def one_pass_lane(op: StructuredOp, name: str) -> Callable[[list[Any]], Any] | None:
+    """``lane(values)``: a functional ufunc op's commonest call in one pass, before the general checks (which it
+    would pass: the same tests, in fewer steps), as the compiled core's lane takes it (:func:`tables.ufunc_lane`):
+    no out, alpha at its default, ``self`` a tensor and ``other`` a tensor of its device and shape or a Python
+    float or int (or such a number and a tensor: ``2 * x``), dtypes those of the meta's entry used last for that
+    form (an int within the entry's window), no device guard, the op's CPU kernel the handler: the ufunc
+    allocates the result (C order, a 0-d one as an array), wrapped here; or the same operands into an ``out`` of
+    exactly the result's device, shape and dtype, checked writable before and sharing no memory with them. NOT
+    for any other call. None for other ops."""
+    if not ufunc_lane(op):
+        return None
+    values_ = meta_values(op)
+    direct, handlers = values_["_direct"], op.table.handlers
+    # (direct: [the built-in kernel, its one NumPy call], set once the kernel is registered: read at each call)
+    nparams = len(op.schema.params)
+    scaled = nparams == 3
+
+    def result(like: Tensor, device: Any, operands: tuple[Any, ...], dtype: Any) -> Tensor:
+        shape = like._shape
+        try:
+            if len(shape) == 1:
+                array = direct[1](*operands)
+            else:
+                array = direct[1](*operands, order="C") if shape else direct[1](*operands, out=...)
+        except (ValueError, MemoryError) as error:  # (no memory: the allocating path's error)
+            rules.alloc_failed(name, (shape, dtype), error, device)
+        # (a tensor's class is its backend's tensor_class; the ufunc's result dtype is the meta's, canonical)
+        tensor = _new_object(type(like))
+        tensor._array = array
+        tensor._device = device
+        tensor._storage = storage = _new_object(Storage)
+        storage.root = array
+        storage.version = 0
+        tensor._shape = shape
+        tensor._dtype = dtype
+        tensor._write_checked = True
+        return tensor
+
+    def into(out: Tensor, operands: tuple[Any, ...]) -> Tensor:
+        try:
+            direct[1](*operands, out=out._array)
+        except ValueError:
+            rules.check_writable(name, "out", out)
+            raise
+        except (Warning, FloatingPointError):
+            rules.written_then_raised(out, out._array)
+            raise
+        out._storage.version += 1
+        return out
+
+    def fits(self_: Tensor, out: Tensor, device: Any) -> bool:
+        # (out may be written as it is, besides its dtype; the handler is the built-in kernel, no guard)
+        return (
+            out._shape == self_._shape
+            and out._device is device
+            and out._write_checked
+            and self_._storage.root is not out._storage.root
+            and device._guard is None
+            and handlers.get(device.key) is direct[0]
+        )
+
+    if "_meta_cache" in values_:
+        cache = values_["_meta_cache"]
+
+        def unary(values: list[Any]) -> Any:
+            self_, out = values[0], values[1]
+            if not isinstance(self_, Tensor):
+                return NOT
+            device = self_._device
+            if out is None:
+                dtype = cache.get(self_._dtype)
+                if dtype is not None and device._guard is None and handlers.get(device.key) is direct[0]:
+                    return result(self_, device, (self_._array,), dtype)
+            elif isinstance(out, Tensor) and cache.get(self_._dtype) is out._dtype and fits(self_, out, device):
+                return into(out, (self_._array,))
+            return NOT
+
+        return unary
+    last = values_["_meta_last"]
+
+    def number(entry: Any, value: Any, i: int) -> bool:
+        kind = entry[i]
+        return type(value) is kind and (
+            kind is float or (kind is int and (not entry[3] or entry[5] <= value <= entry[6]))
+        )
+
+    def binary(values: list[Any]) -> Any:
+        self_, other, out = values[0], values[1], values[nparams]
+        if scaled and values[2] is not ONE:
+            return NOT
+        if isinstance(self_, Tensor):
+            device = self_._device
+            if isinstance(other, Tensor):
+                entry = last[0]
+                if other._dtype is not entry[1]:
+                    entry = last[3]  # (the entry before: x * y beside x * mask)
+                lane = other._device is device and other._dtype is entry[1] and self_._shape == other._shape
+                operand = other._array
+                if lane and out is not None:
+                    lane = isinstance(out, Tensor) and other._storage.root is not out._storage.root
+            else:
+                entry = last[1]
+                lane = number(entry, other, 1)
+                operand = other
+            if not lane or self_._dtype is not entry[0]:
+                return NOT
+            if out is None:
+                if device._guard is None and handlers.get(device.key) is direct[0]:
+                    return result(self_, device, (self_._array, operand), entry[2])
+            elif isinstance(out, Tensor) and out._dtype is entry[2] and fits(self_, out, device):
+                return into(out, (self_._array, operand))
+            return NOT
+        if out is None and isinstance(other, Tensor):
+            device = other._device
+            entry = last[2]
+            if (
+                number(entry, self_, 0)
+                and other._dtype is entry[1]
+                and device._guard is None
+                and handlers.get(device.key) is direct[0]
+            ):
+                return result(other, device, (self_, other._array), entry[2])
+        return NOT
+
+    return binary

@@ -32,10 +32,20 @@ from devtensor import modes
 from devtensor.dispatcher import META_ONLY, DispatchKey
 from devtensor.dtypes import SCALAR_TYPES
 from devtensor.errors import DevtensorError, as_called
-from devtensor.structured import rules
+from devtensor.structured import core, rules
 from devtensor.structured.aliases import NO_ALIAS, alias_pairs, both_given
 from devtensor.structured.annotations import TENSOR_LIST
-from devtensor.structured.front_calls import FRESH, NOT, OUT, OWN, TEMP, allocate, spec_checker, writer
+from devtensor.structured.front_calls import (
+    FRESH,
+    NOT,
+    OUT,
+    OWN,
+    TEMP,
+    allocate,
+    one_pass_lane,
+    spec_checker,
+    writer,
+)
 from devtensor.structured.front_checks import TS, Checks, S, T
 from devtensor.structured.schema import Param
 from devtensor.tensor import Storage, Tensor
@@ -185,6 +195,8 @@ def make_front(
     tensor_at = checks.tensor_at
     first_name = params[0].name
     write, direct_fresh, kernel_kw = writer(op, fname, checks)
+    # (without the compiled core, whose C lane takes these calls first, the same lane in Python)
+    lane = one_pass_lane(op, fname) if functional and binding is None and core.CORE is None else None
     # (index, a tensor list?) of the inputs an out or an inplace self is checked against for overlap
     overlap_at = tuple((i, params[i].category == TENSOR_LIST) for i in tensor_at if functional or i != 0)
     others_at = tuple(i for i in tensor_at if i != 0)
@@ -276,6 +288,10 @@ def make_front(
                 if hooked and active[0]:
                     kwargs = dict(zip(kw_names, values[npos:nvalues], strict=True))
                     return run_modes(op, variant, fronts[0], raw, tuple(values[:npos]), kwargs)
+                if lane is not None:
+                    done = lane(values)
+                    if done is not NOT:
+                        return done
                 device = first = None
                 if lead_at:
                     first = values[lead_at[0]]
