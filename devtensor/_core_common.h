@@ -29,7 +29,7 @@ static int ready = 0;
 static inline int is_tensor(PyObject *o) { return PyObject_TypeCheck(o, Tensor_type); }
 
 /* FORWARD: no lane, every call goes to the Python front. UNARY, BINARY: the elementwise lanes. The MEMO_* kinds
- * (devtensor.structured.front_lines.memo_lane): a functional call whose meta result the op's memo holds and whose
+ * (devtensor.structured.tables.memo_lane): a functional call whose meta result the op's memo holds and whose
  * direct call allocates the result. */
 enum { FORWARD = 0, UNARY = 1, BINARY = 2, MEMO_REDUCE = 3, MEMO_INT = 4, MEMO_ARRAYS = 5, MEMO_SCALARS = 6, MEMO_LIST = 7,
        UNARY_CALL = 8, VIEW = 9 };

@@ -162,7 +162,7 @@ def unregister_fallback(key: DispatchKey) -> None:
 class KernelTable:
     """An op's kernels and Python overrides per dispatch key, with a cached key -> handler dict.
 
-    ``handlers`` is read directly by generated fronts: ``handlers.get(key)`` is one dict lookup; a miss goes
+    ``handlers`` is read directly by the fronts: ``handlers.get(key)`` is one dict lookup; a miss goes
     through :meth:`resolve`, which fills it. Resolution order (PyTorch's Python dispatcher): the newest Python
     override for the key, else the kernel, else the backend fallback, else (Meta only) the meta function
     alone, else NoKernelError. Every registration clears the cache.

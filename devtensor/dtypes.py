@@ -232,7 +232,7 @@ def as_bool(op: str, arg: str, value: object, *, optional: bool = False) -> Any:
 
 def check_choice(op: str, arg: str, value: object, allowed: tuple[Any, ...], *, optional: bool = False) -> None:
     """Check ``value`` as a Literal argument of ``op`` (one of ``allowed``; None too when ``optional``). A value
-    of a type none of ``allowed`` has is a wrong type, a TypeError (as the generated fronts' check of Literal
+    of a type none of ``allowed`` has is a wrong type, a TypeError (as the fronts' check of Literal
     annotations); of the right type but not among them, a ValueError.
 
     Raises:

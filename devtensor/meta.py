@@ -57,7 +57,7 @@ __all__ = [
     "unary_ufunc_meta",
 ]
 
-#: The attribute through which the meta functions made here offer the generated fronts (devtensor.structured)
+#: The attribute through which the meta functions made here offer the fronts (devtensor.structured)
 #: to inline their common case, saving a Python call per op call: ``("unary", cache)`` for
 #: :func:`unary_ufunc_meta` (``cache`` maps ``self``'s dtype to the result's), ``("binary", last)`` for
 #: :func:`binary_ufunc_meta` (``last[0]`` is the entry used last for two tensors, ``last[1]`` for a tensor and a
@@ -99,7 +99,7 @@ _M = TypeVar("_M", bound=Callable[..., Any])
 def offers_direct(direct: list[Any], fresh_c: int = 0) -> Callable[[_M], _M]:
     """Mark a meta function as offering the direct path (:data:`DIRECT`): ``direct`` is [the op's built-in CPU
     kernel, set once it is registered; the one NumPy call that kernel makes]. Applied below ``structured_op``,
-    so the op's fronts are generated with it (devtensor.structured.front_lines says which calls fit);
+    so the op's fronts are made with it (devtensor.structured.tables says which calls fit);
     ``fresh_c``: :data:`FRESH_C`."""
 
     def mark(meta: _M) -> _M:
@@ -261,7 +261,7 @@ def unary_ufunc_meta(
             return (self._shape, dtype)
 
     meta.__name__ = meta.__qualname__ = op
-    # The generated fronts inline the cache hit (see INLINE).
+    # The fronts inline the cache hit (see INLINE).
     meta.__dict__[INLINE] = ("unary", cache)
     return meta
 
@@ -344,7 +344,7 @@ def binary_ufunc_meta(
         meta.__signature__ = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "alpha"])  # type: ignore[attr-defined]
         meta.__annotations__ = {k: v for k, v in meta.__annotations__.items() if k != "alpha"}
     meta.__name__ = meta.__qualname__ = op
-    # The generated fronts inline the common cases (see INLINE): two tensors of one shape whose dtypes are those
+    # The fronts inline the common cases (see INLINE): two tensors of one shape whose dtypes are those
     # of ``last[0]``, or a tensor and a Python number (no int to range-check, or an int within the entry's
     # window) those of ``last[1]`` (the number first: ``last[2]``); alpha left at 1 or, for a floating-point
     # result, a float.

@@ -19,7 +19,7 @@ from typing import Any, Self, TypeVar
 __all__ = ["DispatchMode", "active_modes"]
 
 _T = TypeVar("_T")
-#: How many modes are entered, in all threads together: the generated fronts test only ``ACTIVE[0]`` (bound
+#: How many modes are entered, in all threads together: the fronts test only ``ACTIVE[0]`` (bound
 #: there as ``_modes``), so a call with no mode anywhere pays one list-item truth test.
 ACTIVE = [0]
 _count_lock = threading.Lock()

@@ -1,4 +1,4 @@
-"""Main-namespace functions that are not one op's generated front: ``sort``, ``topk``, ``aminmax`` (typed
+"""Main-namespace functions that are not one op's front: ``sort``, ``topk``, ``aminmax`` (typed
 multi-output ops), ``max``/``min`` (PyTorch's three forms), ``einsum`` (PyTorch's argument order over the
 ``einsum`` op) and ``meshgrid`` (views); and the Tensor methods over the multi-output ops and ``repeat``.
 

@@ -15,7 +15,7 @@ the base array. NumPy and CuPy share the array API, so one generic kernel serves
     def _permute(xp: ModuleType, array: Any, plan: tuple[int, ...]) -> Any:
         return array.transpose(plan)           # xp: the backend's array module (numpy or cupy)
 
-From that, :class:`ViewOp` generates (as Python source compiled once per op, with the meta's exact signature):
+From that, :class:`ViewOp` makes (the generic view front, :mod:`devtensor.view_front`, with the meta's signature):
 
 * the functional variant ``permute(self, dims)`` (no out, no inplace: a view has nothing to write);
 * the Tensor method ``t.permute(dims)``; with ``varargs="dims"`` the method also takes the sequence spread
@@ -42,23 +42,12 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any, Final, NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
-import numpy as np
-
-from devtensor import modes
 from devtensor.dispatcher import META_ONLY, DispatchKey, KernelTable, dispatch_key
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.structured import TENSOR, OpSchema, all_ops, schema_from_meta, view_ops_by_name
-from devtensor.structured.aliases import (
-    VIEW_ALIAS_COMMON,
-    alias_lines,
-    alias_pairs,
-    alias_signature,
-    shown_signature,
-)
 from devtensor.structured.core import lazy_view_front
-from devtensor.structured.fronts import compile_factory
 from devtensor.structured.schema import stored_schema
 from devtensor.tensor import Tensor
 
@@ -101,7 +90,7 @@ def all_view_ops() -> list[ViewOp]:
 
 
 def view_variant(name: str) -> Callable[..., Any]:
-    """The generated functional variant of the view op ``name``.
+    """The functional variant of the view op ``name``.
 
     Raises:
         KeyError: no view op of that name.
@@ -118,8 +107,8 @@ class ViewOp:
         schema: the :class:`~devtensor.structured.OpSchema` derived from ``meta``'s annotations.
         multi: whether the op returns a tuple of views (the meta's return annotation is a tuple).
         varargs: the parameter the Tensor method also accepts spread out (``t.permute(1, 0)``), or None.
-        kernels: the view kernel per dispatch key (the table the generated front reads directly).
-        functional: the generated functional variant ``name(self, ...)``.
+        kernels: the view kernel per dispatch key (the table the front reads directly).
+        functional: the functional variant ``name(self, ...)``.
         method: the callable attached as ``Tensor.<name>`` (the functional, or its varargs form), or None.
         module: the module that defined the op (its meta function's); codegen declares devtensor's own ops.
     """
@@ -289,7 +278,7 @@ def _check_varargs(name: str, schema: OpSchema, meta: Callable[..., Any], vararg
     return varargs
 
 
-# --- the common code the generated fronts call ---------------------------------------------------------------
+# --- the common code the fronts call ---------------------------------------------------------------
 
 
 def _bad_self(op: str, value: object) -> Tensor:
@@ -373,6 +362,13 @@ def _is_sequence(value: object) -> bool:
     return type(value) in (tuple, list) or (isinstance(value, Sequence) and not isinstance(value, (str, bytes)))
 
 
+def _reshapes(op: ViewOp) -> bool:
+    """Whether the op is devtensor's reshape or view, whose fronts (the generic view front, the compiled view lane)
+    call the array's own reshape while the handler is the built-in kernel (:data:`RESHAPE_KERNEL`) and the plan is
+    a shape, and read :data:`RESHAPE_SPECS` before the meta function."""
+    return op.name in ("reshape", "view") and op.module.split(".")[0] == "devtensor"
+
+
 #: The built-in kernel of reshape and view (registered by devtensor.kernels.shape): its plan, when a tuple, is
 #: the shape the array's own reshape takes (a view of a C-contiguous array).
 RESHAPE_KERNEL: list[Any] = [None]
@@ -383,193 +379,14 @@ RESHAPE_KERNEL: list[Any] = [None]
 RESHAPE_SPECS: dict[tuple[tuple[int, ...], tuple[int, ...]], ViewSpec] = {}
 
 
-#: The names every view front's source uses besides its per-op values (``_name``, ``_op``, ``_meta``,
-#: ``_kernels``, defaults): the view fronts, compiled at run time, see these as globals.
-VIEW_COMMON: Final[dict[str, Any]] = {
-    "_Tensor": Tensor,
-    "_bad_self": _bad_self,
-    "_miss": _miss,
-    "_new": object.__new__,
-    "_one": _one,
-    "_rare": _rare,
-    "_too_large": _too_large,
-    "_many": _many,
-    "_is_sequence": _is_sequence,
-    "_modes": modes.ACTIVE,
-    "_run_modes": modes.run_modes,
-    "_reshape_kernel": RESHAPE_KERNEL,
-    "_reshape_specs": RESHAPE_SPECS,
-    "_ndarray": np.ndarray,
-    **VIEW_ALIAS_COMMON,
-}
-
-
-def _call_text(op: ViewOp) -> str:
-    return ", ".join(f"{p.name}={p.name}" if p.kw_only else p.name for p in op.schema.params)
-
-
-def view_factory_name(op_name: str, method: bool = False) -> str:
-    """The name of the factory of a view op's front (``make_view_permute``) or varargs method
-    (``make_view_method_permute``)."""
-    return f"make_view_{'method_' if method else ''}{op_name}"
-
-
-def _reshapes(op: ViewOp) -> bool:
-    """Whether the op is devtensor's reshape or view, whose front calls the array's reshape itself while the
-    handler is the built-in kernel (:data:`RESHAPE_KERNEL`) and the plan is a shape."""
-    return op.name in ("reshape", "view") and op.module.split(".")[0] == "devtensor"
-
-
-def _value_names(op: ViewOp, method: bool) -> list[str]:
-    names = ["_name", "_op", "_meta", "_handlers"] + (["_functional"] if method else [])
-    return names + [f"_default_{p.name}" for p in op.schema.params if p.has_default]
-
-
-def _body_lines(op: ViewOp, call: str) -> list[str]:
-    """The front's work after the modes hook: ``self`` checked, the meta, the cached handler, the kernel and the
-    view's wrapper. A single-result view is made inline, wrapped as ``Backend.wrap_view`` wraps (no frame but the
-    meta's and the kernel's); a copy, a cache miss and multi-result ops take a helper."""
-    self_name = op.schema.params[0].name
-    lines = [f"    if not isinstance({self_name}, _Tensor): {self_name} = _bad_self(_name, {self_name})"]
-    if _reshapes(op):
-        # (the metas' inline case, without their frame: a C-contiguous NumPy array's spec by the int sizes asked
-        # and its shape; any other call asks the meta)
-        s, v = self_name, op.schema.params[1].name
-        # (the sizes checked to be exactly ints before the lookup: 4.0 must not hit 4's entry, and a size that is
-        # not hashable goes to the meta, which accepts an index-like one or names the argument)
-        lines += [
-            "    _spec = None",
-            f"    if type({v}) is tuple:",
-            f"        for _size in {v}:",
-            "            if type(_size) is not int:",
-            "                break",
-            "        else:",
-            f"            _spec = _reshape_specs.get(({v}, {s}._shape))",
-            f"            if _spec is not None and not (type({s}._array) is _ndarray and"
-            f" {s}._array.flags.c_contiguous):",
-            "                _spec = None",
-            f"    if _spec is None: _spec = _meta({call})",
-        ]
-    else:
-        lines.append(f"    _spec = _meta({call})")
-    lines.append(f"    _kernel = _handlers.get({self_name}._device.key)")
-    if op.multi:
-        lines += [
-            f"    if _kernel is None: return _miss(_op, {self_name}, _spec)",
-            f"    return _many({self_name}, _kernel, _spec, _name)",
-        ]
-        return lines
-    s = self_name
-    lines += [
-        # (_spec[2]: ViewSpec.copy, _spec[1]: its plan, read by index: a tuple's item is the cheapest read)
-        f"    if _kernel is None or _spec[2]: return _rare(_op, {s}, _kernel, _spec)",
-    ]
-    if _reshapes(op):
-        # (reshape and view: the built-in kernel's common case, the array's own reshape, without its frame; the
-        # plan is then the view's shape and the dtype is self's; a tensor's class is its backend's tensor_class)
-        lines += [
-            "    if _kernel is _reshape_kernel[0] and type(_spec[1]) is tuple:",
-            f"        try: _array = {s}._array.reshape(_spec[1])",
-            "        except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)",
-            *_wrap_lines("        ", s, f"type({s})", "_spec[1]", f"{s}._dtype"),
-        ]
-    lines += [
-        f"    _backend = {s}._backend",
-        f"    try: _array = _kernel(_backend.xp, {s}._array, _spec[1])",
-        "    except (ValueError, OverflowError) as _e: _too_large(_name, _spec, _e)",
-        *_wrap_lines("    ", s, "_backend.tensor_class", "_array.shape", "_array.dtype"),
-    ]
-    return lines
-
-
-def _wrap_lines(indent: str, base: str, cls: str, shape: str, dtype: str) -> list[str]:
-    """The view's wrapper returned: ``Backend.wrap_view`` inline (a frame less), the view sharing ``base``'s
-    device and storage, of class ``cls``, shape ``shape`` and dtype ``dtype`` (expressions)."""
-    lines = [
-        f"_view = _new({cls})",
-        "_view._array = _array",
-        f"_view._device = {base}._device",
-        f"_view._storage = {base}._storage",
-        f"_view._shape = {shape}",
-        f"_view._dtype = {dtype}",
-        "_view._write_checked = False",
-        "return _view",
-    ]
-    return [indent + line for line in lines]
-
-
-def view_factory_source(op: ViewOp, method: bool = False) -> str:
-    """The source of the factory of the view op's front (or, with ``method``, of its varargs Tensor method):
-    ``def make_view_...(*, <per-op values>)`` returning the front (and, for the front, ``_raw``: the front
-    without the dispatch-mode hook)."""
-    params = op.schema.params
-    if method:
-        v = params[1].name
-        rest = params[2:]
-        parts = [params[0].name, f"*{v}"]
-        parts += [f"{p.name}=_default_{p.name}" if p.has_default else p.name for p in rest]
-        call = ", ".join([params[0].name, v, *(f"{p.name}={p.name}" for p in rest)])
-        # The functional's body inline (one frame less per call); under an active mode, the functional itself,
-        # whose hook the modes see.
-        body = [
-            f"def {op.name}({', '.join(parts)}):",
-            f"    if len({v}) == 1 and type({v}[0]) is not int and _is_sequence({v}[0]): {v} = {v}[0]",
-            f"    if _modes[0]: return _functional({call})",
-            *_body_lines(op, _call_text(op)),
-            "",
-            f"return {op.name}, None",
-        ]
-    else:
-        checks = _body_lines(op, _call_text(op))
-        # The dispatch-mode hook (as the structured fronts have): active modes see view-op calls too (variant
-        # "view"); ``_raw`` is the front without the hook.
-        args_text = "(" + "".join(p.name + ", " for p in params if not p.kw_only) + ")"
-        kwargs_text = "{" + ", ".join(f"{p.name!r}: {p.name}" for p in params if p.kw_only) + "}"
-        # NumPy's axis for dim (squeeze, split, chunk; unsqueeze's required dim too), as the structured fronts
-        # (devtensor.structured.aliases).
-        signature = alias_signature(params, False, required=True)
-        body = [
-            f"def {op.name}({signature}):",
-            *alias_lines(params, "view", "_public", required=True),
-            f"    if _modes[0]: return _run_modes(_op, 'view', _public, _raw, {args_text}, {kwargs_text})",
-            *checks,
-            "",
-            f"def _raw_{op.name}({signature}):",
-            *alias_lines(params, "view", "_raw", required=True),
-            *checks,
-            "",
-            f"_public, _raw = {op.name}, _raw_{op.name}",
-            "return _public, _raw",
-        ]
-    values = ", ".join(_value_names(op, method))
-    head = f"def {view_factory_name(op.name, method)}(*, {values}):"
-    return "\n".join([head, *("    " + b if b else "" for b in body)]) + "\n"
-
-
-def _values(op: ViewOp, method: bool) -> dict[str, Any]:
-    values: dict[str, Any] = {"_name": op.name, "_op": op, "_meta": op.meta, "_handlers": op.table.handlers}
-    if method:
-        values["_functional"] = op.functional
-    for p in op.schema.params:
-        if p.has_default:
-            values[f"_default_{p.name}"] = p.default
-    return values
-
-
 def _front(op: ViewOp, method: bool = False) -> Callable[..., Any]:
-    """The view op's front (or varargs method), compiled here from its generated source, which is registered
-    with linecache (``<devtensor.reshape>``; a user's view op ``<devtensor.custom.NAME>``)."""
-    name = view_factory_name(op.name, method)
-    kind = "" if op.module.split(".")[0] == "devtensor" else "custom."
-    filename = f"<devtensor.{kind}{op.name}{'.method' if method else ''}>"
-    source = view_factory_source(op, method)
-    factory = compile_factory(filename, source, name, VIEW_COMMON)
-    fn, _ = factory(**_values(op, method))
-    fn.__source__ = source  # the factory's, as the structured fronts keep it
+    """The view op's front (or varargs method): the generic view front (:mod:`devtensor.view_front`) over the
+    op's tables, with its name, docstring, module and ``op``."""
+    from devtensor.view_front import make_view_front
+
+    fn = make_view_front(op, method)
+    fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = op.doc
-    fn.__qualname__ = op.name
     fn.__module__ = "devtensor"
-    fn.op = op
-    if not method and alias_pairs(op.schema.params, required=True):
-        fn.__signature__ = shown_signature(fn, op.schema.params, required=True)  # (the real defaults, not NO_ALIAS)
-    return fn  # type: ignore[no-any-return]
+    fn.op = op  # type: ignore[attr-defined]
+    return fn

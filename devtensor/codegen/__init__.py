@@ -13,8 +13,8 @@ schemas this package writes:
   (:mod:`~devtensor.codegen.kernels`), a stub beside the small run-time module ``kernel_signatures.py`` (the
   registrars), so that importing devtensor never compiles the declarations;
 * ``devtensor/_generated_schemas.py``: the ops' schemas as data, so that no schema is derived for built-in ops at
-  import (:mod:`~devtensor.codegen.fronts`). No front is written to a file: fronts are built at run time from
-  the generator (:func:`devtensor.structured.fronts.build_front`), the compiled core's lanes in front of them.
+  import (:mod:`~devtensor.codegen.fronts`). No front is written to a file: every structured op's front is the
+  generic front (:func:`devtensor.structured.fronts.build_front`), the compiled core's lanes in front of them.
 
 Run ``python -m devtensor.codegen`` to regenerate, ``python -m devtensor.codegen --check`` to exit 1 when the
 checked-in files are stale (a test runs the check).

@@ -1,5 +1,5 @@
-"""The built-in ops' schemas as data (``_generated_schemas.py``): no front is generated into a file; the fronts are
-built from the generator at run time (devtensor.structured.fronts.build_front)."""
+"""The built-in ops' schemas as data (``_generated_schemas.py``): no front is generated into a file; every
+structured op's front is the generic front (devtensor.structured.fronts.build_front)."""
 
 from __future__ import annotations
 

@@ -60,14 +60,14 @@ def _softplus(xp: ModuleType, self: D, beta: float, threshold: float, *, out: Co
 
 
 #: relu's inline meta cache (meta.INLINE): each dtype relu accepts, mapped to itself (the result's dtype); the
-#: generated fronts read it instead of calling the meta function, which fills it.
+#: fronts read it instead of calling the meta function, which fills it.
 _RELU_DTYPES: Final[dict[Any, DType]] = {}
 #: relu's direct path (meta.DIRECT): [the registered CPU kernel (set below), the array kernel].
 _RELU_DIRECT: Final[list[Any]] = [None, None]
 
 
 def _inline_unary(cache: dict[Any, DType]) -> Callable[[_M], _M]:
-    """Mark a one-tensor meta function as offering the generated fronts the inline cache hit of the ufunc
+    """Mark a one-tensor meta function as offering the fronts the inline cache hit of the ufunc
     family's unary metas (meta.INLINE): ``cache`` maps each accepted dtype to the result's, and the meta fills it."""
 
     def mark(meta: _M) -> _M:
@@ -103,7 +103,7 @@ def relu(self: TensorMeta) -> TensorSpec:
 def _relu_arrays(a: Any, out: Any = None) -> Any:
     """relu on arrays: ``np.maximum(a, 0)`` into ``out`` (a new array when None), which it returns: relu's
     direct path (meta.DIRECT: while the built-in CPU kernel, the same one ufunc call, is the handler, the
-    generated fronts and plan replays call this with the arrays, without a ConstOut); 0 is a weak Python int,
+    fronts and plan replays call this with the arrays, without a ConstOut); 0 is a weak Python int,
     so the result keeps ``a``'s dtype, as the meta function says. (The fronts pass ``out`` positionally, the
     plan replays by keyword.)"""
     return _np_maximum(a, 0, out=out)

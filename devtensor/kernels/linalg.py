@@ -444,7 +444,7 @@ def _addmm_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) ->
 def _addmm_cpu(s: Any, m1: Any, m2: Any, beta: Scalar, alpha: Scalar, o: Any = None) -> Any:
     """addmm's CPU kernel on arrays: ``beta * s + alpha * (m1 @ m2)`` into ``o``, which it returns; ``o`` None
     (the fronts' allocating path, for beta = alpha = 1 and the three arrays of the result's dtype): a new
-    C-contiguous result. Also the op's direct path (meta.DIRECT: the generated fronts call it with the arrays
+    C-contiguous result. Also the op's direct path (meta.DIRECT: the fronts call it with the arrays
     while the built-in CPU kernel is the handler, without a ConstOut); the floating-point conditions of its steps
     are reported after the write (kernels/ufunc_family.py's deferred_conditions), as the fronts' rule wants."""
     if o is None:

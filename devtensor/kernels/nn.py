@@ -193,7 +193,7 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
     ``o`` None: a new C-contiguous result of ``x``'s dtype, for an ``x`` C-contiguous and of the result's
     dtype (the fronts' allocating path).
 
-    Also the ops' direct path (meta.DIRECT: the generated fronts call it with the arrays and the plan while the
+    Also the ops' direct path (meta.DIRECT: the fronts call it with the arrays and the plan while the
     built-in CPU kernel is the handler, without a ConstOut), so it keeps the floating-point rule itself: every
     step runs quiet (divide, invalid and over ignored, under as the caller has it), and should a condition still
     surface as an error (an underflow the caller made one), the result is computed again silenced and written
@@ -390,7 +390,7 @@ def _cross_entropy(xp: ModuleType, input: D, target: D, *, out: ConstOut[D]) -> 
 def _cross_entropy_cpu(x: Any, t: Any, out: Any) -> None:
     """cross_entropy's CPU kernel on arrays: logits ``x`` [N, C], class indices ``t`` [N], the 0-d ``out``.
 
-    Also the op's direct path (meta.DIRECT: the generated fronts call it with the arrays while the built-in CPU
+    Also the op's direct path (meta.DIRECT: the fronts call it with the arrays while the built-in CPU
     kernel is the handler, without a ConstOut), so it keeps the floating-point rule itself: every step runs
     quiet (divide, invalid and over ignored, under as the caller has it), and should a condition still surface
     as an error (an underflow the caller made one), the loss is computed again silenced and written before the

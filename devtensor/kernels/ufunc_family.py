@@ -5,7 +5,7 @@
 * meta function is :func:`devtensor.meta.binary_ufunc_meta` (or :func:`~devtensor.meta.unary_ufunc_meta`):
   NumPy's broadcasting, NumPy's own type resolution for the ufunc as the dtype rule, Python numbers weak in
   promotion (NEP 50), Python ints range-checked against the integer dtype they meet; these metas offer the
-  generated fronts their inline fast path (``devtensor.meta.INLINE``);
+  fronts their inline fast path (``devtensor.meta.INLINE``);
 * kernel is ONE function of the array module ``xp`` (NumPy on the CPU, CuPy on CUDA), calling the ufunc of
   the entry's NumPy name (CuPy's by the same name, or the entry's ``cupy`` name) with ``out=``;
 * docstring is built from the entry's fields (summary, ufunc names, variants, errors).

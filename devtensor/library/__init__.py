@@ -23,7 +23,7 @@ Custom ops::
     softplus.inplace(x)                                # inplace (softplus_): out_may_be_input implies it
 
 The op is a :class:`CustomOp` (an :class:`InplaceCustomOp` where it has an inplace variant), a
-:class:`~devtensor.structured.StructuredOp`, exactly like a built-in: same generated fronts, same
+:class:`~devtensor.structured.StructuredOp`, exactly like a built-in: same fronts, same
 common code (argument checks, dispatch key, meta, out/inplace rules, overlap checks, device guard, version
 bumps). ``python -m devtensor.codegen --package mypkg --out mypkg/kernel_signatures.py`` writes typed
 registration decorators for a package's ops (see :mod:`devtensor.codegen`).

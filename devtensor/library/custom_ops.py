@@ -1,7 +1,7 @@
 """Custom ops: :func:`custom_op` defines an op from user code (its meta function, its annotations or a schema
 string), :func:`get_op` finds any structured op, :func:`remove_op` undefines a custom one.
 
-A custom op is a :class:`~devtensor.structured.StructuredOp` exactly like a built-in one: same generated fronts and
+A custom op is a :class:`~devtensor.structured.StructuredOp` exactly like a built-in one: same fronts and
 common code; only the registration path and the right to be replaced or removed differ. :func:`get_op` also
 finds view ops (:class:`~devtensor.views.ViewOp`), so overrides, kernels and the checker reach them too.
 """

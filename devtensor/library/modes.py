@@ -2,7 +2,7 @@
 them (:class:`CallRecord`).
 
 The machinery they build on (:class:`DispatchMode`, :func:`active_modes`) is :mod:`devtensor.modes`, which the
-generated fronts import; it stays a module of its own, below this package, so that the fronts need nothing
+fronts import; it stays a module of its own, below this package, so that the fronts need nothing
 from the library. Modes are PyTorch's ``TorchDispatchMode`` idea.
 """
 

@@ -292,7 +292,7 @@ def validated_schema(op_name: str, schema: OpSchema) -> OpSchema:
 
 
 def check_param_name(op_name: str, name: object) -> str:
-    """``name`` if it may name a parameter: a plain ASCII identifier, not reserved by the generated fronts.
+    """``name`` if it may name a parameter: a plain ASCII identifier, not reserved by the view fronts.
 
     Raises:
         TypeError / ValueError: not an identifier (see :func:`~devtensor.structured.check_identifier`), or

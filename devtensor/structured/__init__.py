@@ -34,7 +34,9 @@ backend's ``xp``); :func:`bind_array_module`.
 The package by concern: :mod:`~devtensor.structured.annotations` (what a meta function's annotations mean),
 :mod:`~devtensor.structured.schema` (:class:`Param`, :class:`OpSchema`, :func:`schema_from_meta`, name checks),
 :mod:`~devtensor.structured.rules` (the out/inplace rules, overlap and writability checks, resize, errors),
-:mod:`~devtensor.structured.fronts` (the fronts' source) and :mod:`~devtensor.structured.registry`
+:mod:`~devtensor.structured.generic` (the generic front; its tables in
+:mod:`~devtensor.structured.tables`), :mod:`~devtensor.structured.fronts` (publishing the fronts) and
+:mod:`~devtensor.structured.registry`
 (:class:`StructuredOp`, :func:`structured_op`, the registry, bindings, :func:`remove_op`, :class:`KernelRegistrar`);
 :mod:`~devtensor.structured.multi` (multi-output ops: :func:`multi_output_op`, :class:`MultiOutputOp`);
 :mod:`~devtensor.structured.data_dependent` (data-dependent ops: :func:`data_dependent_op`,

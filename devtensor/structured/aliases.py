@@ -7,9 +7,10 @@ chunks (Dask: ``chunk.sum(axis=..., keepdims=..., dtype=...)``), run on tensors.
 every structured op (built-in or custom) with an optional ``dim``, ``keepdim`` or ``correction`` parameter (a
 parameter with a default; ``ddof``, NumPy's name for ``var``/``std``'s ``correction``, is devtensor's addition:
 PyTorch's parser has no alias for it): the front gets each alias as a keyword-only parameter whose default is
-:data:`NO_ALIAS`, and a call that passes one takes the slow path :func:`aliased`, which puts the value under the
-op's own name and calls the front again. A call without aliases pays for filling the alias parameters' defaults
-and one identity test per alias (about 40 ns for two; docs/design.md).
+:data:`NO_ALIAS`, and a call that passes one puts the value under the op's own name and goes on (the generic
+fronts, :mod:`devtensor.structured.generic` and :mod:`devtensor.view_front`; the multi-output fronts take the
+slow path :func:`aliased_call`, which calls the front again). A call of positional arguments only passes no alias
+and pays nothing for them.
 
 Only the name is an alias, never NumPy's semantics: ``t.var(axis=0)`` is PyTorch's ``var`` (``correction=1``),
 not NumPy's (``ddof=0``).
@@ -20,7 +21,7 @@ ArgumentTypeError (TypeError) naming the op and both arguments, as PyTorch's "go
 PyTorch name's value: so that the front can tell a PyTorch name passed at its default from one not passed, a
 parameter that has an alias defaults to :data:`NO_ALIAS` too, and the front puts the real default in its place
 (one identity test per such parameter, after the alias test). The fronts' ``__signature__`` shows the real
-defaults (:func:`shown_signature`).
+defaults (:func:`~devtensor.structured.generic.front_signature`).
 """
 
 from __future__ import annotations
@@ -31,24 +32,20 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from devtensor.errors import ArgumentTypeError, DevtensorError, as_called
-from devtensor.structured.schema import signature_text
 
 if TYPE_CHECKING:
     from devtensor.structured.schema import Param
 
 __all__ = [
-    "ALIAS_COMMON",
     "NO_ALIAS",
     "NUMPY_ALIASES",
-    "alias_lines",
     "alias_pairs",
     "alias_parameters",
-    "alias_signature",
     "aliased",
     "aliased_call",
+    "both_given",
     "missing",
     "required_aliases",
-    "shown_signature",
 ]
 
 #: PyTorch's parameter name -> NumPy's name for it.
@@ -102,6 +99,11 @@ def missing(op: str, name: str, alias: str) -> typing.NoReturn:
     raise ArgumentTypeError(f"{op}() missing 1 required argument: '{name}' (or NumPy's '{alias}')")
 
 
+def both_given(op: str, name: str, alias: str) -> typing.NoReturn:
+    """An alias and its PyTorch name both passed: ArgumentTypeError (TypeError) naming the op and both."""
+    raise ArgumentTypeError(f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them")
+
+
 def aliased(
     op: str, front: Callable[..., Any], arguments: dict[str, Any], given: tuple[tuple[str, str, Any, Any], ...]
 ) -> Any:
@@ -122,9 +124,7 @@ def aliased(
         if value is NO_ALIAS:
             continue
         if arguments[name] is not NO_ALIAS:
-            raise ArgumentTypeError(
-                f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them"
-            )
+            both_given(op, name, alias)
         arguments[name] = value
         passed.append((name, alias))
     try:
@@ -173,71 +173,10 @@ def aliased_call(
         if value is NO_ALIAS:
             continue
         if name in arguments:
-            raise ArgumentTypeError(
-                f"{op}: got both '{name}' and '{alias}' (NumPy's name for '{name}'); pass one of them"
-            )
+            both_given(op, name, alias)
         arguments[name] = value
         passed.append((name, alias))
     try:
         return front(*bound.args, **bound.kwargs)
     except DevtensorError as error:
         raise as_called(error, (op,), op, tuple(passed)) from None
-
-
-# --- the fronts' source (devtensor.structured.fronts) -------------------------------------------------------
-
-#: The globals the fronts' alias lines use (part of devtensor.structured.fronts.COMMON).
-ALIAS_COMMON: Final[dict[str, Any]] = {"_NO_ALIAS": NO_ALIAS, "_aliased": aliased}
-#: The view fronts' (which may alias a required dim) also raise :func:`missing`.
-VIEW_ALIAS_COMMON: Final[dict[str, Any]] = {**ALIAS_COMMON, "_missing_alias": missing}
-
-
-def alias_signature(params: Sequence[Param], with_out: bool, required: bool = False) -> str:
-    """A front's parameter list: the op's (:func:`~devtensor.structured.schema.signature_text`), then the NumPy
-    aliases of :func:`alias_pairs`, keyword-only, defaulting to ``_NO_ALIAS``; a parameter with an alias
-    defaults to ``_NO_ALIAS`` too (:func:`alias_lines` puts its default in place)."""
-    text = signature_text(params, with_out)
-    pairs = alias_pairs(params, required)
-    if not pairs:
-        return text
-    paired = {name for name, _ in pairs}
-    text = ", ".join(
-        f"{part.split('=')[0]}=_NO_ALIAS" if part.split("=")[0] in paired else part for part in text.split(", ")
-    )
-    star = "" if with_out or any(p.kw_only for p in params) else "*, "
-    return text + ", " + star + ", ".join(f"{alias}=_NO_ALIAS" for _, alias in pairs)
-
-
-def alias_lines(params: Sequence[Param], variant: str, front: str, required: bool = False) -> list[str]:
-    """The slow path a front takes when called with a NumPy alias (one identity test per alias otherwise):
-    :func:`~devtensor.structured.aliases.aliased` re-calls ``front`` with the value under PyTorch's name. Then
-    each parameter with an alias not passed (still ``_NO_ALIAS``) gets its default."""
-    pairs = alias_pairs(params, required)
-    if not pairs:
-        return []
-    needed = required_aliases(params) if required else ()
-    test = " or ".join(f"{alias} is not _NO_ALIAS" for _, alias in pairs)
-    names = [p.name for p in params] + (["out"] if variant == "functional" else [])
-    arguments = "{" + ", ".join(f"{n!r}: {n}" for n in names) + "}"
-    given = "(" + "".join(f"({n!r}, {a!r}, {a}, {'None' if n in needed else '_default_' + n}), " for n, a in pairs)
-    given += ")"
-    defaults = [
-        f"    if {n} is _NO_ALIAS: _missing_alias(_name, {n!r}, {a!r})"
-        if n in needed
-        else f"    if {n} is _NO_ALIAS: {n} = _default_{n}"
-        for n, a in pairs
-    ]
-    return [f"    if {test}: return _aliased(_name, {front}, {arguments}, {given})", *defaults]
-
-
-def shown_signature(fn: Callable[..., Any], params: Sequence[Param], required: bool = False) -> inspect.Signature:
-    """The signature a front over ``params`` shows (``inspect.signature``, ``help``): its own, with the real
-    default of each parameter that has an alias in place of :data:`NO_ALIAS` (the front's internal default)."""
-    signature = inspect.signature(fn)
-    defaults = {p.name: p.default if p.has_default else inspect.Parameter.empty for p in params}
-    paired = {name for name, _ in alias_pairs(params, required)}
-    return signature.replace(
-        parameters=[
-            q.replace(default=defaults[q.name]) if q.name in paired else q for q in signature.parameters.values()
-        ]
-    )

@@ -57,7 +57,7 @@ PURE_PYTHON: Final = os.environ.get("DEVTENSOR_PURE_PYTHON", "").strip() not in 
 _SOURCES: Final = sorted((Path(__file__).resolve().parent.parent).glob("_core*.[ch]"))
 
 # Front's lane kinds and variant codes (devtensor/_core.c): FORWARD has no lane; the memo kinds are
-# front_lines.MEMO_* (3 to 6).
+# tables.MEMO_* (3 to 7).
 _FORWARD, _UNARY, _BINARY = 0, 1, 2
 _FUNCTIONAL, _INPLACE, _REFLECTED = 1, 2, 3
 
@@ -132,7 +132,7 @@ def lazy_front(
 
     With the compiled core: a ``Front`` that builds the Python front on the first call it does not take itself
     (so importing devtensor compiles no front), with the C lane of the op's kind where it has one
-    (:func:`~devtensor.structured.front_lines.ufunc_lane`, ``unary_call_lane``, ``memo_lane``; a lane reads the
+    (:func:`~devtensor.structured.tables.ufunc_lane`, ``unary_call_lane``, ``memo_lane``; a lane reads the
     same per-op values the Python front reads). It carries the front's name, docstring,
     module and ``op``; ``__wrapped__`` is the Python front (built on access), so :func:`inspect.signature` and
     :func:`inspect.getsource` show it. ``binding`` (dispatch key, refined tensor class): a device binding's
@@ -142,24 +142,23 @@ def lazy_front(
     """
     if CORE is None:
         return build(op, variant, binding)
-    from devtensor.structured.front_lines import UNARY_CALL, memo_lane, ufunc_lane, unary_call_lane
-    from devtensor.structured.fronts import front_values
+    from devtensor.structured.tables import UNARY_CALL, memo_lane, meta_values, ufunc_lane, unary_call_lane
 
     name = op.name if variant == "functional" else op.name + "_"
     kind = _FUNCTIONAL if variant == "functional" else _INPLACE
     lane: tuple[Any, ...] = (_FORWARD, None, None, op.table.handlers)
     extra: tuple[Any, ...] = ()
     if ufunc_lane(op):
-        values = front_values(op, variant)
+        values = meta_values(op)
         if "_meta_last" in values:
             lane = (_BINARY, values["_meta_last"], values["_direct"], op.table.handlers)
         else:
             lane = (_UNARY, values["_meta_cache"], values["_direct"], op.table.handlers)
     elif variant == "functional" and unary_call_lane(op):
-        values = front_values(op, variant)
+        values = meta_values(op)
         lane = (UNARY_CALL, values["_meta_cache"], values["_direct"], op.table.handlers)
     elif variant == "functional" and (memo := memo_lane(op)) is not None:
-        values = front_values(op, variant)
+        values = meta_values(op)
         lane = (memo[0], None, values["_direct"], op.table.handlers)
         extra = (values.get("_specs", values.get("_memo")), memo[1], memo[2])
     bound = None if binding is None else (binding[1], binding[0])
@@ -185,7 +184,7 @@ def general_table(op: StructuredOp) -> tuple[Any, ...] | None:
     the op's schema is one the lane does not take (a tensor list, more than 16 parameters): per parameter ``(name,
     category, kw_only, optional, has_default, default)``, the meta function, the spec checker of a custom op
     (None: a built-in op's meta results are trusted, as the Python front trusts them), whether the kernel takes
-    ``plan=``, out_may_be_input, the inline bool/Literal checks (``rules.value_checks``; a Literal of mixed types
+    ``plan=``, out_may_be_input, the inline bool/Literal checks (``rules.value_tests``; a Literal of mixed types
     is left to the meta function, as in the Python front), the meta call's and the kernel call's keyword names,
     the number of parameters that may be passed positionally, and the op's direct path (:func:`_direct_offer`).
     Built from the op's definition, the same values the Python front reads."""
@@ -195,12 +194,11 @@ def general_table(op: StructuredOp) -> tuple[Any, ...] | None:
     if len(params) > 16 or any(p.category == TENSOR_LIST for p in params):
         return None
     index = {p.name: i for i, p in enumerate(params)}
-    checks: list[tuple[int, bool, type[Any] | None, tuple[Any, ...] | None]] = []
-    for name, optional, allowed in rules.value_checks(params):
-        if allowed is None:
-            checks.append((index[name], optional, None, None))
-        elif len({type(a) for a in allowed}) == 1:
-            checks.append((index[name], optional, type(allowed[0]), tuple(allowed)))
+    # (the generic front's quick tests, by parameter index; a failing one sends the call to the Python front)
+    checks = tuple(
+        (index[name], optional, kind, None if allowed is None else tuple(allowed))
+        for name, optional, kind, allowed in rules.value_tests(params)
+    )
     keywords = tuple(p.name for p in params if p.kw_only)
     plan = op.schema.plan is not None
     builtin = op.module.split(".")[0] == "devtensor"
@@ -213,7 +211,7 @@ def general_table(op: StructuredOp) -> tuple[Any, ...] | None:
         checker,
         plan,
         op.out_may_be_input,
-        tuple(checks),
+        checks,
         keywords,
         (*keywords, *(("plan",) if plan else ()), "out"),
         sum(1 for p in params if not p.kw_only),
@@ -230,10 +228,10 @@ def _direct_offer(op: StructuredOp) -> tuple[list[Any], int, Any, Any] | None:
     front's). A unary op's inline entry (meta.INLINE: self's dtype -> the result's) gives its spec without a meta
     call, as in the Python front."""
     from devtensor.meta import DIRECT, ONE
-    from devtensor.structured.front_lines import _call_direct, _inline_kind, _meta_lines
+    from devtensor.structured.tables import _call_direct, _inline_kind, meta_values
 
     direct = getattr(op.meta, DIRECT, None)
-    if not isinstance(direct, list) or "_direct" not in _meta_lines(op, "functional")[1]:
+    if not isinstance(direct, list) or "_direct" not in meta_values(op):
         return None
     kind = _call_direct(op)
     forms = {"arrays": 4, "scalars": 5, "plan": 6}

@@ -536,31 +536,22 @@ def check_values(op: str, checks: tuple[ValueCheck, ...], values: typing.Mutable
     return tuple(values.get(name) for name, _, _ in checks)
 
 
-def value_check_lines(params: Sequence[Any]) -> tuple[list[str], dict[str, Any]]:
-    """The source lines of a generated front's generic check of its ``bool`` and ``Literal[...]`` arguments
-    (before the meta function), and the per-op values they use: one inline test per such parameter (two identity
-    tests for a bool; a type test and a membership test for a Literal of one value type; a Literal of mixed types
-    is left to its meta function), calling :func:`check_values`, which raises the precise error or returns the
-    values to rebind (a NumPy bool as the Python bool), only when a test fails. No lines for an op without such
-    parameters: its fronts are unchanged."""
-    checks = value_checks(params)
-    tests: list[str] = []
-    values: dict[str, Any] = {}
-    for name, optional, allowed in checks:
-        none = f"{name} is not None and " if optional else ""
+#: One inline test of :func:`value_tests`: (name, optional, the Literal's value type or None for a bool, values).
+ValueTest: typing.TypeAlias = tuple[str, bool, type | None, tuple[Any, ...] | None]
+
+
+def value_tests(params: Sequence[Any]) -> tuple[ValueTest, ...]:
+    """The quick tests a front makes of its ``bool`` and ``Literal[...]`` arguments before the meta function (a bool:
+    two identity tests; a Literal of one value type: a type test and a membership test; a Literal of mixed types is
+    left to its meta function); only when one fails does the front call :func:`check_values` (every check of
+    :func:`value_checks`), which raises the precise error or returns the values to rebind (a NumPy bool as the
+    Python bool). Empty for an op without such parameters."""
+    tests: list[ValueTest] = []
+    for name, optional, allowed in value_checks(params):
         if allowed is None:
-            tests.append(f"({none}{name} is not True and {name} is not False)")
+            tests.append((name, optional, None, None))
             continue
         kinds = {type(a) for a in allowed}
-        if len(kinds) != 1:
-            continue
-        values[f"_type_{name}"] = kinds.pop()
-        values[f"_allowed_{name}"] = allowed
-        tests.append(f"({none}(type({name}) is not _type_{name} or {name} not in _allowed_{name}))")
-    if not tests:
-        return [], {}
-    names = ", ".join(f"'{n}': {n}" for n, _, _ in checks)
-    targets = "".join(f"{n}, " for n, _, _ in checks)
-    values.update(_value_checks=checks, _check_values=check_values)
-    # (the slow path rebinds the parameters: a NumPy bool becomes the Python bool)
-    return [f"    if {' or '.join(tests)}: {targets}= _check_values(_name, _value_checks, {{{names}}})"], values
+        if len(kinds) == 1:
+            tests.append((name, optional, kinds.pop(), allowed))
+    return tuple(tests)

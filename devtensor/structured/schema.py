@@ -8,7 +8,7 @@ import inspect
 import keyword
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Final
 
 from devtensor.errors import (
@@ -86,9 +86,9 @@ class OpSchema:
         return f"OpSchema({self.name}, {list(self.params)})"
 
 
-#: Names the generated fronts' source uses besides its ``_``-prefixed globals (Python builtins it calls): an
-#: op or parameter of that name would shadow them inside the front. ``out`` is every front's output argument.
-#: (tests/test_library.py checks this set against the names in every generated front.)
+#: Names reserved for parameters: ``out`` (every front's output argument) and the Python builtins the fronts used
+#: when they were generated source (kept reserved, so that an op defined today stays valid should fronts be
+#: generated again).
 SOURCE_NAMES: Final = frozenset(
     {
         "out",
@@ -137,11 +137,11 @@ def schema_from_meta(name: str, meta: Callable[..., Any]) -> OpSchema:
     """The schema of an op from its meta function's signature and (resolved) annotations.
 
     Annotations may be postponed (``from __future__ import annotations``); see :func:`classify` for the
-    supported ones. Defaults are kept as objects (the generated fronts bind them, never their text).
+    supported ones. Defaults are kept as objects (the fronts bind them, never their text).
 
     Raises:
         TypeError: a parameter is unannotated, variadic, has a reserved name (``out``, a name starting with
-            ``_``, a builtin the generated fronts use), an annotation that does not resolve or is not supported
+            ``_``, a reserved builtin name: SOURCE_NAMES), an annotation that does not resolve or is not supported
             (the message names the nearest supported type), a default ``None`` without ``| None``, a tensor
             default other than None, or a ``Literal`` default outside its values; the first parameter is not a
             tensor.
@@ -208,7 +208,7 @@ def check_identifier(op: str, arg: str, name: object) -> str:
 
 def check_op_name(op: str, name: object) -> str:
     """``name`` if it can name an op: a plain ASCII identifier (:func:`check_identifier`) that does not start
-    with ``_`` (the generated fronts' globals do) and is not ``out`` or a builtin the fronts call.
+    with ``_`` and is not ``out`` or a reserved builtin name (SOURCE_NAMES).
 
     Raises:
         ValueError: otherwise, naming ``op`` (the defining function) and the bad name.
@@ -292,20 +292,3 @@ def stored_schema(name: str, meta: Callable[..., Any]) -> tuple[OpSchema, Any] |
         for n, category, kw_only, has_default, default, optional, text in data[1]
     )
     return OpSchema(name, params, data[2], None), data[3]
-
-
-def signature_text(params: Sequence[Param], with_out: bool) -> str:
-    """The parameter list of a front over ``params`` (defaults read from ``_default_<name>``), with a keyword
-    ``out=None`` when ``with_out``; structured and view fronts use it."""
-    parts: list[str] = []
-    star = False
-    for p in params:
-        if p.kw_only and not star:
-            parts.append("*")
-            star = True
-        parts.append(f"{p.name}=_default_{p.name}" if p.has_default else p.name)
-    if with_out:
-        if not star:
-            parts.append("*")
-        parts.append("out=None")
-    return ", ".join(parts)

@@ -155,7 +155,7 @@ if not TYPE_CHECKING:
 
 
 def make_const_out(array: Any) -> ConstOut[Any]:
-    """The ConstOut over ``array``'s memory (a fresh view of it). The generated fronts inline this; it is
+    """The ConstOut over ``array``'s memory (a fresh view of it). The fronts inline this; it is
     here for fallbacks and tests."""
     c = new_const_out()
     set_array(c, array.view())
