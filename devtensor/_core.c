@@ -377,8 +377,10 @@ static PyObject *core_setup(PyObject *module, PyObject *args) {
     Py_INCREF(alloc_failed);
     Py_INCREF(check_writable);
     Py_INCREF(written_then_raised);
+    Py_INCREF(device);
     Tensor_type = t;
     Storage_type = s;
+    Device_type = d;
     ready = 1;
     Py_RETURN_NONE;
 }

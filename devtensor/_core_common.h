@@ -14,6 +14,7 @@
 /* ---- set once by setup() ---- */
 static PyTypeObject *Tensor_type = NULL;
 static PyTypeObject *Storage_type = NULL;
+static PyTypeObject *Device_type = NULL;
 static Py_ssize_t off_array, off_device, off_storage, off_shape, off_dtype, off_checked;
 static Py_ssize_t off_root, off_version, off_guard, off_key;
 static PyObject *active_modes = NULL;   /* devtensor.modes.ACTIVE: a one-item list, nonzero while a mode is on */
@@ -26,7 +27,19 @@ static int ready = 0;
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
-static inline int is_tensor(PyObject *o) { return PyObject_TypeCheck(o, Tensor_type); }
+/* A tensor's record is whole: every field set, its device a Device, its storage a Storage record with its fields
+ * set. The lanes read these fields unchecked, so a tensor made by object.__new__, or with a field deleted or
+ * replaced behind devtensor's back, is no tensor to them: the Python front takes the call and fails on it as
+ * Python code does (an AttributeError), where reading it would crash the process. */
+static inline int intact(PyObject *o) {
+    PyObject *d = SLOT(o, off_device), *s = SLOT(o, off_storage);
+    return d != NULL && s != NULL && SLOT(o, off_array) != NULL && SLOT(o, off_shape) != NULL &&
+           SLOT(o, off_dtype) != NULL && SLOT(o, off_checked) != NULL && PyObject_TypeCheck(d, Device_type) &&
+           PyObject_TypeCheck(s, Storage_type) && SLOT(s, off_root) != NULL && SLOT(s, off_version) != NULL;
+}
+
+/* A Tensor the lanes may read (intact). */
+static inline int is_tensor(PyObject *o) { return PyObject_TypeCheck(o, Tensor_type) && intact(o); }
 
 /* FORWARD: no lane, every call goes to the Python front. UNARY, BINARY: the elementwise lanes. The MEMO_* kinds
  * (devtensor.structured.tables.memo_lane): a functional call whose meta result the op's memo holds and whose
@@ -73,9 +86,9 @@ static inline void set_slot(PyObject *obj, Py_ssize_t off, PyObject *v) {
 
 static inline PyObject *direct_item(Front *f, Py_ssize_t i);
 
-/* A tensor argument the front takes: any Tensor; a device binding's, exactly its refined class. */
+/* A tensor argument the front takes: any intact Tensor; a device binding's, exactly its refined class. */
 static inline int is_tensor_of(Front *f, PyObject *o) {
-    return f->bound_class != NULL ? Py_TYPE(o) == f->bound_class : is_tensor(o);
+    return f->bound_class != NULL ? Py_TYPE(o) == f->bound_class && intact(o) : is_tensor(o);
 }
 
 /* The handler cached for device's key (a binding's own key) is the op's built-in direct kernel, and the device has no

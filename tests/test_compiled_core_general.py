@@ -429,3 +429,53 @@ def test_direct_calls_agree_with_the_python_front(
         warnings.simplefilter("always")
         for _attempt in range(2):
             assert _outcome(front, make) == _outcome(_python(front), make)
+
+
+def _damaged(how: str) -> Any:
+    """A CPU tensor whose record was damaged behind devtensor's back (a field deleted or replaced), or one made by
+    ``object.__new__`` with no field set."""
+    t: Any = dt.ones(3)
+    if how == "new":
+        return object.__new__(type(t))
+    if how == "device":
+        t._device = "cpu"
+    elif how == "storage":
+        t._storage = "s"
+    else:
+        delattr(t, how)
+    return t
+
+
+@needs_core
+@pytest.mark.parametrize("how", ["new", "device", "storage", "_storage", "_device", "_array", "_shape", "_dtype"])
+def test_a_damaged_tensor_is_left_to_the_python_front(how: str) -> None:
+    """The lanes read a tensor's fields unchecked: a damaged tensor (self of a view, an input, an out=, an inplace
+    self) must reach the Python front, which fails on it as Python code does, not crash the process (the view
+    lane's reshape/permute and the general lane's out= path read a missing or foreign field)."""
+    op = _scaled_op()
+    a, out = dt.ones(3), dt.zeros(3)
+    op.functional(a, a, out=out)
+    calls: list[tuple[Callable[..., Any], Callable[[], tuple[list[Any], dict[str, Any]]]]] = [
+        (dt.reshape, lambda: ([_damaged(how), (3,)], {})),
+        (dt.permute, lambda: ([_damaged(how), (0,)], {})),
+        (Tensor.reshape, lambda: ([_damaged(how), 3], {})),
+        (op.functional, lambda: ([_damaged(how), a], {})),
+        (op.functional, lambda: ([a, _damaged(how)], {"out": out})),
+        (op.functional, lambda: ([a, a], {"out": _damaged(how)})),
+        (op.inplace, lambda: ([_damaged(how), a], {})),
+        (dt.add, lambda: ([_damaged(how), a], {"out": out})),
+        (dt.sum, lambda: ([_damaged(how)], {})),
+    ]
+
+    def error(fn: Callable[..., Any], make: Callable[[], tuple[list[Any], dict[str, Any]]]) -> Any:
+        args, kwargs = make()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fn(*args, **kwargs)
+        except Exception as e:  # (compared by type and message)
+            return type(e), str(e)
+        return None
+
+    for front, make in calls:
+        assert error(front, make) == error(_python(front), make)
