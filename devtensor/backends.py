@@ -110,13 +110,14 @@ class Backend:
 
     def storage_root(self, array: Any) -> object:
         """The object owning ``array``'s memory: the end of its ``base`` chain, looking through memoryviews
-        (``numpy.asarray(memoryview(a))`` has ``a``'s root)."""
+        (``numpy.asarray(memoryview(a))`` has ``a``'s root). An owner whose ``base`` is itself (Cython's
+        ``cython.view.array``, behind SciPy's compiled results) ends the chain."""
         root = array
         while True:
             base = getattr(root, "base", None)
             if base is None and isinstance(root, memoryview):
                 base = root.obj
-            if base is None:
+            if base is None or base is root:
                 return root
             root = base
 

@@ -69,6 +69,28 @@ def test_the_tensor_never_holds_the_callers_object_and_shares_its_storage_root()
     assert a._storage.root is b._storage.root
 
 
+class _SelfBasedOwner:
+    """Memory whose owner names itself as its ``base``, as Cython's ``cython.view.array`` does (SciPy's compiled
+    results, e.g. ``Rotation.magnitude()``, are NumPy arrays over a memoryview of one)."""
+
+    def __init__(self, data: np.ndarray[Any, Any]) -> None:
+        self.data = data
+        self.__array_interface__ = data.__array_interface__
+
+    @property
+    def base(self) -> _SelfBasedOwner:
+        return self
+
+
+def test_arrays_over_an_owner_that_is_its_own_base_are_wrapped() -> None:
+    data = np.arange(3.0)
+    arr = np.asarray(_SelfBasedOwner(data))
+    for name, wrap in WRAPPERS.items():
+        t = wrap(arr)
+        assert t.numpy().tolist() == [0.0, 1.0, 2.0], name
+        assert np.shares_memory(t._array, data), name
+
+
 def test_subclasses_are_wrapped_as_plain_arrays() -> None:
     m = np.ma.masked_array(np.arange(3.0), mask=[False, True, False])
     t = dt.from_numpy(m)
