@@ -264,14 +264,13 @@ static int values_fit(PyObject *checks, PyObject **vals) {
     return 1;
 }
 
-/* The general lane: the call's result, FALLBACK (nothing ran) or NULL with an error. */
-static PyObject *general_call(Front *f, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-    PyObject *table = f->general;
-    PyObject *params = PyTuple_GET_ITEM(table, G_PARAMS);
+/* vals[] bound from a call by the schema's params (positional, then the op's own keyword names; defaults for the
+ * rest); with `out` non-NULL, an out= keyword too (None: *out stays NULL). 0: not a lanes' call (too many
+ * positional arguments, an alias, an unknown or repeated keyword, a missing argument: the Python front's). */
+static int bind_params(PyObject *params, Py_ssize_t npos, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                       PyObject **vals, PyObject **out) {
     Py_ssize_t n = PyTuple_GET_SIZE(params);
-    if (nargs > PyLong_AsSsize_t(PyTuple_GET_ITEM(table, G_NPOS))) return FALLBACK;
-    PyObject *vals[MAX_PARAMS] = {NULL};
-    PyObject *out = NULL;
+    if (nargs > npos) return 0;
     for (Py_ssize_t i = 0; i < nargs; i++) vals[i] = args[i];
     for (Py_ssize_t k = 0; kwnames != NULL && k < PyTuple_GET_SIZE(kwnames); k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k), *v = args[nargs + k];
@@ -281,22 +280,37 @@ static PyObject *general_call(Front *f, PyObject *const *args, Py_ssize_t nargs,
             if (name == key || PyUnicode_Compare(name, key) == 0) break;
         }
         if (j < n) {
-            if (vals[j] != NULL) return FALLBACK; /* (given twice: Python's own TypeError) */
+            if (vals[j] != NULL) return 0;
             vals[j] = v;
-        } else if (f->variant == FUNCTIONAL && (key == str_out || PyUnicode_Compare(key, str_out) == 0)) {
-            out = v == Py_None ? NULL : v;
+        } else if (out != NULL && (key == str_out || PyUnicode_Compare(key, str_out) == 0)) {
+            *out = v == Py_None ? NULL : v;
         } else {
             if (PyErr_Occurred()) PyErr_Clear();
-            return FALLBACK; /* (an alias, an unknown keyword: the Python front) */
+            return 0;
         }
     }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *p = PyTuple_GET_ITEM(params, j);
+        if (vals[j] != NULL) continue;
+        if (PyTuple_GET_ITEM(p, 4) != Py_True) return 0;
+        vals[j] = PyTuple_GET_ITEM(p, 5);
+    }
+    return 1;
+}
+
+/* The general lane: the call's result, FALLBACK (nothing ran) or NULL with an error. */
+static PyObject *general_call(Front *f, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *table = f->general;
+    PyObject *params = PyTuple_GET_ITEM(table, G_PARAMS);
+    Py_ssize_t n = PyTuple_GET_SIZE(params);
+    PyObject *vals[MAX_PARAMS] = {NULL};
+    PyObject *out = NULL;
+    if (!bind_params(params, PyLong_AsSsize_t(PyTuple_GET_ITEM(table, G_NPOS)), args, nargs, kwnames, vals,
+                     f->variant == FUNCTIONAL ? &out : NULL))
+        return FALLBACK;
     PyObject *device = NULL, *first = NULL;
     for (Py_ssize_t j = 0; j < n; j++) {
         PyObject *p = PyTuple_GET_ITEM(params, j);
-        if (vals[j] == NULL) {
-            if (PyTuple_GET_ITEM(p, 4) != Py_True) return FALLBACK; /* (missing: Python's TypeError) */
-            vals[j] = PyTuple_GET_ITEM(p, 5);
-        }
         PyObject *v = vals[j];
         long cat = PyLong_AsLong(PyTuple_GET_ITEM(p, 1));
         if (cat == P_OTHER) continue;

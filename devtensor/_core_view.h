@@ -70,32 +70,6 @@ static int view_bind_method(PyObject *params, PyObject *const *args, Py_ssize_t 
     return 1;
 }
 
-/* vals[] bound from a functional call by the schema (positional, then the op's own keyword names). 0: not this
- * lane's call (an alias, an unknown or repeated keyword, a missing argument: the Python front). */
-static int view_bind(PyObject *params, Py_ssize_t npos, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                     PyObject **vals) {
-    Py_ssize_t n = PyTuple_GET_SIZE(params);
-    if (nargs > npos) return 0;
-    for (Py_ssize_t i = 0; i < nargs; i++) vals[i] = args[i];
-    for (Py_ssize_t k = 0; kwnames != NULL && k < PyTuple_GET_SIZE(kwnames); k++) {
-        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-        Py_ssize_t j = 0;
-        for (; j < n; j++) {
-            PyObject *name = PyTuple_GET_ITEM(PyTuple_GET_ITEM(params, j), 0);
-            if (name == key || PyUnicode_Compare(name, key) == 0) break;
-        }
-        if (j == n || vals[j] != NULL) return 0;
-        vals[j] = args[nargs + k];
-    }
-    for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *p = PyTuple_GET_ITEM(params, j);
-        if (vals[j] != NULL) continue;
-        if (PyTuple_GET_ITEM(p, 4) != Py_True) return 0;
-        vals[j] = PyTuple_GET_ITEM(p, 5);
-    }
-    return 1;
-}
-
 /* reshape's and view's memo (views.RESHAPE_SPECS) for sizes exactly a tuple of Python ints and a C-contiguous
  * NumPy array, as their Python front reads it. Borrowed; NULL when no entry (an error only with -1 in *failed). */
 static PyObject *view_memo(PyObject *table, PyObject *self, PyObject *sizes, int *failed) {
@@ -125,7 +99,8 @@ static PyObject *view_call(Front *f, PyObject *const *args, Py_ssize_t nargs, Py
     PyObject *vals[MAX_PARAMS] = {NULL}, *packed = NULL;
     int bound = PyTuple_GET_ITEM(table, V_METHOD) == Py_True
                     ? view_bind_method(params, args, nargs, kwnames, vals, &packed)
-                    : view_bind(params, PyLong_AsSsize_t(PyTuple_GET_ITEM(table, V_NPOS)), args, nargs, kwnames, vals);
+                    : bind_params(params, PyLong_AsSsize_t(PyTuple_GET_ITEM(table, V_NPOS)), args, nargs, kwnames,
+                                  vals, NULL);
     if (bound <= 0 || !is_tensor(vals[0])) {
         Py_XDECREF(packed);
         if (bound < 0) return NULL;
