@@ -30,6 +30,7 @@ from devtensor.errors import (
     DeviceUnavailableError,
     OutOfMemoryError,
     ScalarOverflowError,
+    short_repr,
 )
 from devtensor.fill_values import array_fill_value, check_fill, fill_dtype
 from devtensor.meta import int_text
@@ -64,8 +65,15 @@ def optional_dtype(op: str, dtype: Any) -> DType | None:
     return None if dtype is None else to_dtype(dtype, op=op)
 
 
-def check_data_dtype(op: str, array: np.ndarray[Any, Any], arg: str = "data") -> None:
-    """ArgumentTypeError naming ``op`` and ``arg`` unless ``array``'s dtype is one devtensor supports."""
+def check_data_dtype(op: str, array: np.ndarray[Any, Any], arg: str = "data", value: object = None) -> None:
+    """ArgumentTypeError naming ``op`` and ``arg`` unless ``array``'s dtype is one devtensor supports; for text
+    (strings or bytes) one that names the value (``value``, the data as passed, else ``array``) rather than listing
+    the dtypes it is not."""
+    if array.dtype.kind in "SU":
+        raise ArgumentTypeError(
+            f"{op}: Unsupported value {short_repr(array if value is None else value)} for argument '{arg}': strings "
+            f"(dtype {array.dtype}) are not numbers; pass numbers, sequences of numbers or arrays of a supported dtype"
+        )
     to_dtype(array.dtype, op=op, arg=arg)
 
 
@@ -94,7 +102,7 @@ def _host_array(op: str, data: object, dtype: DType | None) -> np.ndarray[Any, A
             f"{op}: argument 'data' of type {type(data).__name__} does not convert to a numeric dtype (NumPy made an "
             "object array: a non-number, or a Python int beyond the int64/uint64 range?)"
         )
-    check_data_dtype(op, array)
+    check_data_dtype(op, array, value=data)
     return array
 
 

@@ -329,3 +329,12 @@ def test_an_op_result_that_does_not_fit_in_memory_is_out_of_memory_error(variant
 def test_an_unsupported_array_dtype_names_the_argument(make: Callable[[Any], Any], arg: str) -> None:
     with pytest.raises(ArgumentTypeError, match=arg):
         make(np.arange(3, dtype=">f8"))
+
+
+@pytest.mark.parametrize("data", ["a duck", ["a", "b"], b"xy", [[1, "x"]], np.array(["u"])], ids=repr)
+def test_text_data_is_refused_naming_the_value(data: Any) -> None:
+    """Strings are no array data: every creation function that reads data says so and names the value (SciPy's
+    array-API tests expect such a message for ``xp.asarray('a duck')``)."""
+    for make in (dt.tensor, dt.asarray, xp.asarray, dt.from_numpy if isinstance(data, np.ndarray) else dt.tensor):
+        with pytest.raises(ArgumentTypeError, match=r"Unsupported value .* for argument '(data|obj|array)': strings"):
+            make(data)
