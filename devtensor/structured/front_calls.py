@@ -49,10 +49,8 @@ def _arrays(items: list[Tensor]) -> list[Any]:
     return [items[0]._array, items[1]._array] if len(items) == 2 else [t._array for t in items]
 
 
-def writer(
-    op: StructuredOp, name: str, checks: Checks
-) -> tuple[Callable[..., None], Callable[..., Any] | None, Callable[..., dict[str, Any]]]:
-    """``(write, direct_fresh, kernel_kw)`` of an op variant.
+def writer(op: StructuredOp, name: str, checks: Checks) -> tuple[Callable[..., None], Callable[..., Any] | None]:
+    """``(write, direct_fresh)`` of an op variant.
     ``write(values, spec, handler, array, target, inputs, mode)``: the kernel's write of ``array`` for ``target``
     (out, inplace self; None for a fresh result): the direct call while the handler is the built-in kernel, else
     the handler with a ConstOut over ``array``. For an existing
@@ -60,8 +58,7 @@ def writer(
     write (ReadOnlyError); a floating-point condition made an error leaves the result written and the version
     bumped (rules.written_then_raised, rules.complete_after_condition), then propagates.
     ``direct_fresh(values, spec, handler, device)``: the direct call making the result itself where its array is
-    the allocating path's, else NOT (None: the op has no direct call). ``kernel_kw(values, spec)``: the kernel's
-    keyword arguments (the keyword-only parameters', and the plan)."""
+    the allocating path's, else NOT (None: the op has no direct call)."""
     params = op.schema.params
     npos, nparams, kw_names = checks.npos, checks.nparams, checks.kw_names
     plan = op.schema.plan is not None
@@ -269,7 +266,7 @@ def writer(
             kw["plan"] = spec[2]
         return kw
 
-    return write, direct_fresh, kernel_kw
+    return write, direct_fresh
 
 
 def allocate(

@@ -29,14 +29,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from devtensor import modes
-from devtensor.dispatcher import META_ONLY, DispatchKey
+from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import SCALAR_TYPES
 from devtensor.errors import DevtensorError, as_called
 from devtensor.structured import core, rules
 from devtensor.structured.aliases import NO_ALIAS, alias_pairs, both_given
 from devtensor.structured.annotations import TENSOR_LIST
 from devtensor.structured.front_calls import (
-    FRESH,
     NOT,
     OUT,
     OWN,
@@ -49,7 +48,6 @@ from devtensor.structured.front_calls import (
 from devtensor.structured.front_checks import TS, Checks, S, T
 from devtensor.structured.schema import Param
 from devtensor.tensor import Storage, Tensor
-from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 
 if TYPE_CHECKING:
     from devtensor.structured.registry import StructuredOp
@@ -193,15 +191,13 @@ def make_front(
     handlers, resolve = op.table.handlers, op.table.resolve
     may = op.out_may_be_input
     tensor_at = checks.tensor_at
-    first_name = params[0].name
-    write, direct_fresh, kernel_kw = writer(op, fname, checks)
+    write, direct_fresh = writer(op, fname, checks)
     # (without the compiled core, whose C lane takes these calls first, the same lane in Python)
     lane = one_pass_lane(op, fname) if functional and binding is None and core.CORE is None else None
     # (index, a tensor list?) of the inputs an out or an inplace self is checked against for overlap
     overlap_at = tuple((i, params[i].category == TENSOR_LIST) for i in tensor_at if functional or i != 0)
     others_at = tuple(i for i in tensor_at if i != 0)
     scalars = SCALAR_TYPES
-    with_kw = bool(op_kw) or op.schema.plan is not None
 
     fronts: list[Callable[..., Any]] = []
 
@@ -360,19 +356,7 @@ def make_front(
                 array: Any = direct_fresh(values, spec, handler, device) if direct_fresh is not None else NOT
                 if array is NOT:
                     if guard is None:
-                        try:
-                            array = backend.alloc(spec[0], spec[1])
-                        except (ValueError, MemoryError) as error:
-                            rules.alloc_failed(fname, spec, error, device)
-                        if direct_fresh is not None:
-                            write(values, spec, handler, array, None, (), FRESH)
-                        elif handler is not META_ONLY:  # (write's kernel call, without its frame)
-                            const_out = new_const_out()
-                            set_array(const_out, array.view())
-                            if with_kw:
-                                handler(*values[:npos], out=const_out, **kernel_kw(values, spec))
-                            else:
-                                handler(*values[:npos], out=const_out)
+                        array = allocate(fname, write, values, spec, handler, device, backend)
                     else:
                         with guard():
                             array = allocate(fname, write, values, spec, handler, device, backend)
@@ -395,43 +379,37 @@ def make_front(
 
         return call
 
+    def overlaps_checked(values: list[Any], target: Tensor, arg: str) -> Any:
+        # The array to write for ``target`` (out=, an inplace self) that fits the result: its own, or a temporary
+        # where an input is exactly ``target`` and the op cannot write over its input (rules.check_pair and
+        # check_overlap say so; they raise for a partial overlap). Self passed again to an op that may write over
+        # its input needs no check.
+        array = target._array
+        root = target._storage.root
+        for i, is_list in overlap_at:
+            v = values[i]
+            if is_list:
+                if rules.check_overlap(fname, arg, target, v, may) and not may:
+                    array = rules.temporary(fname, target)
+            elif (
+                isinstance(v, Tensor)
+                and v._storage.root is root
+                and (not may or v is not target)
+                and rules.check_pair(fname, arg, target, v, may)
+                and not may
+            ):
+                array = rules.temporary(fname, target)
+        return array
+
     def into_out(values: list[Any], spec: Any, handler: Any, guard: Any, out: Tensor) -> Tensor:
         inputs = tuple(map(values.__getitem__, tensor_at))
         if out._shape != spec[0] or spec[1] is not out._dtype or not out._write_checked:
             array = rules.prepare_out(fname, out, spec, inputs, may)
         else:
             # Fast path: out already has the result's shape and dtype and was checked writable before; only the
-            # overlap with this call's inputs is left to check. An out exactly an input of an op that cannot write
-            # over its input is written through a temporary (rules.check_pair says so).
-            array = out._array
-            root = out._storage.root
-            for i, is_list in overlap_at:
-                v = values[i]
-                if is_list:
-                    if rules.check_overlap(fname, "out", out, v, may) and not may:
-                        array = rules.temporary(fname, out)
-                elif (
-                    isinstance(v, Tensor) and v._storage.root is root and rules.check_pair(fname, "out", out, v, may)
-                ) and not may:
-                    array = rules.temporary(fname, out)
-        if guard is None and direct_fresh is None and handler is not META_ONLY:
-            # (write's kernel call for an op with no direct call, without its frame)
-            const_out = new_const_out()
-            set_array(const_out, array.view())
-            try:
-                if with_kw:
-                    handler(*values[:npos], out=const_out, **kernel_kw(values, spec))
-                else:
-                    handler(*values[:npos], out=const_out)
-            except ValueError:
-                rules.check_writable(fname, "out", out)
-                raise
-            except (Warning, FloatingPointError):
-                rules.complete_after_condition(
-                    out, array, inputs, handler, const_out, *values[:npos], **kernel_kw(values, spec)
-                )
-                raise
-        elif guard is None:
+            # overlap with this call's inputs is left to check.
+            array = overlaps_checked(values, out, "out")
+        if guard is None:
             write(values, spec, handler, array, out, inputs, OUT)
         else:
             with guard():
@@ -448,42 +426,13 @@ def make_front(
             others = tuple(map(values.__getitem__, others_at))
             array = rules.prepare_inplace(fname, self_, spec, others, may)
         else:
-            array = self_._array
-            root = self_._storage.root
-            for i, is_list in overlap_at:
-                v = values[i]
-                if is_list:
-                    if rules.check_overlap(fname, "self", self_, v, may) and not may:
-                        array = rules.temporary(fname, self_)
-                elif (
-                    isinstance(v, Tensor)
-                    and v._storage.root is root
-                    and (not may or v is not self_)
-                    and rules.check_pair(fname, "self", self_, v, may)
-                    and not may
-                ):
-                    array = rules.temporary(fname, self_)
+            array = overlaps_checked(values, self_, "self")
         # An op that may write over its input writes self's own memory always; else another input exactly self
         # (self passed again included) is computed into a temporary, copied in.
         mode, inputs = (OWN, ()) if may else (TEMP, tuple(map(values.__getitem__, tensor_at)))
         if may:
             array = self_._array
-        if guard is None and may and direct_fresh is None and handler is not META_ONLY:
-            # (write's kernel call into self's own memory for an op with no direct call, without its frame)
-            const_out = InplaceOut()
-            set_array(const_out, array.view())
-            try:
-                if with_kw:
-                    handler(*values[:npos], out=const_out, **kernel_kw(values, spec))
-                else:
-                    handler(*values[:npos], out=const_out)
-            except ValueError:
-                rules.check_writable(fname, first_name, self_)
-                raise
-            except (Warning, FloatingPointError):  # (self's own memory: the kernel wrote it all)
-                self_._storage.version += 1
-                raise
-        elif guard is None:
+        if guard is None:
             write(values, spec, handler, array, self_, inputs, mode)
         else:
             with guard():
