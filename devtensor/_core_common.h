@@ -174,14 +174,37 @@ static PyObject *wrap(PyTypeObject *cls, PyObject *array, PyObject *device, PyOb
     return result;
 }
 
+/* The error being raised, taken out (owned by the caller) and normalized, its traceback kept on the value. */
+static void fetch_error(PyObject **type, PyObject **value, PyObject **tb) {
+    PyErr_Fetch(type, value, tb);
+    PyErr_NormalizeException(type, value, tb);
+    if (*tb != NULL) PyException_SetTraceback(*value, *tb);
+}
+
+/* After a rules helper ran on the error (type, value, tb) that fetch_error took (stolen here): r, the helper's
+ * result, non-NULL: the original error is raised again; NULL: the helper's own error is raised, carrying the original
+ * as __context__, as an except clause in the Python front makes it. Returns NULL. */
+static PyObject *raise_after(PyObject *r, PyObject *type, PyObject *value, PyObject *tb) {
+    if (r != NULL) {
+        Py_DECREF(r);
+        PyErr_Restore(type, value, tb);
+        return NULL;
+    }
+    PyObject *t2, *v2, *tb2;
+    fetch_error(&t2, &v2, &tb2);
+    PyException_SetContext(v2, value); /* steals value */
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    PyErr_Restore(t2, v2, tb2);
+    return NULL;
+}
+
 /* The allocating call failed: a ValueError or MemoryError is the allocating path's error (rules.alloc_failed
  * raises it, naming the op, shape, dtype and device); anything else propagates. */
 static PyObject *allocation_error(Front *f, PyObject *spec, PyObject *device) {
     if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_MemoryError)) return NULL;
     PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    if (tb != NULL) PyException_SetTraceback(value, tb);
+    fetch_error(&type, &value, &tb);
     PyObject *r = PyObject_CallFunctionObjArgs(alloc_failed, f->name, spec, value, device, NULL);
     Py_XDECREF(r);
     if (r != NULL) PyErr_Restore(type, value, tb); /* (it always raises; keep the original if it did not) */
@@ -220,26 +243,11 @@ static PyObject *write_error(Front *f, PyObject *arg, PyObject *target) {
     int is_value = PyErr_ExceptionMatches(PyExc_ValueError);
     int is_condition = PyErr_ExceptionMatches(PyExc_Warning) || PyErr_ExceptionMatches(PyExc_FloatingPointError);
     if (!is_value && !is_condition) return NULL;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    if (tb != NULL) PyException_SetTraceback(value, tb);
+    fetch_error(&type, &value, &tb);
     PyObject *r;
     if (is_value) r = PyObject_CallFunctionObjArgs(check_writable, f->name, arg, target, NULL);
     else r = PyObject_CallFunctionObjArgs(written_then_raised, target, SLOT(target, off_array), NULL);
-    if (r != NULL) {
-        Py_DECREF(r);
-        PyErr_Restore(type, value, tb);
-        return NULL;
-    }
-    PyObject *t2, *v2, *tb2;
-    PyErr_Fetch(&t2, &v2, &tb2);
-    PyErr_NormalizeException(&t2, &v2, &tb2);
-    if (tb2 != NULL) PyException_SetTraceback(v2, tb2);
-    PyException_SetContext(v2, value); /* steals value */
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-    PyErr_Restore(t2, v2, tb2);
-    return NULL;
+    return raise_after(r, type, value, tb);
 }
 
 /* An alpha= the lanes take (the Python front's cached-spec test): a Python float, for a floating-point or complex

@@ -32,13 +32,14 @@ enum { CONDITION_COMPLETE = 0, CONDITION_BUMP = 1, CONDITION_WRITTEN = 2 };
 /* The general table's items (a tuple; see general_table). */
 enum { G_PARAMS, G_META, G_CHECKED, G_PLAN, G_OMI, G_VALUES, G_META_KW, G_KERNEL_KW, G_NPOS, G_DIRECT, G_SIZE };
 
-/* The backend's alloc (bound) and tensor_class for a tensor of first's class, cached per class. Borrowed. */
-static int general_backend(Front *f, PyObject *first, PyObject **alloc, PyObject **cls) {
+/* The backend attribute attr (its alloc for the general lane, its xp for the view lane) and tensor_class of the
+ * backend of first's class, cached in f per tensor class (a Front is one lane's, so one attr per Front). Borrowed. */
+static int backend_of(Front *f, PyObject *first, PyObject *attr, PyObject **item, PyObject **cls) {
     PyObject *type = (PyObject *)Py_TYPE(first);
     if (type != f->g_type || f->g_alloc == NULL) {
         PyObject *backend = PyObject_GetAttr(type, str_backend);
         if (backend == NULL) return -1;
-        PyObject *a = PyObject_GetAttr(backend, str_alloc);
+        PyObject *a = PyObject_GetAttr(backend, attr);
         PyObject *c = a ? PyObject_GetAttr(backend, str_tensor_class) : NULL;
         Py_DECREF(backend);
         if (c == NULL || !PyType_Check(c)) {
@@ -52,7 +53,7 @@ static int general_backend(Front *f, PyObject *first, PyObject **alloc, PyObject
         Py_XSETREF(f->g_alloc, a);
         Py_XSETREF(f->g_class, c);
     }
-    *alloc = f->g_alloc;
+    *item = f->g_alloc;
     *cls = f->g_class;
     return 0;
 }
@@ -98,9 +99,7 @@ static PyObject *general_write_error(Front *f, PyObject *table, const char *arg,
     int is_condition = PyErr_ExceptionMatches(PyExc_Warning) || PyErr_ExceptionMatches(PyExc_FloatingPointError);
     if (!is_value && !is_condition) return NULL;
     PyObject *type, *value, *tb, *r;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    if (tb != NULL) PyException_SetTraceback(value, tb);
+    fetch_error(&type, &value, &tb);
     if (is_value) {
         PyObject *name = PyUnicode_FromString(arg);
         r = name ? PyObject_CallFunctionObjArgs(check_writable, f->name, name, target, NULL) : NULL;
@@ -121,20 +120,7 @@ static PyObject *general_write_error(Front *f, PyObject *table, const char *arg,
         r = names ? PyObject_Vectorcall(complete_after, argv, m - PyTuple_GET_SIZE(names), names) : NULL;
         Py_XDECREF(names);
     }
-    if (r != NULL) {
-        Py_DECREF(r);
-        PyErr_Restore(type, value, tb);
-        return NULL;
-    }
-    PyObject *t2, *v2, *tb2;
-    PyErr_Fetch(&t2, &v2, &tb2);
-    PyErr_NormalizeException(&t2, &v2, &tb2);
-    if (tb2 != NULL) PyException_SetTraceback(v2, tb2);
-    PyException_SetContext(v2, value); /* steals value */
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-    PyErr_Restore(t2, v2, tb2);
-    return NULL;
+    return raise_after(r, type, value, tb);
 }
 
 /* The direct path's forms (devtensor.structured.core._direct_offer): the Python front's NumPy call while the op's
@@ -362,7 +348,7 @@ static PyObject *general_call(Front *f, PyObject *const *args, Py_ssize_t nargs,
     PyObject *shape = PyTuple_GET_ITEM(spec, 0), *dtype = PyTuple_GET_ITEM(spec, 1);
     int omi = PyTuple_GET_ITEM(table, G_OMI) == Py_True;
     if (target == NULL) {
-        if (general_backend(f, first, &alloc, &cls) < 0) goto done;
+        if (backend_of(f, first, str_alloc, &alloc, &cls) < 0) goto done;
         Py_INCREF(alloc);
         Py_INCREF(cls);
         PyObject *av[2] = {shape, dtype};

@@ -35,9 +35,7 @@ static PyObject *wrap_view(PyTypeObject *cls, PyObject *array, PyObject *base, P
 static PyObject *view_size_error(Front *f, PyObject *table, PyObject *spec) {
     if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;
     PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    if (tb != NULL) PyException_SetTraceback(value, tb);
+    fetch_error(&type, &value, &tb);
     Py_XDECREF(type);
     Py_XDECREF(tb);
     PyObject *r = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(table, V_TOO_LARGE), f->name, spec, value, NULL);
@@ -144,24 +142,10 @@ static PyObject *view_call(Front *f, PyObject *const *args, Py_ssize_t nargs, Py
         else result = wrap_view(Py_TYPE(self), array, self, plan, SLOT(self, off_dtype));
         goto done;
     }
-    /* (the backend's xp and tensor_class, cached per tensor class as the general lane caches alloc) */
-    PyObject *type = (PyObject *)Py_TYPE(self);
-    if (type != f->g_type || f->g_alloc == NULL) {
-        PyObject *backend = PyObject_GetAttr(type, str_backend);
-        PyObject *xp = backend ? PyObject_GetAttr(backend, str_xp) : NULL;
-        PyObject *cls = xp ? PyObject_GetAttr(backend, str_tensor_class) : NULL;
-        Py_XDECREF(backend);
-        if (cls == NULL || !PyType_Check(cls)) {
-            if (cls != NULL) PyErr_SetString(PyExc_TypeError, "devtensor._core: a backend's tensor_class is not a class");
-            Py_XDECREF(xp);
-            Py_XDECREF(cls);
-            goto done;
-        }
-        Py_XSETREF(f->g_type, Py_NewRef(type));
-        Py_XSETREF(f->g_alloc, xp);
-        Py_XSETREF(f->g_class, cls);
-    }
-    PyObject *xp = Py_NewRef(f->g_alloc), *cls = Py_NewRef(f->g_class);
+    PyObject *xp, *cls;
+    if (backend_of(f, self, str_xp, &xp, &cls) < 0) goto done;
+    Py_INCREF(xp);
+    Py_INCREF(cls);
     PyObject *kargs[3] = {xp, SLOT(self, off_array), plan};
     PyObject *array = PyObject_Vectorcall(kernel, kargs, 3, NULL);
     if (array == NULL) view_size_error(f, table, spec);
