@@ -179,6 +179,14 @@ def lazy_front(
 _CATEGORIES: Final = {"Tensor": 1, "TensorOrScalar": 2, "Scalar": 3}
 
 
+def _param_rows(params: Any) -> tuple[tuple[Any, ...], ...]:
+    """The lanes' row per parameter: ``(name, category, kw_only, optional, has_default, default)``, the category as
+    ``_CATEGORIES`` codes it (0: passed through; the view lane reads none)."""
+    return tuple(
+        (p.name, _CATEGORIES.get(p.category, 0), p.kw_only, p.optional, p.has_default, p.default) for p in params
+    )
+
+
 def general_table(op: StructuredOp) -> tuple[Any, ...] | None:
     """The table of ``op`` the compiled core's general lane reads (``devtensor/_core_general.h``), or None where
     the op's schema is one the lane does not take (a tensor list, more than 16 parameters): per parameter ``(name,
@@ -204,9 +212,7 @@ def general_table(op: StructuredOp) -> tuple[Any, ...] | None:
     builtin = op.module.split(".")[0] == "devtensor"
     checker = None if builtin else rules.checked_planned_spec if plan else rules.checked_spec
     return (
-        tuple(
-            (p.name, _CATEGORIES.get(p.category, 0), p.kw_only, p.optional, p.has_default, p.default) for p in params
-        ),
+        _param_rows(params),
         op.meta,
         checker,
         plan,
@@ -261,7 +267,7 @@ def view_table(op: Any, method: bool) -> tuple[Any, ...] | None:
         return None
     reshapes = views._reshapes(op)
     return (
-        tuple((p.name, 0, p.kw_only, p.optional, p.has_default, p.default) for p in params),
+        _param_rows(params),
         op.meta,
         op,
         views._rare,
