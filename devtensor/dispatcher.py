@@ -187,9 +187,15 @@ class KernelTable:
             _tables.add(self)
 
     def register(self, key: DispatchKey, kernel: Callable[..., None]) -> None:
-        """Set the kernel for ``key`` (replacing any) and drop cached handlers."""
+        """Set the kernel for ``key`` (replacing any) and drop cached handlers. A CPU kernel that is a plain ufunc
+        kernel of the op's meta's ufunc makes the op's direct path its own (:func:`devtensor.meta.adopt_direct`)."""
+        from devtensor.meta import adopt_direct
+
         with registry_lock:
             self.kernels[key] = kernel
+            meta = getattr(self.op, "meta", None)
+            if key is DispatchKey.CPU and meta is not None:
+                adopt_direct(meta, kernel)
             _generation[0] += 1
             self.handlers.clear()
 

@@ -76,6 +76,34 @@ INLINE: Final = "_devtensor_inline"
 #: other than 1 (``kernels.ufunc_family``), which the fronts call likewise.
 DIRECT: Final = "_devtensor_direct"
 
+#: The attribute naming the NumPy ufunc a meta function made by :func:`unary_ufunc_meta` or
+#: :func:`binary_ufunc_meta` computes as. An op defined from such a meta without a direct path of its own (a custom
+#: op) offers one (:func:`offer_plain_direct`) that it takes while its CPU kernel is a plain one for that ufunc
+#: (:data:`PLAIN_KERNELS`): the same lanes, so the same cost, as the built-in op.
+UFUNC: Final = "_devtensor_ufunc"
+
+#: The CPU kernels whose whole body is ``ufunc(*arrays, out=out.array)`` for every call they get (the ufunc family
+#: registers its ones): kernel -> ufunc. A custom op registering one of them takes the direct path of its ufunc.
+PLAIN_KERNELS: Final[dict[Any, np.ufunc]] = {}
+
+
+def offer_plain_direct(meta: Callable[..., Any], params: int) -> None:
+    """Give ``meta`` (a :data:`UFUNC` meta function of ``params`` parameters, no direct path yet) the direct path
+    ``[None, ufunc]`` (:data:`DIRECT`), which :func:`adopt_direct` completes when a plain kernel of that ufunc is
+    registered. Not for a meta with ``alpha`` (its second NumPy step is the built-in ``add``/``sub``'s own)."""
+    ufunc = meta.__dict__.get(UFUNC)
+    if ufunc is not None and DIRECT not in meta.__dict__ and params == ufunc.nin:
+        meta.__dict__[DIRECT] = [None, ufunc]
+
+
+def adopt_direct(meta: Callable[..., Any], kernel: Callable[..., None]) -> None:
+    """On registering ``kernel`` as an op's CPU kernel: where it is a plain kernel (:data:`PLAIN_KERNELS`) of the
+    ufunc of ``meta``'s direct path, that path is the kernel's (the fronts take it while it is the handler)."""
+    direct = meta.__dict__.get(DIRECT)
+    if isinstance(direct, list) and PLAIN_KERNELS.get(kernel) is direct[1]:
+        direct[0] = kernel
+
+
 #: With the direct path: up to how many result dims its one NumPy call allocates C-contiguous results whatever
 #: the operands' layouts (np.matmul: 2, core dims only), so the fronts let it allocate for transposed operands;
 #: for a call taking a plan (a reduction's: 64, NumPy's most), also of the meta's dtype, 0-d results as arrays.
@@ -263,6 +291,7 @@ def unary_ufunc_meta(
     meta.__name__ = meta.__qualname__ = op
     # The fronts inline the cache hit (see INLINE).
     meta.__dict__[INLINE] = ("unary", cache)
+    meta.__dict__[UFUNC] = ufunc
     return meta
 
 
@@ -349,6 +378,7 @@ def binary_ufunc_meta(
     # window) those of ``last[1]`` (the number first: ``last[2]``); alpha left at 1 or, for a floating-point
     # result, a float.
     meta.__dict__[INLINE] = ("binary", last)
+    meta.__dict__[UFUNC] = ufunc
     return meta
 
 

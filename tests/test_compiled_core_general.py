@@ -479,3 +479,100 @@ def test_a_damaged_tensor_is_left_to_the_python_front(how: str) -> None:
 
     for front, make in calls:
         assert error(front, make) == error(_python(front), make)
+
+
+def _family_custom_ops() -> tuple[Any, Any]:
+    """Custom ops defined from the ufunc family's meta functions with the built-in ``mul``'s and ``exp``'s CPU
+    kernels (plain ufunc kernels): only the definition path differs from the built-in ops."""
+    from devtensor.meta import binary_ufunc_meta, unary_ufunc_meta
+
+    mul, exp = library.get_op("mul"), library.get_op("exp")
+    n = next(_names)
+    cmul = library.custom_op(f"family_mul_{n}", out_may_be_input=True, schema=mul.schema)(
+        binary_ufunc_meta(f"family_mul_{n}", np.multiply)
+    )
+    cmul.register_kernel("cpu", mul.table.kernels[dt.DispatchKey.CPU])
+    cexp = library.custom_op(f"family_exp_{n}", out_may_be_input=True, schema=exp.schema)(
+        unary_ufunc_meta(f"family_exp_{n}", np.exp)
+    )
+    cexp.register_kernel("cpu", exp.table.kernels[dt.DispatchKey.CPU])
+    return cmul, cexp
+
+
+def _family_calls(mul: Any, mul_: Any, exp: Any, exp_: Any) -> list[Callable[[], tuple[list[Any], dict[str, Any]]]]:
+    """Calls of a mul-like and an exp-like op (functional and inplace fronts given), each making fresh arguments."""
+
+    def f32(*shape: int) -> Tensor:
+        return dt.tensor(np.linspace(-2.0, 2.0, int(np.prod(shape))).reshape(shape).astype(np.float32))
+
+    def i8() -> Tensor:
+        return dt.tensor(np.arange(-4, 4, dtype=np.int8))
+
+    return [
+        lambda: ([mul, f32(3, 4), f32(4)], {}),
+        lambda: ([mul, f32(3), 2.5], {}),
+        lambda: ([mul, 2, i8()], {}),
+        lambda: ([mul, i8(), 300], {}),  # (out of int8's range: the meta's ScalarOverflowError)
+        lambda: ([mul, i8(), f32(8)], {}),
+        lambda: ([mul, f32(3), f32(3)], {"out": dt.empty(3)}),
+        lambda: ([mul, f32(3), 2.0], {"out": dt.empty(5)}),  # (resized, with its warning)
+        lambda: ([mul, f32(2, 3), f32(3, 2)], {}),  # (shapes that do not broadcast)
+        lambda: ([mul_, f32(3), 4.0], {}),
+        lambda: ([mul_, i8(), 2.5], {}),  # (a float into int8 in place: refused)
+        lambda: ([exp, f32(2, 2)], {}),
+        lambda: ([exp, i8()], {}),
+        lambda: ([exp, f32(4)], {"out": dt.empty(4, dtype=dt.float64)}),
+        lambda: ([exp_, f32(4)], {}),
+    ]
+
+
+def _call_first(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    return fn(*args, **kwargs)
+
+
+def test_a_custom_op_on_the_ufunc_family_answers_as_the_built_in_op() -> None:
+    cmul, cexp = _family_custom_ops()
+    ours = _family_calls(cmul.functional, cmul.inplace, cexp.functional, cexp.inplace)
+    builtin = _family_calls(dt.mul, dt.mul_, dt.exp, dt.exp_)
+    for make, make_builtin in zip(ours, builtin, strict=True):
+        got = _outcome(_call_first, make)
+        want = _outcome(_call_first, make_builtin)
+        names = str(got).replace(cmul.name, "mul").replace(cexp.name, "exp")
+        assert names == str(want)
+
+
+@needs_core
+def test_a_custom_op_on_the_ufunc_family_takes_the_built_in_lanes() -> None:
+    from devtensor.meta import DIRECT
+
+    cmul, cexp = _family_custom_ops()
+    builtin_mul, builtin_exp = library.get_op("mul"), library.get_op("exp")
+    assert cmul.functional._lane[0] == getattr(builtin_mul.functional, "_lane")[0]
+    assert cexp.functional._lane[0] == getattr(builtin_exp.functional, "_lane")[0]
+    a, out = dt.ones(4), dt.empty(4)
+    calls: list[Callable[[], Any]] = [
+        lambda: cmul.functional(a, 2.0),
+        lambda: cmul.functional(a, a, out=out),
+        lambda: cmul.inplace(out, 0.5),
+        lambda: cexp.functional(a),
+        lambda: cexp.inplace(out),
+    ]
+    for call in calls:
+        call()
+        call()
+        assert _python_frames(call) == []
+    # Another kernel registered: it is the handler, so it runs (the direct path is the plain kernel's only).
+    plain = cmul.table.kernels[dt.DispatchKey.CPU]
+    ran: list[int] = []
+
+    def kernel(self: CPUTensor, other: TensorOrScalar, *, out: ConstOut[CPUTensor]) -> None:
+        ran.append(1)
+        np.multiply(self.array, other.numpy() if isinstance(other, Tensor) else other, out=out.array)
+
+    cmul.register_kernel("cpu", kernel)
+    np.testing.assert_array_equal(cmul.functional(a, 3.0).numpy(), np.full(4, 3.0, np.float32))
+    assert ran == [1]
+    cmul.register_kernel("cpu", plain)
+    assert getattr(cmul.meta, DIRECT)[0] is plain
+    cmul.functional(a, 3.0)
+    assert ran == [1]

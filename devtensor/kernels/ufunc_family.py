@@ -28,7 +28,15 @@ import numpy as np
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, Scalar
 from devtensor.lowering import Lowering, Ref
-from devtensor.meta import _COMPARISONS, _IINFO, DIRECT, binary_ufunc_meta, int_bounds, unary_ufunc_meta
+from devtensor.meta import (
+    _COMPARISONS,
+    _IINFO,
+    DIRECT,
+    PLAIN_KERNELS,
+    binary_ufunc_meta,
+    int_bounds,
+    unary_ufunc_meta,
+)
 from devtensor.structured import StructuredOp
 from devtensor.structured.rules import caller_level
 from devtensor.tensor import Tensor
@@ -318,8 +326,9 @@ def _define(
 ) -> StructuredOp:
     meta.__doc__ = doc
     direct: list[Any] = [None, ufunc] if scaled is None else [None, ufunc, scaled]
-    if ufunc is not None:  # (the kernel is that one ufunc call for every functional call it gets: meta.DIRECT)
-        meta.__dict__[DIRECT] = direct
+    # (the kernel is that one ufunc call for every functional call it gets: meta.DIRECT; without one, no direct path
+    # is offered for the meta either)
+    meta.__dict__[DIRECT] = direct if ufunc is not None else None
     op = StructuredOp(name, meta, out_may_be_input=True, inplace=inplace)
     op.functional.__doc__ = doc
     if op.inplace is not None:
@@ -327,6 +336,7 @@ def _define(
     register_xp(op, kernel)
     if ufunc is not None:
         direct[0] = op.table.kernels.get(DispatchKey.CPU)
+        PLAIN_KERNELS[direct[0]] = ufunc
     return op
 
 

@@ -27,6 +27,7 @@ from devtensor.errors import (
     ArgumentValueError,
     UnknownOpError,
 )
+from devtensor.meta import offer_plain_direct
 from devtensor.structured.annotations import TENSOR, TENSOR_OR_SCALAR
 from devtensor.structured.data_dependent import data_dependent_ops_by_name
 from devtensor.structured.fronts import generate_front
@@ -351,6 +352,8 @@ class StructuredOp:
             schema = stored[0] if stored is not None else None
         self.schema = schema if schema is not None else schema_from_meta(name, meta)
         self.table = KernelTable(name, self)
+        # (a ufunc family meta without a direct path, a custom op's: the built-in's lanes once a plain kernel is in)
+        offer_plain_direct(meta, len(self.schema.params))
         self.out_may_be_input = out_may_be_input
         self.nondeterministic = nondeterministic
         self.public_functional = public_functional
