@@ -436,9 +436,14 @@ PyMODINIT_FUNC PyInit__core(void) {
     str_out = PyUnicode_InternFromString("out");
     str_self = PyUnicode_InternFromString("self");
     str_alpha = PyUnicode_InternFromString("alpha");
+    str_dtype = PyUnicode_InternFromString("dtype");
+    str_flags = PyUnicode_InternFromString("flags");
+    str_c_contiguous = PyUnicode_InternFromString("c_contiguous");
+    str_kind = PyUnicode_InternFromString("kind");
     zero = PyLong_FromLong(0);
     one = PyLong_FromLong(1);
     if (!kw_order || !kw_out || !str_C || !str_out || !str_self || !str_alpha || !zero || !one) return NULL;
+    if (!str_dtype || !str_flags || !str_c_contiguous || !str_kind) return NULL;
     Py_INCREF(&Front_type);
     if (PyModule_AddObject(m, "Front", (PyObject *)&Front_type) < 0) return NULL;
     if (PyModule_AddStringConstant(m, "FINGERPRINT", DEVTENSOR_CORE_FINGERPRINT) < 0) return NULL;

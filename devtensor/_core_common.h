@@ -23,6 +23,8 @@ static PyObject *check_writable = NULL; /* rules.check_writable(name, arg, tenso
 static PyObject *written_then_raised = NULL; /* rules.written_then_raised(tensor, array) */
 static PyObject *kw_order = NULL, *kw_out = NULL, *str_C = NULL, *str_out = NULL, *str_self = NULL, *str_alpha = NULL;
 static PyObject *zero = NULL, *one = NULL;
+/* (attribute names read per call, interned once: a C string would be decoded and hashed on every call) */
+static PyObject *str_dtype = NULL, *str_flags = NULL, *str_c_contiguous = NULL, *str_kind = NULL;
 static int ready = 0;
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
@@ -254,7 +256,7 @@ static PyObject *write_error(Front *f, PyObject *arg, PyObject *target) {
  * result dtype. -1 on an error. */
 static int alpha_fits(PyObject *alpha, PyObject *result_dtype) {
     if (!PyFloat_CheckExact(alpha)) return 0;
-    PyObject *kind = PyObject_GetAttrString(result_dtype, "kind");
+    PyObject *kind = PyObject_GetAttr(result_dtype, str_kind);
     if (kind == NULL) return -1;
     int fits = PyUnicode_CompareWithASCIIString(kind, "f") == 0 || PyUnicode_CompareWithASCIIString(kind, "c") == 0;
     Py_DECREF(kind);

@@ -367,7 +367,7 @@ static PyObject *general_call(Front *f, PyObject *const *args, Py_ssize_t nargs,
             if (r == NULL) goto done;
             Py_DECREF(r);
         }
-        PyObject *adtype = PyObject_GetAttrString(array, "dtype");
+        PyObject *adtype = PyObject_GetAttr(array, str_dtype);
         if (adtype == NULL) goto done;
         result = wrap((PyTypeObject *)cls, Py_NewRef(array), device, shape, adtype);
         Py_DECREF(adtype);

@@ -27,9 +27,9 @@ static PyObject *result_class(Front *f, PyObject *first) {
 
 /* array.flags.c_contiguous. -1 on an error. */
 static int c_contiguous(PyObject *array) {
-    PyObject *flags = PyObject_GetAttrString(array, "flags");
+    PyObject *flags = PyObject_GetAttr(array, str_flags);
     if (flags == NULL) return -1;
-    PyObject *c = PyObject_GetAttrString(flags, "c_contiguous");
+    PyObject *c = PyObject_GetAttr(flags, str_c_contiguous);
     Py_DECREF(flags);
     if (c == NULL) return -1;
     int r = PyObject_IsTrue(c);
@@ -76,7 +76,7 @@ static PyObject *memo_spec(Front *f, PyObject **items, Py_ssize_t n) {
 static PyObject *memo_result(Front *f, PyObject *array, PyObject *first, PyObject *spec, PyObject *device) {
     if (array == NULL) return allocation_error(f, spec, device);
     PyObject *cls = result_class(f, first);
-    PyObject *dtype = cls ? PyObject_GetAttrString(array, "dtype") : NULL;
+    PyObject *dtype = cls ? PyObject_GetAttr(array, str_dtype) : NULL;
     if (dtype == NULL) {
         Py_DECREF(array);
         return NULL;

@@ -151,7 +151,7 @@ static PyObject *view_call(Front *f, PyObject *const *args, Py_ssize_t nargs, Py
     if (array == NULL) view_size_error(f, table, spec);
     else {
         PyObject *shape = PyObject_GetAttrString(array, "shape");
-        PyObject *dtype = shape ? PyObject_GetAttrString(array, "dtype") : NULL;
+        PyObject *dtype = shape ? PyObject_GetAttr(array, str_dtype) : NULL;
         if (dtype != NULL) result = wrap_view((PyTypeObject *)cls, Py_NewRef(array), self, shape, dtype);
         Py_XDECREF(shape);
         Py_XDECREF(dtype);
