@@ -19,7 +19,7 @@ This module imports nothing of the op machinery: the generated op declarations i
 
 from __future__ import annotations
 
-import secrets
+import os
 import threading
 from typing import Any, Final, SupportsIndex
 
@@ -59,16 +59,32 @@ def _check_seed(op: str, value: object) -> int:
 
 def _fresh_seed() -> int:
     """A seed from the operating system's entropy (63 bits, so it also fits PyTorch's signed range)."""
-    return secrets.randbits(63)
+    return int.from_bytes(os.urandom(8), "little") >> 1
+
+
+_made_lock = threading.Lock()
 
 
 class _CPUStream:
-    """NumPy's PCG64 generator; draws NumPy arrays."""
+    """NumPy's PCG64 generator; draws NumPy arrays. Made on first use: ``numpy.random`` costs the import of
+    devtensor ~15 ms, and its default generator is made at import."""
 
-    __slots__ = ("rng",)
+    __slots__ = ("_rng", "_seed")
 
     def __init__(self, seed: int) -> None:
-        self.rng = np.random.Generator(np.random.PCG64(seed))
+        self._seed = seed
+        self._rng: np.random.Generator | None = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The NumPy generator, seeded with the stream's seed."""
+        rng = self._rng
+        if rng is None:
+            with _made_lock:  # (two threads' first draws must share one generator)
+                rng = self._rng
+                if rng is None:
+                    rng = self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        return rng
 
     def random(self, shape: tuple[int, ...], dtype: Any) -> Any:
         """Uniform floats in ``[0, 1)`` of ``dtype`` (float32 or float64)."""

@@ -9,7 +9,6 @@ PyTorch's names, signatures and errors; values and result dtypes are NumPy's (``
 from __future__ import annotations
 
 import math
-import string
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -26,6 +25,9 @@ from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.tensor import Tensor, TensorMeta, TensorOrScalar
 from devtensor.typed import ConstOut
 from devtensor.views import ViewSpec, view_op
+
+#: einsum's subscript letters (NumPy's: string.ascii_letters, without importing the string module)
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 __all__ = ["einsum", "movedim", "repeat", "repeat_interleave", "searchsorted", "tile"]
 
@@ -309,7 +311,7 @@ def _ellipsis_summed(equation: str, ndims: Sequence[int]) -> str:
         return equation
     terms = lhs.split(",")
     extra = [n - len(term.replace("...", "")) for term, n in zip(terms, ndims, strict=True)]
-    free = [c for c in string.ascii_letters if c not in equation][: max(extra)]
+    free = [c for c in _LETTERS if c not in equation][: max(extra)]
     spelled = [
         term.replace("...", "".join(free[len(free) - k :]) if k else "") for term, k in zip(terms, extra, strict=True)
     ]

@@ -9,7 +9,6 @@ function, its outputs, mutation of its inputs and version counters.
 from __future__ import annotations
 
 import inspect
-import traceback
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
@@ -205,6 +204,8 @@ class SampleRunner:
                 f"the kernel could not write its result into the output the meta function described ({text})",
             )
         else:
+            import traceback  # (here, not at import: only a failing check reports)
+
             where = "".join(traceback.format_exception_only(type(error), error)).strip()
             self.problem("exception", key, variant, index, f"raised {where}")
 

@@ -8,7 +8,6 @@ from the library. Modes are PyTorch's ``TorchDispatchMode`` idea.
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,8 +18,6 @@ from devtensor.structured import StructuredOp
 from devtensor.tensor import Tensor
 
 __all__ = ["CallRecord", "CountingMode", "DispatchMode", "LoggingMode", "active_modes", "variant_name"]
-
-_log = logging.getLogger("devtensor.library")
 
 
 def variant_name(op: Any, variant: str, kwargs: Mapping[str, Any]) -> str:
@@ -96,7 +93,9 @@ class LoggingMode(DispatchMode):
         if self.sink is not None:
             self.sink(text)
         else:
-            _log.debug("%s", text)
+            import logging  # (here: the logging package costs the import of devtensor ~4 ms)
+
+            logging.getLogger("devtensor.library").debug("%s", text)
         return func(*args, **kwargs)
 
     @property

@@ -4,7 +4,6 @@ indexing, creation and conversion of the step on meta stand-ins, and the records
 from __future__ import annotations
 
 import functools
-import traceback
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,6 +48,8 @@ class _Record:
 
 def _step_line(error: BaseException, step: Callable[..., Any]) -> str:
     """``file:line`` of the innermost frame of ``step``'s code in ``error``'s traceback, or ''."""
+    import traceback  # (here: only a failing step reports; the module costs devtensor's import ~3 ms)
+
     code = getattr(step, "__code__", None)
     found = ""
     after = False
