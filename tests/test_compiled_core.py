@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_samples import OPS, Sample
 
@@ -438,3 +438,25 @@ def test_device_bindings_take_the_lanes_for_their_class_only(name: str, fake_cup
             for _ in range(2):
                 assert _outcome(binding, make) == _outcome(_python(binding), make), (device, name, sample.id)
             assert _outcome(binding, make_wrong) == _outcome(_python(binding), make_wrong), (device, name)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.integers(0, 3), min_size=1, max_size=3),
+            st.sampled_from(["float32", "float64", "int64"]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_cat_calls_in_a_row_answer_each_by_its_own_arguments(calls: list[tuple[list[int], str]]) -> None:
+    # (the lane compares the key looked up last field by field: a call that differs from the one before in one
+    # shape or dtype must not take its spec)
+    for sizes, dtype in calls:
+        arrays = [np.arange(n, dtype=np.int64).astype(dtype if i % 2 else "float32") for i, n in enumerate(sizes)]
+        got = dt.cat([dt.tensor(a) for a in arrays])
+        want = np.concatenate(arrays)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)

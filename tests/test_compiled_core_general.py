@@ -547,8 +547,8 @@ def test_a_custom_op_on_the_ufunc_family_takes_the_built_in_lanes() -> None:
 
     cmul, cexp = _family_custom_ops()
     builtin_mul, builtin_exp = library.get_op("mul"), library.get_op("exp")
-    assert cmul.functional._lane[0] == getattr(builtin_mul.functional, "_lane")[0]
-    assert cexp.functional._lane[0] == getattr(builtin_exp.functional, "_lane")[0]
+    fronts: list[Any] = [cmul.functional, builtin_mul.functional, cexp.functional, builtin_exp.functional]
+    assert fronts[0]._lane[0] == fronts[1]._lane[0] and fronts[2]._lane[0] == fronts[3]._lane[0]
     a, out = dt.ones(4), dt.empty(4)
     calls: list[Callable[[], Any]] = [
         lambda: cmul.functional(a, 2.0),
