@@ -298,9 +298,11 @@ def spec_checker(op: StructuredOp, name: str) -> Callable[[Any], Any] | None:
             shape = shapes.get(spec[0]) if type(spec) is PlannedSpec and type(spec[0]) is tuple else None
         else:
             shape = shapes.get(spec[0]) if type(spec) is tuple and len(spec) == 2 and type(spec[0]) is tuple else None
-        if shape is None or spec[1] not in dtypes or (shape is not spec[0] and not exact(spec[0])):
-            spec = full(name, spec)
-        return spec
+        try:
+            known = shape is not None and spec[1] in dtypes and (shape is spec[0] or exact(spec[0]))
+        except TypeError:  # (an unhashable dtype: the full check names it, on every call alike)
+            known = False
+        return spec if known else full(name, spec)
 
     return check
 
