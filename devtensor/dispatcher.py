@@ -189,7 +189,7 @@ class KernelTable:
     def register(self, key: DispatchKey, kernel: Callable[..., None]) -> None:
         """Set the kernel for ``key`` (replacing any) and drop cached handlers. A CPU kernel that is a plain ufunc
         kernel of the op's meta's ufunc makes the op's direct path its own (:func:`devtensor.meta.adopt_direct`)."""
-        from devtensor.meta import adopt_direct
+        from devtensor.structured.tables import adopt_direct
 
         with registry_lock:
             self.kernels[key] = kernel

@@ -77,32 +77,9 @@ INLINE: Final = "_devtensor_inline"
 DIRECT: Final = "_devtensor_direct"
 
 #: The attribute naming the NumPy ufunc a meta function made by :func:`unary_ufunc_meta` or
-#: :func:`binary_ufunc_meta` computes as. An op defined from such a meta without a direct path of its own (a custom
-#: op) offers one (:func:`offer_plain_direct`) that it takes while its CPU kernel is a plain one for that ufunc
-#: (:data:`PLAIN_KERNELS`): the same lanes, so the same cost, as the built-in op.
+#: :func:`binary_ufunc_meta` computes as (a custom op defined from one may take the built-in's direct path:
+#: devtensor.structured.tables.offer_plain_direct).
 UFUNC: Final = "_devtensor_ufunc"
-
-#: The CPU kernels whose whole body is ``ufunc(*arrays, out=out.array)`` for every call they get (the ufunc family
-#: registers its ones): kernel -> ufunc. A custom op registering one of them takes the direct path of its ufunc.
-PLAIN_KERNELS: Final[dict[Any, np.ufunc]] = {}
-
-
-def offer_plain_direct(meta: Callable[..., Any], params: int) -> None:
-    """Give ``meta`` (a :data:`UFUNC` meta function of ``params`` parameters, no direct path yet) the direct path
-    ``[None, ufunc]`` (:data:`DIRECT`), which :func:`adopt_direct` completes when a plain kernel of that ufunc is
-    registered. Not for a meta with ``alpha`` (its second NumPy step is the built-in ``add``/``sub``'s own)."""
-    ufunc = meta.__dict__.get(UFUNC)
-    if ufunc is not None and DIRECT not in meta.__dict__ and params == ufunc.nin:
-        meta.__dict__[DIRECT] = [None, ufunc]
-
-
-def adopt_direct(meta: Callable[..., Any], kernel: Callable[..., None]) -> None:
-    """On registering ``kernel`` as an op's CPU kernel: where it is a plain kernel (:data:`PLAIN_KERNELS`) of the
-    ufunc of ``meta``'s direct path, that path is the kernel's (the fronts take it while it is the handler)."""
-    direct = meta.__dict__.get(DIRECT)
-    if isinstance(direct, list) and PLAIN_KERNELS.get(kernel) is direct[1]:
-        direct[0] = kernel
-
 
 #: With the direct path: up to how many result dims its one NumPy call allocates C-contiguous results whatever
 #: the operands' layouts (np.matmul: 2, core dims only), so the fronts let it allocate for transposed operands;

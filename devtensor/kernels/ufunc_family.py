@@ -32,13 +32,13 @@ from devtensor.meta import (
     _COMPARISONS,
     _IINFO,
     DIRECT,
-    PLAIN_KERNELS,
     binary_ufunc_meta,
     int_bounds,
     unary_ufunc_meta,
 )
 from devtensor.structured import StructuredOp
 from devtensor.structured.rules import caller_level
+from devtensor.structured.tables import PLAIN_KERNELS
 from devtensor.tensor import Tensor
 from devtensor.typed import CPUTensor, CUDATensor
 from devtensor.typed.const_out import InplaceOut

@@ -27,13 +27,13 @@ from devtensor.errors import (
     ArgumentValueError,
     UnknownOpError,
 )
-from devtensor.meta import offer_plain_direct
 from devtensor.structured.annotations import TENSOR, TENSOR_OR_SCALAR
 from devtensor.structured.data_dependent import data_dependent_ops_by_name
 from devtensor.structured.fronts import generate_front
 from devtensor.structured.multi import multi_ops_by_name
 from devtensor.structured.schema import OpSchema, schema_from_meta, stored_schema
 from devtensor.structured.stale import skipping_stale, stale_impl
+from devtensor.structured.tables import offer_plain_direct
 from devtensor.tensor import (
     PlannedSpec,
     Tensor,

@@ -6,12 +6,12 @@ the op takes. The generic front (:mod:`devtensor.structured.generic`) and the co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from devtensor.meta import DIRECT, FRESH_C, INLINE, MEMO, ONE, SHAPE_MEMO
+from devtensor.meta import DIRECT, FRESH_C, INLINE, MEMO, ONE, SHAPE_MEMO, UFUNC
 from devtensor.structured import rules
 from devtensor.structured.annotations import SCALAR, TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.schema import Param
@@ -21,15 +21,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MEMO_ARRAYS",
+    "PLAIN_KERNELS",
     "MEMO_INT",
     "MEMO_LIST",
     "MEMO_REDUCE",
     "MEMO_SCALARS",
     "NO_MEMO",
     "UNARY_CALL",
+    "adopt_direct",
     "memo_form",
     "memo_lane",
     "meta_values",
+    "offer_plain_direct",
     "ufunc_lane",
     "unary_call_lane",
 ]
@@ -214,3 +217,25 @@ def ufunc_lane(op: StructuredOp) -> bool:
     kind, _state = _inline_kind(op)
     direct = getattr(op.meta, DIRECT, None)
     return kind is not None and direct is not None and _call_direct(op) is None and isinstance(direct[1], np.ufunc)
+
+
+#: The CPU kernels whose whole body is ``ufunc(*arrays, out=out.array)`` for every call they get (the ufunc family
+#: registers its ones): kernel -> ufunc. A custom op registering one of them takes the direct path of its ufunc.
+PLAIN_KERNELS: Final[dict[Any, np.ufunc]] = {}
+
+
+def offer_plain_direct(meta: Callable[..., Any], params: int) -> None:
+    """Give ``meta`` (a meta.UFUNC meta function of ``params`` parameters, no direct path yet) the direct path
+    ``[None, ufunc]`` (meta.DIRECT), which :func:`adopt_direct` completes when a plain kernel of that ufunc is
+    registered. Not for a meta with ``alpha`` (its second NumPy step is the built-in ``add``/``sub``'s own)."""
+    ufunc = meta.__dict__.get(UFUNC)
+    if ufunc is not None and DIRECT not in meta.__dict__ and params == ufunc.nin:
+        meta.__dict__[DIRECT] = [None, ufunc]
+
+
+def adopt_direct(meta: Callable[..., Any], kernel: Callable[..., None]) -> None:
+    """On registering ``kernel`` as an op's CPU kernel: where it is a plain kernel (:data:`PLAIN_KERNELS`) of the
+    ufunc of ``meta``'s direct path, that path is the kernel's (the fronts take it while it is the handler)."""
+    direct = meta.__dict__.get(DIRECT)
+    if isinstance(direct, list) and PLAIN_KERNELS.get(kernel) is direct[1]:
+        direct[0] = kernel
