@@ -29,6 +29,22 @@ static PyObject *python_front(Front *f) {
     return f->python;
 }
 
+static int front_set_general(Front *f, PyObject *value, void *closure);
+
+/* The general table made by its maker, on the first call that needs it (once; the maker is dropped). -1 on an
+ * error. */
+static int make_general(Front *f) {
+    PyObject *maker = f->general_maker;
+    if (maker == NULL) return 0;
+    f->general_maker = NULL;
+    PyObject *table = PyObject_CallNoArgs(maker);
+    int r = table == NULL ? -1 : front_set_general(f, table, NULL);
+    Py_XDECREF(table);
+    if (r < 0) f->general_maker = maker; /* (kept: the next call raises the same) */
+    else Py_DECREF(maker);
+    return r;
+}
+
 static PyObject *front_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Front *f = (Front *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -74,8 +90,10 @@ static PyObject *front_vectorcall(PyObject *callable, PyObject *const *args, siz
     }
     if (f->arity == VIEW && modes_off && general_ready) r = view_call(f, args, nargs, kwnames);
     /* (any call the kind's lane left: the general lane, from the op's tables) */
-    if (r == FALLBACK && modes_off && f->general != NULL && general_ready && f->variant != REFLECTED)
-        r = general_call(f, args, nargs, kwnames);
+    if (r == FALLBACK && modes_off && general_ready && f->variant != REFLECTED) {
+        if (f->general_maker != NULL && make_general(f) < 0) return NULL;
+        if (f->general != NULL) r = general_call(f, args, nargs, kwnames);
+    }
     if (r != FALLBACK) return r;
     PyObject *python = python_front(f);
     if (python == NULL) return NULL;
@@ -205,6 +223,7 @@ static int front_traverse(Front *f, visitproc visit, void *arg) {
     Py_VISIT(f->bound_key);
     Py_VISIT(f->last_class);
     Py_VISIT(f->general);
+    Py_VISIT(f->general_maker);
     Py_VISIT(f->g_type);
     Py_VISIT(f->g_alloc);
     Py_VISIT(f->g_class);
@@ -228,6 +247,7 @@ static int front_clear(Front *f) {
     Py_CLEAR(f->bound_key);
     Py_CLEAR(f->last_class);
     Py_CLEAR(f->general);
+    Py_CLEAR(f->general_maker);
     Py_CLEAR(f->g_type);
     Py_CLEAR(f->g_alloc);
     Py_CLEAR(f->g_class);
@@ -262,12 +282,23 @@ static PyObject *front_get_python(Front *f, void *closure) {
 
 static PyObject *front_is_built(Front *f, void *closure) { return PyBool_FromLong(f->python != NULL); }
 
-static PyObject *front_get_general(Front *f, void *closure) { return Py_NewRef(f->general ? f->general : Py_None); }
+static PyObject *front_get_general(Front *f, void *closure) {
+    if (make_general(f) < 0) return NULL;
+    return Py_NewRef(f->general ? f->general : Py_None);
+}
 
-/* The general lane's table: a tuple of G_SIZE items (devtensor.structured.core.general_table), or None (no lane). */
+/* The general lane's table: a tuple of G_SIZE items (devtensor.structured.core.general_table), None (no lane), or a
+ * callable that makes one of those on the first call that needs it. */
 static int front_set_general(Front *f, PyObject *value, void *closure) {
     if (value == NULL || value == Py_None) {
         Py_CLEAR(f->general);
+        Py_CLEAR(f->general_maker);
+        return 0;
+    }
+    if (!PyTuple_Check(value) && PyCallable_Check(value)) {
+        Py_CLEAR(f->general);
+        Py_INCREF(value);
+        Py_XSETREF(f->general_maker, value);
         return 0;
     }
     if (!PyTuple_CheckExact(value) || PyTuple_GET_SIZE(value) != G_SIZE ||
@@ -314,7 +345,8 @@ static PyGetSetDef front_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {"__wrapped__", (getter)front_get_python, NULL, "the Python front this one forwards to (built if not yet)", NULL},
     {"python_built", (getter)front_is_built, NULL, "whether the Python front was built already", NULL},
-    {"general", (getter)front_get_general, (setter)front_set_general, "the general lane's table, or None", NULL},
+    {"general", (getter)front_get_general, (setter)front_set_general,
+     "the general lane's table, or None (set: a table, None, or a callable making one on first need)", NULL},
     {NULL},
 };
 

@@ -71,6 +71,7 @@ typedef struct {
     PyTypeObject *bound_class; /* a device binding's (devtensor.cpu.add): tensors of exactly this class; else NULL */
     PyObject *bound_key;       /* and its dispatch key (the handler is looked up for it); else NULL */
     PyObject *general;    /* the general lane's table (devtensor.structured.core.general_table); NULL: none */
+    PyObject *general_maker; /* or, until the first call that needs it, the callable that makes it (import: no table) */
     PyObject *g_type;     /* the tensor class the general (view) lane saw last, its backend's alloc (xp), tensor_class */
     PyObject *g_alloc;
     PyObject *g_class;

@@ -171,7 +171,7 @@ def lazy_front(
     front.__doc__ = op.doc
     front.__module__ = "devtensor" if binding is None else f"devtensor.{binding[0].name.lower()}"
     front.op = op
-    front.general = general_table(op)
+    front.general = partial(general_table, op)  # (made on the first call the kind's lane leaves: none at import)
     return front  # type: ignore[no-any-return]
 
 
