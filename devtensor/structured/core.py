@@ -19,6 +19,7 @@ slower.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import warnings
 from collections.abc import Callable
@@ -73,7 +74,7 @@ def _load() -> tuple[ModuleType | None, str]:
     if PURE_PYTHON:
         return None, "DEVTENSOR_PURE_PYTHON is set"
     try:
-        from devtensor import _core  # type: ignore[attr-defined]
+        _core = importlib.import_module("devtensor._core")
     except ImportError:
         return None, "the extension devtensor._core is not built (no C compiler when devtensor was installed?)"
     if _SOURCES:
