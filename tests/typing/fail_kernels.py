@@ -69,29 +69,29 @@ def meta_reads_data() -> None:
 
 # A plain Tensor where the schema takes a tensor-or-number, or an optional tensor(-or-number), is not the key's
 # refined type: each such parameter has its own TypeVar, as tensor parameters do.
-@ks.add.cpu  # E: type-var !pyright
+@ks.add.cpu  # E: type-var
 def add_plain_tensor(
     self: Tensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]
 ) -> None: ...
 
 
-@ks.sub.cuda  # E: type-var !pyright
+@ks.sub.cuda  # E: type-var
 def sub_plain_other(
     self: CUDATensor | Scalar, other: Tensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]
 ) -> None: ...
 
 
-@ks.mul.cpu  # E: type-var !pyright
+@ks.mul.cpu  # E: type-var
 def mul_plain(self: Tensor | Scalar, other: Tensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@ks.clamp.cpu  # E: type-var !pyright
+@ks.clamp.cpu  # E: type-var
 def clamp_plain_bound(
     self: CPUTensor, min: Tensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]
 ) -> None: ...
 
 
-@ks.where.cpu  # E: type-var !pyright
+@ks.where.cpu  # E: type-var
 def where_plain(
     condition: CPUTensor, self: Tensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]
 ) -> None: ...

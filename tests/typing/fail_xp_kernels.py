@@ -11,7 +11,7 @@ from devtensor.tensor import Tensor
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 
-@ks.mm.xp  # E: type-var !pyright
+@ks.mm.xp  # E: type-var
 def plain_tensor(xp: ModuleType, self: Tensor, mat2: Tensor, *, out: ConstOut[Tensor]) -> None: ...
 
 
