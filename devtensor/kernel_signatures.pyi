@@ -19,6 +19,7 @@ from devtensor.generator import Generator
 from devtensor.structured import KernelRegistrar
 from devtensor.tensor import Tensor, TensorOrScalar
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
+from typing import TypeAlias
 
 from devtensor.kernels.nn import SoftmaxPlan
 from devtensor.kernels.reduction_family import ReductionPlan
@@ -192,6 +193,24 @@ __all__ = [
     "where",
     "zero",
 ]
+
+#: The names of the view ops (``get_op`` returns a ViewOp for these, a StructuredOp for other names).
+ViewOpName: TypeAlias = Literal[
+    "broadcast_to",
+    "chunk",
+    "contiguous",
+    "expand",
+    "flatten",
+    "movedim",
+    "permute",
+    "reshape",
+    "split",
+    "squeeze",
+    "transpose",
+    "unsqueeze",
+    "view",
+]
+
 
 @final
 class _NoTensor:

@@ -190,7 +190,9 @@ def _plan_import_lines(ops: Sequence[StructuredOp], indent: str = "    ") -> lis
     return lines
 
 
-def _kernels_text(ops: Sequence[StructuredOp], title: str, split: bool) -> str | tuple[str, str]:
+def _kernels_text(
+    ops: Sequence[StructuredOp], title: str, split: bool, view_names: Sequence[str] = ()
+) -> str | tuple[str, str]:
     """The text of :func:`kernels_module`, or with ``split`` of :func:`kernels_stub_and_module`."""
     body: list[str] = []
     for op in ops:
@@ -296,7 +298,28 @@ def _kernels_text(ops: Sequence[StructuredOp], title: str, split: bool) -> str |
     names = ["__all__ = [", *(f'    "{op.name}",' for op in sorted(ops, key=lambda o: o.name)), "]", ""]
     if split:
         # The stub: what type checkers read (beside the .py, they read only it); the module: the registrars.
-        stub = [*header, *imports, *_plan_import_lines(ops, indent=""), "", *names, *typevar_lines, *body, ""]
+        view_alias = []
+        if view_names:
+            view_alias = [
+                "#: The names of the view ops (``get_op`` returns a ViewOp for these, a StructuredOp for other names).",
+                "ViewOpName: TypeAlias = Literal[",
+                *(f'    "{name}",' for name in sorted(view_names)),
+                "]",
+                "",
+                "",
+            ]
+        stub = [
+            *header,
+            *imports,
+            *(["from typing import TypeAlias"] if view_names else []),
+            *_plan_import_lines(ops, indent=""),
+            "",
+            *names,
+            *view_alias,
+            *typevar_lines,
+            *body,
+            "",
+        ]
         module = [
             *header,
             "from devtensor.structured import KernelRegistrar",
@@ -348,11 +371,13 @@ def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
     return text
 
 
-def kernels_stub_and_module(ops: Sequence[StructuredOp], title: str) -> tuple[str, str]:
+def kernels_stub_and_module(ops: Sequence[StructuredOp], title: str, view_names: Sequence[str] = ()) -> tuple[str, str]:
     """``(module, stub)``: the kernel-signatures module as a small run-time module (the registrars) and a ``.pyi``
     stub beside it with the declarations, which type checkers read instead of the module. Python then never
-    compiles the some 6,000 lines of declarations (most of devtensor's import time without a bytecode cache)."""
-    text = _kernels_text(ops, title, split=True)
+    compiles the some 6,000 lines of declarations (most of devtensor's import time without a bytecode cache).
+    ``view_names``: the view ops, declared as the alias ``ViewOpName`` (a Literal) for ``library.get_op``'s
+    overloads."""
+    text = _kernels_text(ops, title, split=True, view_names=view_names)
     assert isinstance(text, tuple)
     return text
 

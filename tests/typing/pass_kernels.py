@@ -13,6 +13,7 @@ from devtensor import library
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import Scalar
 from devtensor.kernels.linalg import mm
+from devtensor.library import get_op
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import Tensor
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
@@ -82,6 +83,11 @@ def mm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) ->
 
 
 library.register_kernel(mm, "cuda", mm_cuda)
+
+# get_op by name: a structured op's name gives a StructuredOp (its impl, not a view op's kernel).
+get_op("mm").impl("cuda")(mm_cuda)
+get_op("mm").register_kernel("cpu", mm_impl_cpu)
+library.override(get_op("mm"), "cpu", mm_impl_cpu)
 
 
 @structured_op()
