@@ -212,9 +212,10 @@ def _meta_of(expr: Expression) -> str | None:
 
 
 def _check_both_devices(checker: TypeChecker, context: Context, op: str, registrar: TypeInfo, impl: Type) -> None:
-    """``@<op>.xp`` of an op with tensor-or-number parameters takes a second, generic form for pyright (see
-    ``codegen.kernels._xp_protocol``), which also lets through an impl of one device type only: hold the impl to the
-    first form, which wants both (an overload per device type)."""
+    """``@<op>.xp`` of an op with tensor-or-number parameters, in a file generated before the registrars held one
+    form per checker (``if MYPY:``), is overloaded with a second, generic form for pyright, which also lets through an
+    impl of one device type only: hold the impl to the first form, which wants both (an overload per device type).
+    Files generated now give mypy the first form alone (see ``codegen.kernels._xp_protocol``)."""
     node = registrar.get_method("xp")
     typ = get_proper_type(node.type) if isinstance(node, OverloadedFuncDef) and node.type else None
     if not isinstance(typ, Overloaded) or not typ.items[0].arg_types[1:]:
