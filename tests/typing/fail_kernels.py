@@ -115,3 +115,17 @@ def add_no_scalar(self: CPUTensor, other: CPUTensor | Scalar, *, alpha: Scalar, 
 def clamp_no_none(
     self: CPUTensor, min: CPUTensor | Scalar, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]
 ) -> None: ...
+
+
+# An optional tensor parameter: a plain `Tensor | None` is not the key's refined type (both checkers).
+@ks.cross_entropy_full.cpu  # E: type-var
+def cross_entropy_plain_weight(
+    input: CPUTensor,
+    target: CPUTensor,
+    weight: Tensor | None,
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+    *,
+    out: ConstOut[CPUTensor],
+) -> None: ...

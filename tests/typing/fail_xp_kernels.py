@@ -41,3 +41,9 @@ def add_mixed(
 def add_cpu_only(
     xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]
 ) -> None: ...
+
+
+@ks.add.xp  # E: arg-type
+def add_plain(
+    xp: ModuleType, self: Tensor | Scalar, other: Tensor | Scalar, *, alpha: Scalar, out: ConstOut[Tensor]
+) -> None: ...

@@ -63,6 +63,20 @@ def sub_cpu_any_number(
 ) -> None: ...
 
 
+# An optional tensor parameter takes the key's refined type or None.
+@ks.cross_entropy_full.cpu
+def cross_entropy_ok(
+    input: CPUTensor,
+    target: CPUTensor,
+    weight: CPUTensor | None,
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+    *,
+    out: ConstOut[CPUTensor],
+) -> None: ...
+
+
 # Registration forms the plugin checks (devtensor_mypy), written correctly.
 D = TypeVar("D", CPUTensor, CUDATensor)
 
