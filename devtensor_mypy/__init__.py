@@ -27,6 +27,8 @@ What the plugin adds (error code ``kernel-signature`` unless said otherwise):
   ``devtensor.kernel_signatures`` or in the ``kernel_signatures`` module of the calling module's top package
   (``python -m devtensor.codegen --package mypkg``); keys ``"cpu"``, ``"cuda"`` (or ``DispatchKey.CPU`` /
   ``.CUDA``), both at once for an ``xp`` impl;
+* ``@<op>.xp`` of an op with tensor-or-number parameters (typed for mypy by one overload per device type, which a
+  plain ``Tensor`` fits) with a plain ``Tensor`` parameter: ``arg-type``, naming the parameters;
 * in a meta function (decorated with ``structured_op`` or ``custom_op``), using a ``Tensor`` parameter for
   anything but the metadata ``TensorMeta`` offers (``shape``, ``dtype``, ``ndim``, ``device``, ``strides``,
   ``numel()``, ``dim()``, ``size()``; also ``element_size()``, ``is_contiguous()``, ``len()``) is an error with
@@ -75,6 +77,7 @@ from devtensor_mypy._checks import (
     _check_against_meta,
     _check_both_devices,
     _check_exact,
+    _check_refined_xp,
     _DecoratorFinder,
     _generated_modules,
     _imports_devtensor,
@@ -195,6 +198,7 @@ class DevtensorPlugin(Plugin):
                 _withdraw_call_errors(ctx.api, ctx.context.line)
             elif used.name == "xp" and isinstance(ctx.api, TypeChecker):
                 _check_both_devices(ctx.api, ctx.context, op, receiver.type, impl)
+                _check_refined_xp(ctx.api, ctx.context, op, receiver.type, impl)
         return ctx.default_return_type
 
     # --- op.impl(...) ----------------------------------------------------------------------------------------

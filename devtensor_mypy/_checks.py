@@ -44,7 +44,7 @@ from mypy.nodes import (
     WithStmt,
 )
 from mypy.subtypes import is_subtype
-from mypy.types import CallableType, Instance, Overloaded, TupleType, Type, get_proper_type
+from mypy.types import CallableType, Instance, Overloaded, TupleType, Type, UnionType, get_proper_type
 
 KERNEL_SIGNATURE: Final = ErrorCode(
     "kernel-signature", "A kernel registration does not match its op's schema exactly", "devtensor"
@@ -53,6 +53,7 @@ META_DATA_READ: Final = ErrorCode("meta-data-read", "A meta function reads tenso
 
 _REGISTRAR: Final = "devtensor.structured.registry.KernelRegistrar"
 _STRUCTURED_OP: Final = "devtensor.structured.registry.StructuredOp"
+_PLAIN_TENSOR: Final = "devtensor.tensor.Tensor"
 _TENSOR_CLASSES: Final = ("devtensor.tensor.Tensor.", "devtensor._generated_methods.TensorOpMethods.")
 #: What a meta function may use of a Tensor: TensorMeta's members and a few more pieces of metadata.
 _METADATA: Final = frozenset(
@@ -212,9 +213,10 @@ def _meta_of(expr: Expression) -> str | None:
 
 
 def _check_both_devices(checker: TypeChecker, context: Context, op: str, registrar: TypeInfo, impl: Type) -> None:
-    """``@<op>.xp`` of an op with tensor-or-number parameters takes a second, generic form for pyright (see
-    ``codegen.kernels._xp_protocol``), which also lets through an impl of one device type only: hold the impl to the
-    first form, which wants both (an overload per device type)."""
+    """``@<op>.xp`` of an op with tensor-or-number parameters, in a file generated before the registrars held one
+    form per checker (``if MYPY:``), is overloaded with a second, generic form for pyright, which also lets through an
+    impl of one device type only: hold the impl to the first form, which wants both (an overload per device type).
+    Files generated now give mypy the first form alone (see ``codegen.kernels._xp_protocol``)."""
     node = registrar.get_method("xp")
     typ = get_proper_type(node.type) if isinstance(node, OverloadedFuncDef) and node.type else None
     if not isinstance(typ, Overloaded) or not typ.items[0].arg_types[1:]:
@@ -224,6 +226,43 @@ def _check_both_devices(checker: TypeChecker, context: Context, op: str, registr
         checker.fail(
             f"impl of '{op}' (xp) must take the tensors of either device type ({get_proper_type(wanted)}: one "
             "overload per device type); it serves one only",
+            context,
+            code=codes.ARG_TYPE,
+        )
+
+
+def _plain_tensor_in(typ: Type) -> bool:
+    """Whether ``typ`` holds a plain ``Tensor`` (not a refined one): itself, in a union, or as a type argument
+    (``Sequence[Tensor]``, ``ConstOut[Tensor]``)."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, UnionType):
+        return any(_plain_tensor_in(item) for item in proper.items)
+    if isinstance(proper, Instance):
+        return proper.type.fullname == _PLAIN_TENSOR or any(_plain_tensor_in(arg) for arg in proper.args)
+    return False
+
+
+def _check_refined_xp(checker: TypeChecker, context: Context, op: str, registrar: TypeInfo, impl: Type) -> None:
+    """``@<op>.xp`` of an op with tensor-or-number parameters takes, for mypy, a Protocol with one overload per
+    device type: a plain ``Tensor`` (or ``Tensor | Scalar``) parameter fits both, so mypy accepts it; the run-time
+    types are the refined ones only, as for every other registrar. Report such a parameter."""
+    typ = _method_type(registrar, "xp")
+    proto = get_proper_type(typ.arg_types[1]) if typ is not None and len(typ.arg_types) > 1 else None
+    node = proto.type.get_method("__call__") if isinstance(proto, Instance) else None
+    if not isinstance(node, OverloadedFuncDef):
+        return
+    impl = get_proper_type(impl)
+    if not isinstance(impl, CallableType):
+        return
+    plain = [
+        name or f"#{i}"
+        for i, (name, arg) in enumerate(zip(impl.arg_names, impl.arg_types, strict=True))
+        if i and _plain_tensor_in(arg)
+    ]
+    if plain:
+        checker.fail(
+            f"impl of '{op}' (xp) takes a plain Tensor for {', '.join(repr(n) for n in plain)}: an xp impl takes the "
+            "tensors of one refined type (CPUTensor or CUDATensor: a TypeVar constrained to the two)",
             context,
             code=codes.ARG_TYPE,
         )

@@ -55,7 +55,7 @@ def generate() -> dict[Path, str]:
         op.schema = schema_from_meta(op.name, op.meta)
     for vop in view_ops:
         vop.schema = schema_from_meta(vop.name, vop.meta)
-    kernels, kernels_stub = kernels_stub_and_module(ops, KERNELS_TITLE)
+    kernels, kernels_stub = kernels_stub_and_module(ops, KERNELS_TITLE, [v.name for v in view_ops])
     ops_text, ops_stub = ops_module(ops, view_ops)
     return {
         OPS_FILE: ops_text,

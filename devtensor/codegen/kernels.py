@@ -104,20 +104,33 @@ def _xp_kernel_params(op: StructuredOp, tensor: str = "_XP") -> list[str]:
 
 
 def _xp_protocol(op: StructuredOp, name: str) -> tuple[list[str], str]:
-    """(lines of the Protocol ``name``, its use in the registrar) typing ``op``'s impls for CPU and CUDA at once.
+    """(lines of the Protocols ``name`` and ``name + "Generic"``, the use of ``name`` in mypy's registrar) typing
+    ``op``'s impls for CPU and CUDA at once.
 
-    Tensors are one TypeVar constrained to (CPUTensor, CUDATensor), which mypy infers from the impl's own
+    For mypy, tensors are one TypeVar constrained to (CPUTensor, CUDATensor), which mypy infers from the impl's own
     annotations: a plain Tensor is none of the constraints, and CPU and CUDA tensors mixed conflict (``out`` is a
     covariant ConstOut, the tensors contravariant); an impl generic over such a TypeVar is accepted. mypy cannot
     infer that TypeVar through a union with the Python number types of a generic impl (``D | Scalar``), so an op
     with a tensor-or-number parameter gets a Protocol with two overloads of ``__call__`` instead, one per
-    device type: the impl must accept both (mixing is rejected); a plain ``Tensor | Scalar`` passes there, as it
-    does for the per-key ``.cpu`` / ``.cuda`` registrars.
+    device type: the impl must accept both (mixing is rejected).
+
+    For pyright (``<Name>Generic``): one TypeVar ``_XPB`` bounded by ``CPUTensor | CUDATensor | _NoTensor``.
+    pyright settles a constrained TypeVar on the first constraint that fits (so it would accept a plain Tensor), and
+    matches no generic impl against overloads; through the bound it infers the impl's own annotation, so a plain
+    Tensor (or ``Tensor | Scalar``) and mixed device types are rejected, and a generic impl is accepted.
     """
     doc = (
         f'    """The type of ``{op.name}``\'s impl for CPU and CUDA at once: the array module first, tensors of'
         ' one device type."""'
     )
+    generic = [
+        "",
+        "",
+        f"class {name}Generic(Protocol[_XPB]):",
+        doc[:-3] + ' (the form pyright checks)."""',
+        "",
+        f"    def __call__(_k, {', '.join(_xp_kernel_params(op, '_XPB'))}) -> None: ...",
+    ]
     if not any(p.category == "TensorOrScalar" for p in op.schema.params):
         lines = [
             f"class {name}(Protocol[_XP]):",
@@ -125,7 +138,7 @@ def _xp_protocol(op: StructuredOp, name: str) -> tuple[list[str], str]:
             "",
             f"    def __call__(_k, {', '.join(_xp_kernel_params(op))}) -> None: ...",
         ]
-        return lines, f"{name}[_XP]"
+        return lines + generic, f"{name}[_XP]"
     lines = [f"class {name}(Protocol):", doc]
     for device in KEYS:
         lines += [
@@ -133,17 +146,29 @@ def _xp_protocol(op: StructuredOp, name: str) -> tuple[list[str], str]:
             "    @overload",
             f"    def __call__(_k, {', '.join(_xp_kernel_params(op, KEYS[device][0]))}) -> None: ...",
         ]
-    # pyright does not match a generic impl against the overloads (it infers no TypeVar per overload); it does
-    # infer _XP through the union, so the registrar also takes this form (see kernels_module).
-    lines += [
-        "",
-        "",
-        f"class {name}Generic(Protocol[_XP]):",
-        doc,
-        "",
-        f"    def __call__(_k, {', '.join(_xp_kernel_params(op))}) -> None: ...",
-    ]
-    return lines, name
+    return lines + generic, name
+
+
+def _pyright_args(typevars: list[str], key: str) -> list[str]:
+    """The type arguments of a kernel Protocol for pyright: each tensor-or-number or optional tensor TypeVar
+    (``_CPUS<i>``, bounded with the numbers and None) replaced by a free one of the plain family (``_CPU<j>``,
+    bounded by the refined type and ``_NoTensor`` only).
+
+    pyright settles a TypeVar of the impl parameter ``_CPUS0 | Scalar`` on the first member of the impl's union
+    that fits the bound: for a plain ``Tensor | Scalar``, a number type, and accepts it. With a bound that holds no
+    number, only the refined tensor fits; mypy instead infers the impl's whole union, which must fit the bound,
+    hence the two forms (``if MYPY:`` in the registrar)."""
+    used = _count(typevars, key)
+    out: list[str] = []
+    for tv in typevars:
+        if tv.startswith(f"_{key}S"):
+            out.append(f"_{key}{used}")
+            used += 1
+        else:
+            out.append(tv)
+    if used > 2 * _MAX_TYPEVARS:
+        raise TypeError(f"codegen: too many tensor parameters ({used})")
+    return out
 
 
 def _plan_import_lines(ops: Sequence[StructuredOp], indent: str = "    ") -> list[str]:
@@ -165,7 +190,9 @@ def _plan_import_lines(ops: Sequence[StructuredOp], indent: str = "    ") -> lis
     return lines
 
 
-def _kernels_text(ops: Sequence[StructuredOp], title: str, split: bool) -> str | tuple[str, str]:
+def _kernels_text(
+    ops: Sequence[StructuredOp], title: str, split: bool, view_names: Sequence[str] = ()
+) -> str | tuple[str, str]:
     """The text of :func:`kernels_module`, or with ``split`` of :func:`kernels_stub_and_module`."""
     body: list[str] = []
     for op in ops:
@@ -199,21 +226,29 @@ def _kernels_text(ops: Sequence[StructuredOp], title: str, split: bool) -> str |
             f"    meta_function: Final = {_meta_fullname(op)!r}",
             "",
         ]
+        # What mypy reads (``if MYPY:``, a name mypy takes as always true) and what pyright reads (the ``else``
+        # branch: pyright takes the last declaration of a name) where the two checkers need different forms.
+        mypy_lines: list[str] = []
+        pyright_lines: list[str] = []
         for device, (cls_name, typevars) in protocols.items():
             typed = f"{cls_name}[{', '.join(typevars)}]" if typevars else cls_name
-            body.append(f"    def {device}(self, fn: {typed}) -> {typed}: ...")
-        if xp_typed.endswith("]"):
-            body.append(f"    def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
-        else:  # the overloads Protocol for mypy, the generic one for pyright (see _xp_protocol)
-            generic = f"{xp_typed}Generic[_XP]"
-            body += [
-                "    @overload",
-                f"    def xp(self, fn: {xp_typed}) -> {xp_typed}: ...",
-                "    @overload",
-                f"    def xp(self, fn: {generic}) -> {generic}: ...",
-            ]
-            if not split:  # (a stub has no implementation of an overloaded function)
-                body.append(f"    def xp(self, fn: {xp_typed} | {generic}) -> {xp_typed} | {generic}: ...")
+            args = _pyright_args(typevars, KEYS[device][1])
+            line = f"def {device}(self, fn: {typed}) -> {typed}: ..."
+            if args == typevars:
+                body.append("    " + line)
+                continue
+            mypy_lines.append(line)
+            typed = f"{cls_name}[{', '.join(args)}]"
+            pyright_lines.append(f"def {device}(self, fn: {typed}) -> {typed}: ...")
+        mypy_lines.append(f"def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
+        generic = f"{camel(op.name)}XPKernelGeneric[_XPB]"
+        pyright_lines.append(f"def xp(self, fn: {generic}) -> {generic}: ...")
+        body += [
+            "    if MYPY:",
+            *("        " + line for line in mypy_lines),
+            "    else:",
+            *("        " + line for line in pyright_lines),
+        ]
         body += ["", "", f"{op.name}: {registrar}"]
     # Bounded by a union with a class no value has: mypy then infers each TypeVar as the impl's own annotation
     # (with a plain class bound it would settle on the bound, and accept a generic Tensor parameter). That class is
@@ -228,7 +263,7 @@ def _kernels_text(ops: Sequence[StructuredOp], title: str, split: bool) -> str |
         *(
             f'_{KEYS[d][1]}{i} = TypeVar("_{KEYS[d][1]}{i}", bound={KEYS[d][0]} | _NoTensor, contravariant=True)'
             for d in KEYS
-            for i in range(_MAX_TYPEVARS)
+            for i in range(2 * _MAX_TYPEVARS)
         ),
         *(
             f'_{KEYS[d][1]}S{i} = TypeVar("_{KEYS[d][1]}S{i}", bound={KEYS[d][0]} | _NoTensor | Scalar'
@@ -238,6 +273,10 @@ def _kernels_text(ops: Sequence[StructuredOp], title: str, split: bool) -> str |
         ),
         "# The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.",
         '_XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)',
+        "# The same for pyright (see _xp_protocol): bounded, so that it infers the impl's own annotation.",
+        '_XPB = TypeVar("_XPB", bound=CPUTensor | CUDATensor | _NoTensor, contravariant=True)',
+        "# mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.",
+        "MYPY: bool",
     ]
     header = [
         f'"""Generated by `python -m devtensor.codegen` from the op definitions; do not edit.\n\n{title}\n"""',
@@ -259,7 +298,28 @@ def _kernels_text(ops: Sequence[StructuredOp], title: str, split: bool) -> str |
     names = ["__all__ = [", *(f'    "{op.name}",' for op in sorted(ops, key=lambda o: o.name)), "]", ""]
     if split:
         # The stub: what type checkers read (beside the .py, they read only it); the module: the registrars.
-        stub = [*header, *imports, *_plan_import_lines(ops, indent=""), "", *names, *typevar_lines, *body, ""]
+        view_alias = []
+        if view_names:
+            view_alias = [
+                "#: The names of the view ops (``get_op`` returns a ViewOp for these, a StructuredOp for other names).",
+                "ViewOpName: TypeAlias = Literal[",
+                *(f'    "{name}",' for name in sorted(view_names)),
+                "]",
+                "",
+                "",
+            ]
+        stub = [
+            *header,
+            *imports,
+            *(["from typing import TypeAlias"] if view_names else []),
+            *_plan_import_lines(ops, indent=""),
+            "",
+            *names,
+            *view_alias,
+            *typevar_lines,
+            *body,
+            "",
+        ]
         module = [
             *header,
             "from devtensor.structured import KernelRegistrar",
@@ -276,6 +336,9 @@ def _kernels_text(ops: Sequence[StructuredOp], title: str, split: bool) -> str |
         return "\n".join(module), "\n".join(stub).replace("\n\n\n\n", "\n\n\n")
     lines = [
         *header,
+        # (pyright reports the registrars' two declarations, one per checker, as a redeclaration in strict mode)
+        "# pyright: reportRedeclaration=false",
+        "",
         *imports,
         *_plan_import_lines(ops),
         "",
@@ -283,7 +346,7 @@ def _kernels_text(ops: Sequence[StructuredOp], title: str, split: bool) -> str |
         # The Protocols and typed registrars exist for mypy only: creating some 300 Protocol classes would be
         # most of the import cost. At run time every registrar is a plain KernelRegistrar.
         "if TYPE_CHECKING:",
-        *("    " + line if line else "" for line in [*typevar_lines, *body]),
+        *("    " + line.replace("MYPY: bool", "MYPY = False") if line else "" for line in [*typevar_lines, *body]),
         "",
         "else:",
         *(f"    {op.name} = KernelRegistrar({op.name!r})" for op in ops),
@@ -308,11 +371,13 @@ def kernels_module(ops: Sequence[StructuredOp], title: str) -> str:
     return text
 
 
-def kernels_stub_and_module(ops: Sequence[StructuredOp], title: str) -> tuple[str, str]:
+def kernels_stub_and_module(ops: Sequence[StructuredOp], title: str, view_names: Sequence[str] = ()) -> tuple[str, str]:
     """``(module, stub)``: the kernel-signatures module as a small run-time module (the registrars) and a ``.pyi``
     stub beside it with the declarations, which type checkers read instead of the module. Python then never
-    compiles the some 6,000 lines of declarations (most of devtensor's import time without a bytecode cache)."""
-    text = _kernels_text(ops, title, split=True)
+    compiles the some 6,000 lines of declarations (most of devtensor's import time without a bytecode cache).
+    ``view_names``: the view ops, declared as the alias ``ViewOpName`` (a Literal) for ``library.get_op``'s
+    overloads."""
+    text = _kernels_text(ops, title, split=True, view_names=view_names)
     assert isinstance(text, tuple)
     return text
 

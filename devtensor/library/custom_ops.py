@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from devtensor import structured
 from devtensor.dispatcher import registry_lock
@@ -35,6 +35,9 @@ from devtensor.structured.registry import register_op, unknown_op
 from devtensor.tensor import Tensor
 from devtensor.views import ViewOp, all_view_ops
 
+if TYPE_CHECKING:
+    from devtensor.kernel_signatures import ViewOpName
+
 __all__ = [
     "CustomOp",
     "InplaceCustomOp",
@@ -53,6 +56,16 @@ OpLike = StructuredOp | ViewOp | Callable[..., Any] | str
 MetaFunction = Callable[..., TensorSpec | PlannedSpec[Any]]
 
 
+# Typed by what is given: a view op or a view op's name (the generated Literal ViewOpName) gives a ViewOp, a
+# structured op or any other name a StructuredOp (so that `get_op("mm").impl(...)` takes a structured op's impl);
+# a variant or front, which may be either kind's, gives the union. (mypy sees an overlap in a class deriving from both
+# ViewOp and StructuredOp, and in a name of a view op held as a plain str: neither is a ViewOp given as a str.)
+@overload
+def get_op(op: ViewOp | ViewOpName) -> ViewOp: ...  # type: ignore[overload-overlap]
+@overload
+def get_op(op: StructuredOp | str) -> StructuredOp: ...
+@overload
+def get_op(op: Callable[..., Any]) -> StructuredOp | ViewOp: ...
 def get_op(op: OpLike) -> StructuredOp | ViewOp:
     """The op for ``op``: a :class:`StructuredOp` or :class:`~devtensor.views.ViewOp` as it is, one of the generated
     variants of an op (``devtensor.add``, ``devtensor.add_``, ``devtensor.cpu.add``, ``devtensor.transpose``) or

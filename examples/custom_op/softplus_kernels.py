@@ -5,6 +5,8 @@ The type of each impl of the ops defined in ``fused_softplus``, and typed regist
 
 from __future__ import annotations
 
+# pyright: reportRedeclaration=false
+
 from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar, final, overload
@@ -33,6 +35,14 @@ if TYPE_CHECKING:
     _CPU5 = TypeVar("_CPU5", bound=CPUTensor | _NoTensor, contravariant=True)
     _CPU6 = TypeVar("_CPU6", bound=CPUTensor | _NoTensor, contravariant=True)
     _CPU7 = TypeVar("_CPU7", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU8 = TypeVar("_CPU8", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU9 = TypeVar("_CPU9", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU10 = TypeVar("_CPU10", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU11 = TypeVar("_CPU11", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU12 = TypeVar("_CPU12", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU13 = TypeVar("_CPU13", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU14 = TypeVar("_CPU14", bound=CPUTensor | _NoTensor, contravariant=True)
+    _CPU15 = TypeVar("_CPU15", bound=CPUTensor | _NoTensor, contravariant=True)
     _CUDA0 = TypeVar("_CUDA0", bound=CUDATensor | _NoTensor, contravariant=True)
     _CUDA1 = TypeVar("_CUDA1", bound=CUDATensor | _NoTensor, contravariant=True)
     _CUDA2 = TypeVar("_CUDA2", bound=CUDATensor | _NoTensor, contravariant=True)
@@ -41,6 +51,14 @@ if TYPE_CHECKING:
     _CUDA5 = TypeVar("_CUDA5", bound=CUDATensor | _NoTensor, contravariant=True)
     _CUDA6 = TypeVar("_CUDA6", bound=CUDATensor | _NoTensor, contravariant=True)
     _CUDA7 = TypeVar("_CUDA7", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA8 = TypeVar("_CUDA8", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA9 = TypeVar("_CUDA9", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA10 = TypeVar("_CUDA10", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA11 = TypeVar("_CUDA11", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA12 = TypeVar("_CUDA12", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA13 = TypeVar("_CUDA13", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA14 = TypeVar("_CUDA14", bound=CUDATensor | _NoTensor, contravariant=True)
+    _CUDA15 = TypeVar("_CUDA15", bound=CUDATensor | _NoTensor, contravariant=True)
     _CPUS0 = TypeVar("_CPUS0", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
     _CPUS1 = TypeVar("_CPUS1", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
     _CPUS2 = TypeVar("_CPUS2", bound=CPUTensor | _NoTensor | Scalar | None, contravariant=True)
@@ -59,6 +77,10 @@ if TYPE_CHECKING:
     _CUDAS7 = TypeVar("_CUDAS7", bound=CUDATensor | _NoTensor | Scalar | None, contravariant=True)
     # The tensors of an impl for CPU and CUDA at once (``@<op>.xp``): all of one of the two types.
     _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
+    # The same for pyright (see _xp_protocol): bounded, so that it infers the impl's own annotation.
+    _XPB = TypeVar("_XPB", bound=CPUTensor | CUDATensor | _NoTensor, contravariant=True)
+    # mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.
+    MYPY = False
 
 
     class FusedSoftplusCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -79,6 +101,12 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: _XP, beta: float, threshold: float, *, out: ConstOut[_XP]) -> None: ...
 
 
+    class FusedSoftplusXPKernelGeneric(Protocol[_XPB]):
+        """The type of ``fused_softplus``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (the form pyright checks)."""
+
+        def __call__(_k, xp: ModuleType, self: _XPB, beta: float, threshold: float, *, out: ConstOut[_XPB]) -> None: ...
+
+
     class _FusedSoftplusKernels(KernelRegistrar):
         """Typed registration of ``fused_softplus``'s impls: ``@fused_softplus.cpu`` / ``@fused_softplus.cuda`` / ``@fused_softplus.xp``."""
 
@@ -88,7 +116,10 @@ if TYPE_CHECKING:
 
         def cpu(self, fn: FusedSoftplusCPUKernel[_CPU0, _CPU1]) -> FusedSoftplusCPUKernel[_CPU0, _CPU1]: ...
         def cuda(self, fn: FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]) -> FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
-        def xp(self, fn: FusedSoftplusXPKernel[_XP]) -> FusedSoftplusXPKernel[_XP]: ...
+        if MYPY:
+            def xp(self, fn: FusedSoftplusXPKernel[_XP]) -> FusedSoftplusXPKernel[_XP]: ...
+        else:
+            def xp(self, fn: FusedSoftplusXPKernelGeneric[_XPB]) -> FusedSoftplusXPKernelGeneric[_XPB]: ...
 
 
     fused_softplus: _FusedSoftplusKernels

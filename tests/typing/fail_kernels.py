@@ -69,29 +69,29 @@ def meta_reads_data() -> None:
 
 # A plain Tensor where the schema takes a tensor-or-number, or an optional tensor(-or-number), is not the key's
 # refined type: each such parameter has its own TypeVar, as tensor parameters do.
-@ks.add.cpu  # E: type-var !pyright
+@ks.add.cpu  # E: type-var
 def add_plain_tensor(
     self: Tensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]
 ) -> None: ...
 
 
-@ks.sub.cuda  # E: type-var !pyright
+@ks.sub.cuda  # E: type-var
 def sub_plain_other(
     self: CUDATensor | Scalar, other: Tensor | Scalar, *, alpha: Scalar, out: ConstOut[CUDATensor]
 ) -> None: ...
 
 
-@ks.mul.cpu  # E: type-var !pyright
+@ks.mul.cpu  # E: type-var
 def mul_plain(self: Tensor | Scalar, other: Tensor | Scalar, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@ks.clamp.cpu  # E: type-var !pyright
+@ks.clamp.cpu  # E: type-var
 def clamp_plain_bound(
     self: CPUTensor, min: Tensor | Scalar | None, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]
 ) -> None: ...
 
 
-@ks.where.cpu  # E: type-var !pyright
+@ks.where.cpu  # E: type-var
 def where_plain(
     condition: CPUTensor, self: Tensor | Scalar, other: CPUTensor | Scalar, *, out: ConstOut[CPUTensor]
 ) -> None: ...
@@ -114,4 +114,18 @@ def add_no_scalar(self: CPUTensor, other: CPUTensor | Scalar, *, alpha: Scalar, 
 @ks.clamp.cpu  # E: arg-type
 def clamp_no_none(
     self: CPUTensor, min: CPUTensor | Scalar, max: CPUTensor | Scalar | None, *, out: ConstOut[CPUTensor]
+) -> None: ...
+
+
+# An optional tensor parameter: a plain `Tensor | None` is not the key's refined type (both checkers).
+@ks.cross_entropy_full.cpu  # E: type-var
+def cross_entropy_plain_weight(
+    input: CPUTensor,
+    target: CPUTensor,
+    weight: Tensor | None,
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+    *,
+    out: ConstOut[CPUTensor],
 ) -> None: ...

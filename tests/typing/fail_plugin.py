@@ -56,7 +56,7 @@ def impl_plain(self: Tensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> 
 def impl_extra(self: CPUTensor, mat2: CPUTensor, k: int = 0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@get_op("mm").impl("cuda")  # E: kernel-signature
+@get_op("mm").impl("cuda")  # E: kernel-signature !pyright
 def impl_out_positional(self: CUDATensor, mat2: CUDATensor, out: ConstOut[CUDATensor]) -> None: ...
 
 

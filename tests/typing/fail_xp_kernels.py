@@ -11,7 +11,7 @@ from devtensor.tensor import Tensor
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
 
-@ks.mm.xp  # E: type-var !pyright
+@ks.mm.xp  # E: type-var
 def plain_tensor(xp: ModuleType, self: Tensor, mat2: Tensor, *, out: ConstOut[Tensor]) -> None: ...
 
 
@@ -40,4 +40,10 @@ def add_mixed(
 @ks.add.xp  # E: arg-type !pyright
 def add_cpu_only(
     xp: ModuleType, self: CPUTensor | Scalar, other: CPUTensor | Scalar, *, alpha: Scalar, out: ConstOut[CPUTensor]
+) -> None: ...
+
+
+@ks.add.xp  # E: arg-type
+def add_plain(
+    xp: ModuleType, self: Tensor | Scalar, other: Tensor | Scalar, *, alpha: Scalar, out: ConstOut[Tensor]
 ) -> None: ...

@@ -13,6 +13,7 @@ from devtensor import library
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import Scalar
 from devtensor.kernels.linalg import mm
+from devtensor.library import get_op
 from devtensor.structured import TensorSpec, structured_op
 from devtensor.tensor import Tensor
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
@@ -62,6 +63,20 @@ def sub_cpu_any_number(
 ) -> None: ...
 
 
+# An optional tensor parameter takes the key's refined type or None.
+@ks.cross_entropy_full.cpu
+def cross_entropy_ok(
+    input: CPUTensor,
+    target: CPUTensor,
+    weight: CPUTensor | None,
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+    *,
+    out: ConstOut[CPUTensor],
+) -> None: ...
+
+
 # Registration forms the plugin checks (devtensor_mypy), written correctly.
 D = TypeVar("D", CPUTensor, CUDATensor)
 
@@ -82,6 +97,11 @@ def mm_cuda(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) ->
 
 
 library.register_kernel(mm, "cuda", mm_cuda)
+
+# get_op by name: a structured op's name gives a StructuredOp (its impl, not a view op's kernel).
+get_op("mm").impl("cuda")(mm_cuda)
+get_op("mm").register_kernel("cpu", mm_impl_cpu)
+library.override(get_op("mm"), "cpu", mm_impl_cpu)
 
 
 @structured_op()
