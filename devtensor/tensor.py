@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
+from operator import attrgetter
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -95,30 +96,43 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
 
     # --- metadata -------------------------------------------------------------------------------------
 
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The shape, a tuple of non-negative ints."""
-        return self._shape
+    if TYPE_CHECKING:
 
-    @property
-    def dtype(self) -> DType:
-        """The element dtype (a NumPy dtype)."""
-        return self._dtype
+        @property
+        def shape(self) -> tuple[int, ...]:
+            """The shape, a tuple of non-negative ints."""
+            return self._shape
 
-    @property
-    def device(self) -> Device:
-        """The device the data lives on; fixed for the tensor's lifetime."""
-        return self._device
+        @property
+        def dtype(self) -> DType:
+            """The element dtype (a NumPy dtype)."""
+            return self._dtype
 
-    @property
-    def ndim(self) -> int:
-        """The number of dimensions."""
-        return self._array.ndim  # type: ignore[no-any-return]
+        @property
+        def device(self) -> Device:
+            """The device the data lives on; fixed for the tensor's lifetime."""
+            return self._device
 
-    @property
-    def version(self) -> int:
-        """The version counter, shared by every view of the same storage; each mutation bumps it by one."""
-        return self._storage.version
+        @property
+        def ndim(self) -> int:
+            """The number of dimensions."""
+            return self._array.ndim  # type: ignore[no-any-return]
+
+        @property
+        def version(self) -> int:
+            """The version counter, shared by every view of the same storage; each mutation bumps it by one."""
+            return self._storage.version
+
+    else:
+        # C-level getters (no Python frame per read): meta functions and kernels read these on every call.
+        shape = property(attrgetter("_shape"), doc="The shape, a tuple of non-negative ints.")
+        dtype = property(attrgetter("_dtype"), doc="The element dtype (a NumPy dtype).")
+        device = property(attrgetter("_device"), doc="The device the data lives on; fixed for the tensor's lifetime.")
+        ndim = property(attrgetter("_array.ndim"), doc="The number of dimensions.")
+        version = property(
+            attrgetter("_storage.version"),
+            doc="The version counter, shared by every view of the same storage; each mutation bumps it by one.",
+        )
 
     @property
     def is_readonly(self) -> bool:
