@@ -5,9 +5,6 @@ dtypes, creation functions, and every op in its functional (``add``), inplace (`
 (``add(..., out=)``) variants. See README.md for a tour.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 from devtensor import cpu, cuda, kernel_signatures, typed  # device bindings, typed kernel registration, types
 from devtensor import fft as fft  # discrete Fourier transforms (torch.fft's names)
 from devtensor import kernels as _kernels  # defines the built-in ops
@@ -38,6 +35,7 @@ from devtensor.creation import (
 from devtensor.data_dependent import bincount, nonzero, unique, unique_consecutive
 from devtensor.device import Device
 from devtensor.dispatcher import DispatchKey
+from devtensor.dlpack import from_dlpack
 from devtensor.dtypes import (
     bool_ as bool,
 )
@@ -97,39 +95,11 @@ from devtensor.random import (
     uniform,
 )
 from devtensor.ranges import arange, linspace
+from devtensor.serialization import load, save
 from devtensor.tensor import Tensor
 from devtensor.typed import CPUTensor, CUDATensor, MetaTensor
 
 del _kernels
-
-if TYPE_CHECKING:
-    from devtensor.dlpack import from_dlpack
-    from devtensor.serialization import load, save
-
-#: Public names made on first use (their modules cost the import of devtensor and most programs never call them).
-_LAZY: dict[str, str] = {
-    "from_dlpack": "devtensor.dlpack",
-    "load": "devtensor.serialization",
-    "save": "devtensor.serialization",
-}
-
-
-if not TYPE_CHECKING:  # (hidden from type checkers: a module __getattr__ would make every misspelt name Any)
-
-    def __getattr__(name: str) -> Any:
-        """``devtensor.load``, ``save`` and ``from_dlpack``, imported on first access (PEP 562)."""
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module 'devtensor' has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value
-        return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, the ones made on first use included."""
-    return sorted({*globals(), *_LAZY})
-
 
 __version__ = "0.1.0"
 
