@@ -574,22 +574,54 @@ def test_planning_raises_the_error_eager_raises_first() -> None:
 
 
 def test_planned_runs_a_step_eagerly_when_its_plan_cannot_gain() -> None:
-    def views(a: Tensor) -> tuple[Tensor, Tensor]:
-        return a.reshape(3, 2), a[1:]  # (views made through their fronts; a transpose's kernel would gain)
+    def fronts(a: Tensor) -> tuple[Tensor, Tensor]:
+        return a[[1, 0]], dt.topk(a, 2)[0]  # (an index copy and a multi-output op: through their fronts)
 
     def work(a: Tensor) -> Tensor:
         return a * 2.0 + 1.0
 
     a = dt.tensor(np.arange(6.0).reshape(2, 3))
-    fast_views, fast_work = dt.planned(views), dt.planned(work)
-    fast_views(dt.empty(2, 3, dtype=dt.float64, device="meta"))  # meta tensors never gain: this decides nothing
-    decided = [fast_views._eager]
-    got = fast_views(a)
-    decided.append(fast_views._eager)
+    fast_fronts, fast_work = dt.planned(fronts), dt.planned(work)
+    fast_fronts(dt.empty(2, 3, dtype=dt.float64, device="meta"))  # meta tensors never gain: this decides nothing
+    decided = [fast_fronts._eager]
+    got = fast_fronts(a)
+    decided.append(fast_fronts._eager)
     assert decided == [False, True]
-    assert got[0]._storage is a._storage and got[0].tolist() == a.reshape(3, 2).tolist()
-    assert got[1].tolist() == [[3.0, 4.0, 5.0]]
+    assert got[0].tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]] and got[1].tolist() == [[2.0, 1.0], [5.0, 4.0]]
     assert fast_work(a).tolist() == work(a).tolist() and not fast_work._eager
+
+
+def _layout(t: Tensor) -> tuple[Any, ...]:
+    """What a returned view's identity is made of: values, shape, strides, dtype, class, whether it shares
+    ``t``'s storage, version."""
+    array = t._array
+    return (array.tobytes(), t.shape, array.strides, t.dtype, type(t), t._storage.version, array.flags.writeable)
+
+
+def _views_step(a: Tensor) -> tuple[Tensor, ...]:
+    return (a.reshape(12), a.flatten(), a.contiguous(), a.reshape(2, 6), a[1:, :2],
+            *a.chunk(3, 1), *dt.split(a, [1, 3], 0))  # fmt: skip
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_returned_views_of_arguments_replay_without_their_fronts(contiguous: bool) -> None:
+    """A view of an argument the step returns (reshape, view, flatten, contiguous, slicing, split, chunk) is a
+    new tensor on each replay, made by its front when the argument's array is new and, on the same array, over
+    a new NumPy view of the layout the front gave (a strided argument's reshape and contiguous: a C-order copy
+    in a new storage): the same values, layout, storage and version as eager's, and the plan gains."""
+    made = [dt.tensor(np.arange(24.0).reshape(4, 6)) for _ in range(2)]
+    args = [m.reshape(4, 6)[:, :3] * 1.0 if contiguous else m[:, ::2] for m in made]  # [4, 3] each
+    assert all(arg.is_contiguous() == contiguous for arg in args)
+    plan = dt.plan(_views_step, args[0])
+    assert plan.gains
+    for arg in (*args, args[0], args[0]):  # (a new array: the fronts; the same again: the kept layouts)
+        for _ in range(2):
+            replayed, eager = plan(arg), _views_step(arg)
+            assert len(replayed) == len(eager) == 10
+            for got, want in zip(replayed, eager, strict=True):
+                assert got is not want and got is not arg and _layout(got) == _layout(want)
+                assert (got._storage is arg._storage) == (want._storage is arg._storage)
+            arg.add_(1.0)  # a write through the argument shows in the next replay's views, as in eager's
 
 
 def test_nested_arguments_replay_through_a_compiled_flattener() -> None:

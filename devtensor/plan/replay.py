@@ -44,7 +44,7 @@ from devtensor.kernels.ufunc_family import (
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
 from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
-from devtensor.plan.values import MISS, Slot, decode, slot_indices
+from devtensor.plan.values import MISS, Slot, decode, flatten_source, slot_indices
 from devtensor.storage import KeptViews
 from devtensor.structured.fronts import _inline_kind
 from devtensor.structured.rules import check_writable
@@ -160,16 +160,20 @@ class _Compiler:
             for index, item in enumerate(result):
                 self.assign(item, f"{expr}[{index}]")
 
-    def fallback(self, index: int, record: Any) -> None:
-        """The call through the op's front (eager's path, with the plan's buffer as ``out``)."""
+    def front_call(self, record: Any) -> str:
+        """The source of the call through the op's front (eager's path, with the plan's buffer as ``out``)."""
         parts = [self.src(value) for value in record.args]
         for key, value in record.kwargs.items():
             if not (key == "out" and record.buffer is not None):
                 parts.append(f"{key}={self.src(value)}")
         if record.buffer is not None:
             parts.append(f"out={self.tensor(record.result.index)}")
+        return f"{self.const(record.func)}({', '.join(parts)})"
+
+    def fallback(self, index: int, record: Any) -> None:
+        """The call through the op's front."""
         self.fronts += 1
-        self.lines.append(f"_r = {self.const(record.func)}({', '.join(parts)})")
+        self.lines.append(f"_r = {self.front_call(record)}")
         self.assign(record.result, "_r")
 
     def compile(self) -> Callable[[Any], Any]:
@@ -217,10 +221,14 @@ class _Compiler:
             self.ns["_GUARD"] = guard
             body = ["with _GUARD():", *("    " + line for line in body)]
         lines = ["def replay(L):", *("    " + line for line in [*head, *body, f"return {output}"])]
-        if self.plan._flat and self.progress is None:
+        if self.progress is None:
             # (the replay inline in short steps, where a frame counts; a longer one is called: compiled once)
             inline = len(head) + len(body) <= _INLINE_LINES
-            lines += entry_lines(head if inline else None, [*body, f"return {output}"])
+            flatten = None
+            if not self.plan._flat:  # nested arguments: their leaves read inline (values.flatten_source)
+                found, leaves = flatten_source(self.plan._structure, "A", "return _CALL(A, K)", self.const)
+                flatten = [*found, f"L = {leaves}"]
+            lines += entry_lines(head if inline else None, [*body, f"return {output}"], flatten)
         source = "\n".join(lines)
         code = _CODE.get(source)
         if code is None:  # the same step planned for another signature compiles to the same source
@@ -256,18 +264,25 @@ class _Compiler:
             return
         if (
             (base.index not in self.args and base.index not in self.cached)
-            or type(record.result) is not Slot
             or _has_slot((record.args[1:], record.kwargs))
+            or not (
+                type(record.result) is Slot
+                or (type(record.result) is tuple and all(type(r) is Slot for r in record.result))
+            )
         ):
             self.fallback(index, record)
             return
-        if record.result.index in self.outputs:
+        result = record.result
+        if type(result) is not Slot:  # (split, chunk, unbind: new tensors per replay, as eager makes)
+            self.layout_views(record, base)
+            return
+        if result.index in self.outputs:
             self.fresh_view(index, record, base)  # a new tensor per replay, as eager returns
             return
         # A view of an argument (or of such a view): made through the front when the argument's array object
         # changes (a new argument, or one resized), else the one made before. A result that is no view (reshape
         # of a strided argument copies) is not kept: made on each replay, as eager does.
-        slot = record.result.index
+        slot = result.index
         cache = self.const(KeptViews())
         self.cached[slot] = cache
         rest = "".join(f", {self.src(value)}" for value in record.args[1:])
@@ -386,10 +401,14 @@ class _Compiler:
 
     def fresh_view(self, index: int, record: Any, base: Slot) -> None:
         """A view of an argument the step returns, made on each replay: by the view kernel with the spec the meta
-        function computed for the ops whose spec does not depend on strides, else by the front."""
+        function computed for the ops whose spec does not depend on strides, else (:meth:`layout_view`) a new
+        array over the layout the front gave for the same argument array."""
         op = record.op
-        if self.backend is None or op.name not in _LAYOUT_FREE:
+        if self.backend is None:
             self.fallback(index, record)
+            return
+        if op.name not in _LAYOUT_FREE:
+            self.layout_view(index, record, base)
             return
         try:
             spec = op.meta(*record.raw_args, **record.raw_kwargs)
@@ -406,6 +425,57 @@ class _Compiler:
         self.defined.add(record.result.index)
         self.direct_count += 1
         self.calls += 1  # (the view kernel without its front: a plan of such views gains)
+
+    def layout_view(self, index: int, record: Any, base: Slot) -> None:
+        """A returned view of an argument whose layout depends on the argument's strides (reshape, view, flatten,
+        expand, contiguous...): made by its front when the argument's array object is not the one of the last
+        such call, which keeps the view's array (:func:`_keep_layout`, in a :class:`KeptViews`: dropped before a
+        resize counts the argument's views); else a new tensor over a new NumPy view of that array (the same
+        memory, shape and strides: the front's result for the same array), as the front wraps it."""
+        slot = record.result.index
+        cache = self.const(KeptViews())
+        self.ns.update(_KEEPV=_keep_layout, _COPYV=_copy_layout, _NEWT=object.__new__)
+        array = self.array(base.index)
+        src = self.tensor(base.index)
+        t = f"t{slot}"
+        self.lines += [
+            f"_k = {cache}.entry",
+            f"if _k is None or _k[0] is not {array}:",
+            f"    {t} = {self.front_call(record)}",  # (a view op's front resizes nothing: fronts unchanged)
+            f"    _KEEPV({cache}, {array}, {src}, {t})",
+            "elif _k[1] is None:",
+            f"    {t} = _COPYV(_k, {array}, {src}._device)",
+            "else:",
+            f"    {t} = _NEWT(_k[2])",
+            f"    {t}._array = _k[1].view()",
+            f"    {t}._device = {src}._device",
+            f"    {t}._storage = {src}._storage",
+            f"    {t}._shape = _k[3]",
+            f"    {t}._dtype = _k[4]",
+            f"    {t}._write_checked = False",
+        ]
+        self.defined.add(slot)
+        self.direct_count += 1
+        self.calls += 1  # (no front on the replays of one argument array: a plan of such views gains)
+
+    def layout_views(self, record: Any, base: Slot) -> None:
+        """A multi-view op of an argument (split, chunk, unbind): as :meth:`layout_view`, its views made by the
+        front when the argument's array object changes, else new tensors over new NumPy views of the arrays
+        the front made (:func:`_many_layouts`)."""
+        cache = self.const(KeptViews())
+        self.ns.update(_KEEPM=_keep_layouts, _MANYV=_many_layouts)
+        array, src = self.array(base.index), self.tensor(base.index)
+        self.lines += [
+            f"_k = {cache}.entry",
+            f"if _k is None or _k[0] is not {array}:",
+            f"    _r = {self.front_call(record)}",  # (a view op's front resizes nothing: fronts unchanged)
+            f"    _KEEPM({cache}, {array}, {src}, _r)",
+            "else:",
+            f"    _r = _MANYV(_k, {src})",
+        ]
+        self.assign(record.result, "_r")
+        self.direct_count += 1
+        self.calls += 1
 
     def call(self, func: str, parts: list[str]) -> None:
         """Emit ``func(*parts)`` (``parts``: sources, ``name=source`` for keywords); when every part is a constant
@@ -534,6 +604,76 @@ def _write_check(where: tuple[str, str], tensor: Tensor) -> None:
     check_writable(where[0], where[1], tensor)
     check_no_internal_overlap(where[0], where[1], tensor)
     tensor._write_checked = True
+
+
+def _keep_layout(cache: KeptViews, array: Any, base: Tensor, made: Any) -> None:
+    """After a front made ``made`` of ``base`` (whose array is ``array``), keep in ``cache`` how the next replays
+    on the same array make it without the front (see :meth:`_Compiler.layout_view`): for a new tensor over a
+    NumPy view of ``base``'s memory, ``(array, the view's array, its class, shape, dtype)``; for a copy (a
+    strided argument reshaped, made contiguous) whose bytes are ``array``'s in C order, ``(array, None, the
+    backend's wrap, the shape to give the C-order copy or None)``. Nothing for anything else (``base`` itself,
+    another device's arrays)."""
+    if not (
+        isinstance(made, Tensor)
+        and made is not base
+        and type(made._array) is np.ndarray
+        and type(array) is np.ndarray
+        and base._device._guard is None
+    ):
+        return
+    new = made._array
+    if made._storage is base._storage:
+        cache.entry = (array, new, type(made), made._shape, made._dtype)
+    elif (
+        type(made) is base._backend.tensor_class
+        and new.dtype == array.dtype
+        and new.flags.c_contiguous
+        and new.size == array.size
+        and new.tobytes() == array.tobytes()  # (checked once per argument array: the copy is array's C order)
+    ):
+        cache.entry = (array, None, base._backend.wrap, None if new.shape == array.shape else new.shape)
+
+
+def _keep_layouts(cache: KeptViews, array: Any, base: Tensor, made: Any) -> None:
+    """:func:`_keep_layout` for a multi-view op's tuple of views ``made``: kept when every one is a new tensor
+    over a NumPy view of ``base``'s memory."""
+    if not (type(made) is tuple and type(array) is np.ndarray and base._device._guard is None):
+        return
+    layouts = []
+    for view in made:
+        if not (
+            isinstance(view, Tensor)
+            and view is not base
+            and view._storage is base._storage
+            and type(view._array) is np.ndarray
+        ):
+            return
+        layouts.append((view._array, type(view), view._shape, view._dtype))
+    cache.entry = (array, tuple(layouts))
+
+
+def _many_layouts(entry: tuple[Any, ...], base: Tensor) -> tuple[Tensor, ...]:
+    """The views :func:`_keep_layouts` described by ``entry``, made again: new tensors over new NumPy views of
+    the kept arrays, sharing ``base``'s storage (as ``Backend.wrap_view`` wraps them)."""
+    made = []
+    device, storage = base._device, base._storage
+    for array, kind, shape, dtype in entry[1]:
+        t = object.__new__(kind)
+        t._array = array.view()
+        t._device = device
+        t._storage = storage
+        t._shape = shape
+        t._dtype = dtype
+        t._write_checked = False
+        made.append(t)
+    return tuple(made)
+
+
+def _copy_layout(entry: tuple[Any, ...], array: Any, device: Any) -> Tensor:
+    """The copy :func:`_keep_layout` described by ``entry``, made again of ``array``: a C-order copy in a new
+    storage, as the view op's front makes it."""
+    new = array.copy(order="C")
+    return entry[2](new if entry[3] is None else new.reshape(entry[3]), device)  # type: ignore[no-any-return]
 
 
 def _has_slot(value: Any) -> bool:
