@@ -34,10 +34,8 @@ import numpy as np
 from devtensor.dispatcher import META_ONLY
 from devtensor.kernels.ufunc_family import (
     EXTOBJ,
-    QUIET,
     Recorder,
     lower_ufunc,
-    quiet_extobj,
     recording_state_of,
     report_conditions,
 )
@@ -198,20 +196,26 @@ class _Compiler:
         if self.deferred:
             # One floating-point state for the whole step: every condition recorded, reported after the last
             # write at the caller's line (the eager rule of multi-step kernels, kept for the step as a whole).
-            # The recorder and its derived states are this replay's own (a replica serves one thread at a time).
+            # The recorder, its sets and its derived states are this replay's own (a replica serves one thread at
+            # a time); the sets are emptied when reported, or when the body raises (nothing is reported then).
             recorder = Recorder()
             states: dict[Any, Any] = {}
-            self.ns.update(_REC=recorder, _STATES=states, _EXT=EXTOBJ, _REPORT=report_conditions)
+            self.ns.update(_REC=recorder, _SEEN=recorder.seen, _QS=set(), _STATES=states, _EXT=EXTOBJ)
+            self.ns.update(_REPORT=_report_seen, _KEEPU=_keep_underflow)
             self.ns["_STATE"] = functools.partial(recording_state_of, recorder, states)
             self.lines = [
-                "_cur = _EXT.get()",
-                "_tok = _EXT.set(_STATES.get(_cur) or _STATE(_cur))",
-                "_REC.seen = _seen = set()",
+                "_tok = _EXT.get()",
+                "_tok = _EXT.set(_STATES.get(_tok) or _STATE(_tok))",
                 "try:",
                 *("    " + line for line in self.lines),
+                "except BaseException:",
+                "    _REC.seen = _SEEN",
+                "    _SEEN.clear()",
+                "    _QS.clear()",
+                "    raise",
                 "finally:",
                 "    _EXT.reset(_tok)",
-                "if _seen: _REPORT(_seen)",
+                "if _SEEN: _REPORT(_SEEN)",
             ]
         head = guard_head(self.plan, self.written, self.ns["_SLOW"], self.ns)
         head += [f"a{slot} = t{slot}._array" for slot in sorted(self.args)]
@@ -382,16 +386,16 @@ class _Compiler:
             parts += [f"{key}={self.lowered_src(value)}" for key, value in call_kwargs.items()]
             self.call(self.const(fn), parts)
         if lw.quiet:
-            self.ns.update(_EXT=EXTOBJ, _QUIET=QUIET, _QUIETX=quiet_extobj)
-            calls = ["    " + line for line in self.lines[start:]]
+            # The quiet state of the kernels (divide, invalid and over ignored, under as the caller has it) inside
+            # the step's recording state: the conditions of these calls go to a set of their own (``_QS``), of
+            # which only underflow is kept (two stores, where a state switch costs two contextvar changes).
             if start == self.quiet_end:  # right after another quiet block (softmax, then cross_entropy): one
-                self.lines[start - 2 : start] = []  # switch for both (drop its "finally:" and reset lines)
-                start -= 2
-                self.lines[start:] = calls
+                del self.lines[start - 2 : start]  # (its restoring lines dropped: the two blocks are one)
             else:
-                self.lines[start:] = ["_q = _EXT.set(_QUIET.get(_EXT.get()) or _QUIETX())", "try:", *calls]
-            self.lines += ["finally:", "    _EXT.reset(_q)"]
+                self.lines.insert(start, "_REC.seen = _QS")
+            self.lines += ["_REC.seen = _SEEN", "if _QS: _KEEPU(_SEEN, _QS)"]
             self.quiet_end = len(self.lines)
+            self.deferred = True
         self.deferred = self.deferred or lw.deferred
         return True
 
@@ -596,6 +600,21 @@ class _Compiler:
         self.lines += bump
         self.direct_count += 1
         return True
+
+
+def _report_seen(seen: set[str]) -> None:
+    """Report the conditions a replay recorded (``report_conditions``), emptying its set first."""
+    found = set(seen)
+    seen.clear()
+    report_conditions(found)
+
+
+def _keep_underflow(seen: set[str], quiet: set[str]) -> None:
+    """After a quiet block of a replay: its underflow (which the quiet state leaves as the caller has it) joins
+    the step's conditions; the others (divide, invalid, over: ignored there) are dropped."""
+    if "underflow" in quiet:
+        seen.add("underflow")
+    quiet.clear()
 
 
 def _write_check(where: tuple[str, str], tensor: Tensor) -> None:
