@@ -4,9 +4,8 @@ the fronts, buffers sharing memory by liveness."""
 
 from __future__ import annotations
 
-import warnings
-
 import threading
+import warnings
 from typing import Any
 
 import numpy as np
