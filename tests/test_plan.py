@@ -3,6 +3,8 @@ invalidation by registrations, ``planned``'s cache, random ops drawing afresh.""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -555,6 +557,37 @@ def test_a_step_resizing_an_out_tensor_is_refused_at_planning_naming_the_op() ->
             dt.plan(grows, dt.ones(1, 3))
         with pytest.raises(dt.PlanError, match=r"sum\.out resizes its out= tensor from \[1, 3\] to \[3\]"):
             dt.plan(shrinks, dt.ones(1, 3), dt.zeros(0, 3))
+
+
+def test_planned_refuses_a_resizing_step_at_planning_and_changes_nothing() -> None:
+    """The steps of the fuzzing that found plans and eager apart (a resize of an out= argument): dt.planned, as
+    dt.plan, refuses them while tracing (on meta stand-ins) with a PlanError naming the op, before any write to
+    the arguments; so Plan.check, which needs a plan, never reports the planned run raising where eager did
+    not."""
+    import warnings
+
+    def grows(a0: Tensor) -> None:
+        v0 = dt.cat([a0, a0])
+        dt.add(v0, v0, out=a0)
+
+    def shrinks(a0: Tensor, a1: Tensor) -> Tensor:
+        a0.neg_()
+        v1 = dt.neg(a0)
+        dt.sum(a1, 0, out=a0)
+        return v1
+
+    cases: list[tuple[Callable[..., Any], tuple[Tensor, ...], str]] = [
+        (grows, (dt.ones(1, 3),), "add.out"),
+        (shrinks, (dt.ones(1, 3), dt.zeros(0, 3)), "sum.out"),
+    ]
+    for step, args, op in cases:
+        before = [(a.tolist(), a.shape, a._storage.version) for a in args]
+        for run in (dt.planned(step), lambda *a, s=step: dt.plan(s, *a)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # (the traced resize's warning, as eager's)
+                with pytest.raises(dt.PlanError, match=rf"{re.escape(op)} resizes its out= tensor"):
+                    run(*args)
+            assert [(a.tolist(), a.shape, a._storage.version) for a in args] == before
 
 
 def test_planning_raises_the_error_eager_raises_first() -> None:

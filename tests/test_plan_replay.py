@@ -4,6 +4,7 @@ the fronts, buffers sharing memory by liveness."""
 
 from __future__ import annotations
 
+import re
 import threading
 import warnings
 from typing import Any
@@ -273,6 +274,35 @@ def test_floating_point_conditions_are_reported_once_after_the_steps_last_write(
         plan(*planned)
     assert planned[2].tolist() == [-np.inf, 2.0] and planned[3].tolist() == [-np.inf, 3.0]
     # (eager raises at the first op, after its write: the second op's out keeps its values)
+
+
+def _log_step(a: Tensor) -> Tensor:
+    b = a * 2.0
+    return dt.log(b)  # log(0): divide by zero, NumPy's own warning (one ufunc call: no deferral)
+
+
+def test_a_replayed_ops_floating_point_warning_names_the_steps_line() -> None:
+    """NumPy's warning from a replayed one-ufunc op names the step's file, line and module, as the eager call's
+    does from the step's frame (the replay's code is located in the step: replay._locate); the condition
+    raised by the caller's state is raised after the write, as eagerly."""
+    line = _log_step.__code__.co_firstlineno + 2
+    a = dt.tensor(np.array([0.0, 1.0]))
+    plan, fast = dt.plan(_log_step, a), dt.planned(_log_step)
+    assert plan._local.replay.__lowered__ == 2
+    for run in (plan, fast, fast):
+        with pytest.warns(RuntimeWarning, match="divide by zero encountered in log") as caught:
+            got = run(a)
+        assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert _same(got, _log_step(a))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=re.escape(__name__))  # the step's module
+        plan(a)
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
+        plan(a)
+    assert plan.buffers[-1].tolist()[1] == np.log(2.0)  # (written before the error)
 
 
 def test_quiet_kernels_keep_their_rule_inside_the_steps_recording_state() -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,7 @@ from devtensor.kernels.ufunc_family import (
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
 from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
+from devtensor.plan.tracing import step_code
 from devtensor.plan.values import MISS, Slot, decode, flatten_source, slot_indices
 from devtensor.storage import KeptViews
 from devtensor.structured.fronts import _inline_kind
@@ -65,7 +67,7 @@ _KEYWORD_OUT = frozenset({np.maximum, np.minimum})
 #: The most lines of a replay that its entry repeats inline (binding.entry_lines).
 _INLINE_LINES = 40
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
-_CODE: dict[str, Any] = {}
+_CODE: dict[tuple[Any, str], Any] = {}
 
 
 class _Compiler:
@@ -84,6 +86,9 @@ class _Compiler:
         self.plan = plan
         self.backend = backend
         self.ns: dict[str, Any] = {"_id": id, "_SLOW": slow, "_NCO": new_const_out, "_SET": set_array}
+        # (the module a warning from the replay names, as warnings filters read it: the step's own)
+        self.ns["__name__"] = getattr(plan.step, "__module__", None) or __name__
+        self.ns["__plan_replay__"] = True  # (rules.caller_level skips its frames: their code is the step's file)
         self.ns["_IO"] = InplaceOut
         self.ns["_WCHECK"] = _write_check
         self.ns["_MISS"] = MISS
@@ -178,6 +183,7 @@ class _Compiler:
         """The replay function ``replay(leaves) -> output``."""
         if self.progress is not None:
             self.ns["_P"] = self.progress
+        before = 0
         for index, record in enumerate(self.plan.records):
             if self.progress is not None:
                 self.lines.append(f"_P[0] = {index}")  # which op a failure (a CUDA graph capture) comes from
@@ -191,6 +197,11 @@ class _Compiler:
                 self.calls += 1
             else:
                 self.fallback(index, record)
+            if record.line:  # (the step's line of the call, which the replay's code reports: see _locate)
+                for at in range(max(0, before - 2), len(self.lines)):  # (a quiet block merged drops 2 lines)
+                    if "  #@" not in self.lines[at]:
+                        self.lines[at] += f"  #@{record.line}"
+            before = len(self.lines)
         output = self.src(self.plan._output)
         self.lines[:0] = self.kept_views()
         if self.deferred:
@@ -234,12 +245,15 @@ class _Compiler:
                 flatten = [*found, f"L = {leaves}"]
             lines += entry_lines(head if inline else None, [*body, f"return {output}"], flatten)
         source = "\n".join(lines)
-        code = _CODE.get(source)
+        step = step_code(self.plan.step)
+        key = (step, source)
+        code = _CODE.get(key)
         if code is None:  # the same step planned for another signature compiles to the same source
             code = compile(source, f"<plan replay of {getattr(self.plan.step, '__qualname__', 'step')}>", "exec")
+            code = _locate(code, step, _step_lines(source))
             if len(_CODE) >= 256:
                 _CODE.pop(next(iter(_CODE)))
-            _CODE[source] = code
+            _CODE[key] = code
         exec(code, self.ns)
         replay: Callable[[Any], Any] = self.ns["replay"]
         replay.__source__ = source  # type: ignore[attr-defined]  # for print(plan.replay_source)
@@ -600,6 +614,47 @@ class _Compiler:
         self.lines += bump
         self.direct_count += 1
         return True
+
+
+def _step_lines(source: str) -> dict[int, int]:
+    """Per line of a replay's source, the step's line of the call it belongs to (its ``#@`` marker)."""
+    return {at: int(line.rpartition("  #@")[2]) for at, line in enumerate(source.split("\n"), 1) if "  #@" in line}
+
+
+def _locate(code: Any, step: Any, lines: dict[int, int]) -> Any:
+    """``code`` (a replay's module, compiled) with its functions' instructions located in the step: the file
+    and first line of ``step`` (its code object; None: the replay's own name and first line) and, per
+    instruction, the step's line of the call it replays (``lines``: source line -> step line), the step's first
+    line for the others (the signature check, the kept views). NumPy warns from a replay's frame (a
+    floating-point condition under the caller's "warn"), and CPython names the frame's file and line: so a
+    condition of a replayed op is reported at the step's line of that op, with the step's module (the
+    namespace's ``__name__``), as its eager call reports it; a traceback through a replay shows the step's
+    lines. The location table has no columns, one entry per line change or eight instructions: CPython finds
+    a frame's line by walking that table, which a warning does each time."""
+    consts = tuple(_locate(item, step, lines) if isinstance(item, CodeType) else item for item in code.co_consts)
+    filename = step.co_filename if step is not None else code.co_filename
+    if code.co_name == "<module>":
+        return code.replace(co_consts=consts, co_filename=filename)
+    first = step.co_firstlineno if step is not None else code.co_firstlineno
+    table = bytearray()
+    previous = first
+    for start, end, line in code.co_lines():
+        units = (end - start) // 2
+        target = None if line is None else (lines.get(line, first) if step is not None else first)
+        while units > 0:
+            length = min(units, 8)
+            units -= length
+            if target is None:  # (no location: code 15)
+                table.append(0x80 | (15 << 3) | (length - 1))
+                continue
+            table.append(0x80 | (13 << 3) | (length - 1))  # (no columns: code 13, the line delta follows)
+            delta, previous = target - previous, target
+            value = (-delta << 1) | 1 if delta < 0 else delta << 1  # (a signed varint: 6 bits a byte)
+            while value >= 64:
+                table.append(0x40 | (value & 63))
+                value >>= 6
+            table.append(value)
+    return code.replace(co_consts=consts, co_filename=filename, co_firstlineno=first, co_linetable=bytes(table))
 
 
 def _report_seen(seen: set[str]) -> None:
