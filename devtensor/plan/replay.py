@@ -453,8 +453,7 @@ class _Compiler:
         slot = record.result.index
         cache = self.const(KeptViews())
         self.ns.update(_KEEPV=_keep_layout, _COPYV=_copy_layout, _NEWT=object.__new__)
-        array = self.array(base.index)
-        src = self.tensor(base.index)
+        array, src = self.base_array(base), self.tensor(base.index)
         t = f"t{slot}"
         self.lines += [
             f"_k = {cache}.entry",
@@ -476,13 +475,20 @@ class _Compiler:
         self.direct_count += 1
         self.calls += 1  # (no front on the replays of one argument array: a plan of such views gains)
 
+    def base_array(self, base: Slot) -> str:
+        """The source of the array of a view's base (an argument, or a kept view of one): the head's read of an
+        argument's before any front call (only a front resizes), else read where the view is made."""
+        if base.index in self.args and self.fronts:
+            return f"{self.tensor(base.index)}._array"
+        return self.array(base.index)
+
     def layout_views(self, record: Any, base: Slot) -> None:
         """A multi-view op of an argument (split, chunk, unbind): as :meth:`layout_view`, its views made by the
         front when the argument's array object changes, else new tensors over new NumPy views of the arrays
         the front made (:func:`_many_layouts`)."""
         cache = self.const(KeptViews())
         self.ns.update(_KEEPM=_keep_layouts, _MANYV=_many_layouts)
-        array, src = self.array(base.index), self.tensor(base.index)
+        array, src = self.base_array(base), self.tensor(base.index)
         self.lines += [
             f"_k = {cache}.entry",
             f"if _k is None or _k[0] is not {array}:",
