@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from types import CodeType
 from typing import Any
 
 import numpy as np
@@ -38,16 +37,24 @@ from devtensor.kernels.ufunc_family import (
     Recorder,
     lower_ufunc,
     recording_state_of,
-    report_conditions,
 )
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
 from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
+from devtensor.plan.kept import (
+    keep_layout_lines,
+    keep_layouts_lines,
+    keep_underflow,
+    kept_views_lines,
+    locate,
+    report_seen,
+    step_lines,
+    write_check,
+)
 from devtensor.plan.tracing import step_code
-from devtensor.plan.values import MISS, Slot, decode, flatten_source, slot_indices
+from devtensor.plan.values import MISS, Slot, decode, flatten_source, has_tensor, slot_indices
 from devtensor.storage import KeptViews
 from devtensor.structured.fronts import _inline_kind
-from devtensor.structured.rules import check_writable
 from devtensor.tensor import Tensor, check_no_internal_overlap
 from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 
@@ -90,7 +97,7 @@ class _Compiler:
         self.ns["__name__"] = getattr(plan.step, "__module__", None) or __name__
         self.ns["__plan_replay__"] = True  # (rules.caller_level skips its frames: their code is the step's file)
         self.ns["_IO"] = InplaceOut
-        self.ns["_WCHECK"] = _write_check
+        self.ns["_WCHECK"] = write_check
         self.ns["_MISS"] = MISS
         self.static: dict[int, Any] = dict(plan._static if static is None else static)
         self.outputs = set(slot_indices(plan._output))
@@ -212,7 +219,7 @@ class _Compiler:
             recorder = Recorder()
             states: dict[Any, Any] = {}
             self.ns.update(_REC=recorder, _SEEN=recorder.seen, _QS=set(), _STATES=states, _EXT=EXTOBJ)
-            self.ns.update(_REPORT=_report_seen, _KEEPU=_keep_underflow)
+            self.ns.update(_REPORT=report_seen, _KEEPU=keep_underflow)
             self.ns["_STATE"] = functools.partial(recording_state_of, recorder, states)
             self.lines = [
                 "_tok = _EXT.get()",
@@ -250,7 +257,7 @@ class _Compiler:
         code = _CODE.get(key)
         if code is None:  # the same step planned for another signature compiles to the same source
             code = compile(source, f"<plan replay of {getattr(self.plan.step, '__qualname__', 'step')}>", "exec")
-            code = _locate(code, step, _step_lines(source))
+            code = locate(code, step, step_lines(source))
             if len(_CODE) >= 256:
                 _CODE.pop(next(iter(_CODE)))
             _CODE[key] = code
@@ -282,7 +289,7 @@ class _Compiler:
             return
         if (
             (base.index not in self.args and base.index not in self.cached)
-            or _has_slot((record.args[1:], record.kwargs))
+            or slot_indices((record.args[1:], record.kwargs))
             or not (
                 type(record.result) is Slot
                 or (type(record.result) is tuple and all(type(r) is Slot for r in record.result))
@@ -331,30 +338,12 @@ class _Compiler:
         self.direct_count += 1
 
     def kept_views(self) -> list[str]:
-        """The lines making the views of arguments taken before any front call: per argument, its views are made
-        again (through their fronts) when its array object differs from the one they were made of, and kept
-        only when all are views (shares the argument's storage)."""
-        lines: list[str] = []
-        for base, views in self.hoisted.items():
-            cache = self.const(KeptViews())
-            names = ", ".join(f"t{slot}" for slot, _make in views) + ","
-            arrays = ", ".join(f"v{slot}" for slot, _make in views) + ","
-            shared = " and ".join(f"t{slot}._storage is t{base}._storage" for slot, _make in views)
-            # (the entry read once: a resize elsewhere may drop it meanwhile, storage.drop_kept_views)
-            lines += [
-                f"_k = {cache}.entry",
-                f"if _k is None or _k[0] is not a{base}:",
-                f"    _k = {cache}.other",  # (two entries: steps that swap two arguments each time, u and u_new)
-                f"    if _k is not None and _k[0] is a{base}:",
-                f"        {cache}.other, {cache}.entry = {cache}.entry, _k",
-                "    else:",
-                *(f"        t{slot} = {make}" for slot, make in views),
-                f"        _k = (a{base}, ({names}), ({', '.join(f't{slot}._array' for slot, _make in views)},))",
-                f"        if {shared}: {cache}.other, {cache}.entry = {cache}.entry, _k",
-                f"{names} = _k[1]",
-                f"{arrays} = _k[2]",
-            ]
-        return lines
+        """The lines making the views of arguments taken before any front call (kept.kept_views_lines)."""
+        return [
+            line
+            for base, views in self.hoisted.items()
+            for line in kept_views_lines(self.const(KeptViews()), base, views)
+        ]
 
     def ref(self, value: Any) -> Any:
         """A lowering's view of a bound value: a buffer's array, a :class:`Ref` for an argument's (or a cached
@@ -446,31 +435,12 @@ class _Compiler:
 
     def layout_view(self, index: int, record: Any, base: Slot) -> None:
         """A returned view of an argument whose layout depends on the argument's strides (reshape, view, flatten,
-        expand, contiguous...): made by its front when the argument's array object is not the one of the last
-        such call, which keeps the view's array (:func:`_keep_layout`, in a :class:`KeptViews`: dropped before a
-        resize counts the argument's views); else a new tensor over a new NumPy view of that array (the same
-        memory, shape and strides: the front's result for the same array), as the front wraps it."""
-        slot = record.result.index
-        cache = self.const(KeptViews())
-        self.ns.update(_KEEPV=_keep_layout, _COPYV=_copy_layout, _NEWT=object.__new__)
+        expand, contiguous...): made by its front when the argument's array object changes, else over the layout
+        the front gave (kept.keep_layout_lines; a KeptViews, dropped before a resize counts views)."""
+        cache, slot = self.const(KeptViews()), record.result.index
         array, src = self.base_array(base), self.tensor(base.index)
-        t = f"t{slot}"
-        self.lines += [
-            f"_k = {cache}.entry",
-            f"if _k is None or _k[0] is not {array}:",
-            f"    {t} = {self.front_call(record)}",  # (a view op's front resizes nothing: fronts unchanged)
-            f"    _KEEPV({cache}, {array}, {src}, {t})",
-            "elif _k[1] is None:",
-            f"    {t} = _COPYV(_k, {array}, {src}._device)",
-            "else:",
-            f"    {t} = _NEWT(_k[2])",
-            f"    {t}._array = _k[1].view()",
-            f"    {t}._device = {src}._device",
-            f"    {t}._storage = {src}._storage",
-            f"    {t}._shape = _k[3]",
-            f"    {t}._dtype = _k[4]",
-            f"    {t}._write_checked = False",
-        ]
+        # (a view op's front resizes nothing: self.fronts unchanged)
+        self.lines += keep_layout_lines(self.ns, cache, array, src, f"t{slot}", self.front_call(record))
         self.defined.add(slot)
         self.direct_count += 1
         self.calls += 1  # (no front on the replays of one argument array: a plan of such views gains)
@@ -483,20 +453,11 @@ class _Compiler:
         return self.array(base.index)
 
     def layout_views(self, record: Any, base: Slot) -> None:
-        """A multi-view op of an argument (split, chunk, unbind): as :meth:`layout_view`, its views made by the
-        front when the argument's array object changes, else new tensors over new NumPy views of the arrays
-        the front made (:func:`_many_layouts`)."""
+        """A multi-view op of an argument (split, chunk, unbind): as :meth:`layout_view`, new tensors over the
+        layouts its front gave for the same argument array (kept.keep_layouts_lines)."""
         cache = self.const(KeptViews())
-        self.ns.update(_KEEPM=_keep_layouts, _MANYV=_many_layouts)
         array, src = self.base_array(base), self.tensor(base.index)
-        self.lines += [
-            f"_k = {cache}.entry",
-            f"if _k is None or _k[0] is not {array}:",
-            f"    _r = {self.front_call(record)}",  # (a view op's front resizes nothing: fronts unchanged)
-            f"    _KEEPM({cache}, {array}, {src}, _r)",
-            "else:",
-            f"    _r = _MANYV(_k, {src})",
-        ]
+        self.lines += keep_layouts_lines(self.ns, cache, array, src, self.front_call(record))
         self.assign(record.result, "_r")
         self.direct_count += 1
         self.calls += 1
@@ -528,7 +489,7 @@ class _Compiler:
         if record.variant not in ("functional", "inplace") or not hasattr(op, "table") or self.plan.device is None:
             return False
         bound = _bind(op, record.args, record.kwargs)
-        if bound is None or any(isinstance(v, Tensor) or _has_tensor(v) for v in bound.values()):
+        if bound is None or any(has_tensor(v) for v in bound.values()):
             return False
         out = record.kwargs.get("out")
         if record.variant == "inplace":
@@ -550,7 +511,7 @@ class _Compiler:
             check_no_internal_overlap(
                 record.name.removesuffix(".out"), "self" if first else "out", self.static[target.index]
             )
-        inputs = [v for v in _slots(list(bound.values())) if not (first and v == target.index)]
+        inputs = [v for v in slot_indices(list(bound.values())) if not (first and v == target.index)]
         storages = self.plan._slot_storage
         shared = [v for v in inputs if storages[v] == storages[target.index]]
         if not fresh and shared and not (op.out_may_be_input and all(v == target.index for v in shared)):
@@ -620,166 +581,6 @@ class _Compiler:
         self.lines += bump
         self.direct_count += 1
         return True
-
-
-def _step_lines(source: str) -> dict[int, int]:
-    """Per line of a replay's source, the step's line of the call it belongs to (its ``#@`` marker)."""
-    return {at: int(line.rpartition("  #@")[2]) for at, line in enumerate(source.split("\n"), 1) if "  #@" in line}
-
-
-def _locate(code: Any, step: Any, lines: dict[int, int]) -> Any:
-    """``code`` (a replay's module, compiled) with its functions' instructions located in the step: the file
-    and first line of ``step`` (its code object; None: the replay's own name and first line) and, per
-    instruction, the step's line of the call it replays (``lines``: source line -> step line), the step's first
-    line for the others (the signature check, the kept views). NumPy warns from a replay's frame (a
-    floating-point condition under the caller's "warn"), and CPython names the frame's file and line: so a
-    condition of a replayed op is reported at the step's line of that op, with the step's module (the
-    namespace's ``__name__``), as its eager call reports it; a traceback through a replay shows the step's
-    lines. The location table has no columns, one entry per line change or eight instructions: CPython finds
-    a frame's line by walking that table, which a warning does each time."""
-    consts = tuple(_locate(item, step, lines) if isinstance(item, CodeType) else item for item in code.co_consts)
-    filename = step.co_filename if step is not None else code.co_filename
-    if code.co_name == "<module>":
-        return code.replace(co_consts=consts, co_filename=filename)
-    first = step.co_firstlineno if step is not None else code.co_firstlineno
-    table = bytearray()
-    previous = first
-    for start, end, line in code.co_lines():
-        units = (end - start) // 2
-        target = None if line is None else (lines.get(line, first) if step is not None else first)
-        while units > 0:
-            length = min(units, 8)
-            units -= length
-            if target is None:  # (no location: code 15)
-                table.append(0x80 | (15 << 3) | (length - 1))
-                continue
-            table.append(0x80 | (13 << 3) | (length - 1))  # (no columns: code 13, the line delta follows)
-            delta, previous = target - previous, target
-            value = (-delta << 1) | 1 if delta < 0 else delta << 1  # (a signed varint: 6 bits a byte)
-            while value >= 64:
-                table.append(0x40 | (value & 63))
-                value >>= 6
-            table.append(value)
-    return code.replace(co_consts=consts, co_filename=filename, co_firstlineno=first, co_linetable=bytes(table))
-
-
-def _report_seen(seen: set[str]) -> None:
-    """Report the conditions a replay recorded (``report_conditions``), emptying its set first."""
-    found = set(seen)
-    seen.clear()
-    report_conditions(found)
-
-
-def _keep_underflow(seen: set[str], quiet: set[str]) -> None:
-    """After a quiet block of a replay: its underflow (which the quiet state leaves as the caller has it) joins
-    the step's conditions; the others (divide, invalid, over: ignored there) are dropped."""
-    if "underflow" in quiet:
-        seen.add("underflow")
-    quiet.clear()
-
-
-def _write_check(where: tuple[str, str], tensor: Tensor) -> None:
-    """The write check a front runs once per tensor (read-only memory, internal overlap), for a view of an
-    argument a lowered or direct call writes: raises as the front would, else marks the view checked."""
-    check_writable(where[0], where[1], tensor)
-    check_no_internal_overlap(where[0], where[1], tensor)
-    tensor._write_checked = True
-
-
-def _keep_layout(cache: KeptViews, array: Any, base: Tensor, made: Any) -> None:
-    """After a front made ``made`` of ``base`` (whose array is ``array``), keep in ``cache`` how the next replays
-    on the same array make it without the front (see :meth:`_Compiler.layout_view`): for a new tensor over a
-    NumPy view of ``base``'s memory, ``(array, the view's array, its class, shape, dtype)``; for a copy (a
-    strided argument reshaped, made contiguous) whose bytes are ``array``'s in C order, ``(array, None, the
-    backend's wrap, the shape to give the C-order copy or None)``. Nothing for anything else (``base`` itself,
-    another device's arrays)."""
-    if not (
-        isinstance(made, Tensor)
-        and made is not base
-        and type(made._array) is np.ndarray
-        and type(array) is np.ndarray
-        and base._device._guard is None
-    ):
-        return
-    new = made._array
-    if made._storage is base._storage:
-        cache.entry = (array, new, type(made), made._shape, made._dtype)
-    elif (
-        type(made) is base._backend.tensor_class
-        and new.dtype == array.dtype
-        and new.flags.c_contiguous
-        and new.size == array.size
-        and new.tobytes() == array.tobytes()  # (checked once per argument array: the copy is array's C order)
-    ):
-        cache.entry = (array, None, base._backend.wrap, None if new.shape == array.shape else new.shape)
-
-
-def _keep_layouts(cache: KeptViews, array: Any, base: Tensor, made: Any) -> None:
-    """:func:`_keep_layout` for a multi-view op's tuple of views ``made``: kept when every one is a new tensor
-    over a NumPy view of ``base``'s memory."""
-    if not (type(made) is tuple and type(array) is np.ndarray and base._device._guard is None):
-        return
-    layouts = []
-    for view in made:
-        if not (
-            isinstance(view, Tensor)
-            and view is not base
-            and view._storage is base._storage
-            and type(view._array) is np.ndarray
-        ):
-            return
-        layouts.append((view._array, type(view), view._shape, view._dtype))
-    cache.entry = (array, tuple(layouts))
-
-
-def _many_layouts(entry: tuple[Any, ...], base: Tensor) -> tuple[Tensor, ...]:
-    """The views :func:`_keep_layouts` described by ``entry``, made again: new tensors over new NumPy views of
-    the kept arrays, sharing ``base``'s storage (as ``Backend.wrap_view`` wraps them)."""
-    made = []
-    device, storage = base._device, base._storage
-    for array, kind, shape, dtype in entry[1]:
-        t = object.__new__(kind)
-        t._array = array.view()
-        t._device = device
-        t._storage = storage
-        t._shape = shape
-        t._dtype = dtype
-        t._write_checked = False
-        made.append(t)
-    return tuple(made)
-
-
-def _copy_layout(entry: tuple[Any, ...], array: Any, device: Any) -> Tensor:
-    """The copy :func:`_keep_layout` described by ``entry``, made again of ``array``: a C-order copy in a new
-    storage, as the view op's front makes it."""
-    new = array.copy(order="C")
-    return entry[2](new if entry[3] is None else new.reshape(entry[3]), device)  # type: ignore[no-any-return]
-
-
-def _has_slot(value: Any) -> bool:
-    return bool(_slots([value]))
-
-
-def _slots(values: list[Any]) -> list[int]:
-    found: list[int] = []
-    for value in values:
-        if type(value) is Slot:
-            found.append(value.index)
-        elif isinstance(value, (tuple, list)):
-            found += _slots(list(value))
-        elif isinstance(value, dict):
-            found += _slots(list(value.values()))
-    return found
-
-
-def _has_tensor(value: Any) -> bool:
-    if isinstance(value, Tensor):
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(_has_tensor(item) for item in value)
-    if isinstance(value, dict):
-        return any(_has_tensor(item) for item in value.values())
-    return False
 
 
 def compile_replay(

@@ -75,6 +75,17 @@ def slot_indices(value: Any) -> list[int]:
     return []
 
 
+def has_tensor(value: Any) -> bool:
+    """Whether a nested value holds a tensor (a real one: a recorded call's tensors are slots)."""
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(has_tensor(item) for item in value)
+    if isinstance(value, dict):
+        return any(has_tensor(item) for item in value.values())
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Exact:
     """A float or complex scalar of a plan's signature that ``==`` does not tell apart (NaN never equals
