@@ -34,15 +34,18 @@ from devtensor import Tensor
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 
-def _best(fns: dict[str, Callable[[], Any]], rounds: int, number: int) -> dict[str, float]:
-    """Seconds per call of each function: the best of ``rounds`` rounds of ``number`` calls, rounds interleaved."""
+def _best(
+    fns: dict[str, Callable[[], Any]], rounds: int, number: int, clock: Callable[[], float] = time.perf_counter
+) -> dict[str, float]:
+    """Seconds per call of each function: the best of ``rounds`` rounds of ``number`` calls, rounds interleaved,
+    timed by ``clock`` (wall time by default; :func:`time.process_time` for the process's CPU time)."""
     best = dict.fromkeys(fns, float("inf"))
     for _ in range(rounds):
         for name, fn in fns.items():
-            start = time.perf_counter()
+            start = clock()
             for _ in range(number):
                 fn()
-            best[name] = min(best[name], (time.perf_counter() - start) / number)
+            best[name] = min(best[name], (clock() - start) / number)
     return best
 
 
@@ -278,10 +281,11 @@ def stencil(rounds: int) -> dict[str, float]:
     return {k_: v / best["numpy"] for k_, v in best.items()}
 
 
-def samples(rounds: int) -> None:
-    """Each op sample of tests/op_samples.py as a one-op step: ``dt.planned`` (warm) against the eager call, best of
-    ``rounds`` rounds of 20 calls, interleaved; prints how many are slower planned, by how much at most, and the
-    plan's and planned's medians."""
+def samples(rounds: int, show: int = 8) -> None:
+    """Each op sample of tests/op_samples.py (its first two per op) as a one-op step: ``dt.planned`` and
+    ``dt.plan`` (warm) against the eager call, best of ``rounds`` rounds of 20 calls, interleaved, in the
+    process's CPU time (the shared machine's other work moves wall time); prints the medians, how many are slower
+    than eager by over 5%, and the ``show`` slowest of those."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     op_samples: Any = importlib.import_module("op_samples")
     ops = op_samples.builtin_ops()
@@ -316,6 +320,7 @@ def samples(rounds: int) -> None:
                 {"eager": partial(step, *args), "plan": partial(plan, *args), "planned": partial(fast, *args)},
                 rounds,
                 20,
+                time.process_time,
             )
             ratios.append((best["planned"] / best["eager"], best["plan"] / best["eager"], name))
     planned = sorted(r[0] for r in ratios)
@@ -327,14 +332,16 @@ def samples(rounds: int) -> None:
         f"  dt.plan    median {plain[len(plain) // 2]:.2f}x, slower than eager by over 5%: "
         f"{sum(r[1] > 1.05 for r in ratios)}"
     )
-    for ratio, _plan, name in sorted(slower, reverse=True)[:8]:
-        print(f"    {name}: planned {ratio:.2f}x")
+    for ratio, plain_ratio, name in sorted(slower, reverse=True)[:show]:
+        print(f"    {name}: planned {ratio:.2f}x, plan {plain_ratio:.2f}x")
 
 
 def main() -> None:
     """Run the measurements."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--sample-rounds", type=int, default=None, help="rounds per op sample (default rounds // 5)")
+    parser.add_argument("--show", type=int, default=8, help="how many of the slower op samples to name")
     parser.add_argument("--only", choices=["main", "tanh", "stencil", "elementwise", "samples"], default=None)
     options = parser.parse_args()
     rounds = options.rounds
@@ -347,7 +354,7 @@ def main() -> None:
     if options.only in (None, "elementwise"):
         elementwise(rounds)
     if options.only in (None, "samples"):
-        samples(max(3, rounds // 5))
+        samples(options.sample_rounds or max(3, rounds // 5), options.show)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@ invalidation by registrations, ``planned``'s cache, random ops drawing afresh.""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -557,6 +559,37 @@ def test_a_step_resizing_an_out_tensor_is_refused_at_planning_naming_the_op() ->
             dt.plan(shrinks, dt.ones(1, 3), dt.zeros(0, 3))
 
 
+def test_planned_refuses_a_resizing_step_at_planning_and_changes_nothing() -> None:
+    """The steps of the fuzzing that found plans and eager apart (a resize of an out= argument): dt.planned, as
+    dt.plan, refuses them while tracing (on meta stand-ins) with a PlanError naming the op, before any write to
+    the arguments; so Plan.check, which needs a plan, never reports the planned run raising where eager did
+    not."""
+    import warnings
+
+    def grows(a0: Tensor) -> None:
+        v0 = dt.cat([a0, a0])
+        dt.add(v0, v0, out=a0)
+
+    def shrinks(a0: Tensor, a1: Tensor) -> Tensor:
+        a0.neg_()
+        v1 = dt.neg(a0)
+        dt.sum(a1, 0, out=a0)
+        return v1
+
+    cases: list[tuple[Callable[..., Any], tuple[Tensor, ...], str]] = [
+        (grows, (dt.ones(1, 3),), "add.out"),
+        (shrinks, (dt.ones(1, 3), dt.zeros(0, 3)), "sum.out"),
+    ]
+    for step, args, op in cases:
+        before = [(a.tolist(), a.shape, a._storage.version) for a in args]
+        for run in (dt.planned(step), lambda *a, s=step: dt.plan(s, *a)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # (the traced resize's warning, as eager's)
+                with pytest.raises(dt.PlanError, match=rf"{re.escape(op)} resizes its out= tensor"):
+                    run(*args)
+            assert [(a.tolist(), a.shape, a._storage.version) for a in args] == before
+
+
 def test_planning_raises_the_error_eager_raises_first() -> None:
     def step(a: Tensor) -> None:
         _ = a**-1  # eager: pow's kernel refuses an integer to a negative power (no meta function sees it)
@@ -574,22 +607,54 @@ def test_planning_raises_the_error_eager_raises_first() -> None:
 
 
 def test_planned_runs_a_step_eagerly_when_its_plan_cannot_gain() -> None:
-    def views(a: Tensor) -> tuple[Tensor, Tensor]:
-        return a.reshape(3, 2), a[1:]  # (views made through their fronts; a transpose's kernel would gain)
+    def fronts(a: Tensor) -> tuple[Tensor, Tensor]:
+        return a[[1, 0]], dt.topk(a, 2)[0]  # (an index copy and a multi-output op: through their fronts)
 
     def work(a: Tensor) -> Tensor:
         return a * 2.0 + 1.0
 
     a = dt.tensor(np.arange(6.0).reshape(2, 3))
-    fast_views, fast_work = dt.planned(views), dt.planned(work)
-    fast_views(dt.empty(2, 3, dtype=dt.float64, device="meta"))  # meta tensors never gain: this decides nothing
-    decided = [fast_views._eager]
-    got = fast_views(a)
-    decided.append(fast_views._eager)
+    fast_fronts, fast_work = dt.planned(fronts), dt.planned(work)
+    fast_fronts(dt.empty(2, 3, dtype=dt.float64, device="meta"))  # meta tensors never gain: this decides nothing
+    decided = [fast_fronts._eager]
+    got = fast_fronts(a)
+    decided.append(fast_fronts._eager)
     assert decided == [False, True]
-    assert got[0]._storage is a._storage and got[0].tolist() == a.reshape(3, 2).tolist()
-    assert got[1].tolist() == [[3.0, 4.0, 5.0]]
+    assert got[0].tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]] and got[1].tolist() == [[2.0, 1.0], [5.0, 4.0]]
     assert fast_work(a).tolist() == work(a).tolist() and not fast_work._eager
+
+
+def _layout(t: Tensor) -> tuple[Any, ...]:
+    """What a returned view's identity is made of: values, shape, strides, dtype, class, whether it shares
+    ``t``'s storage, version."""
+    array = t._array
+    return (array.tobytes(), t.shape, array.strides, t.dtype, type(t), t._storage.version, array.flags.writeable)
+
+
+def _views_step(a: Tensor) -> tuple[Tensor, ...]:
+    return (a.reshape(12), a.flatten(), a.contiguous(), a.reshape(2, 6), a[1:, :2],
+            *a.chunk(3, 1), *dt.split(a, [1, 3], 0))  # fmt: skip
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_returned_views_of_arguments_replay_without_their_fronts(contiguous: bool) -> None:
+    """A view of an argument the step returns (reshape, view, flatten, contiguous, slicing, split, chunk) is a
+    new tensor on each replay, made by its front when the argument's array is new and, on the same array, over
+    a new NumPy view of the layout the front gave (a strided argument's reshape and contiguous: a C-order copy
+    in a new storage): the same values, layout, storage and version as eager's, and the plan gains."""
+    made = [dt.tensor(np.arange(24.0).reshape(4, 6)) for _ in range(2)]
+    args = [m.reshape(4, 6)[:, :3] * 1.0 if contiguous else m[:, ::2] for m in made]  # [4, 3] each
+    assert all(arg.is_contiguous() == contiguous for arg in args)
+    plan = dt.plan(_views_step, args[0])
+    assert plan.gains
+    for arg in (*args, args[0], args[0]):  # (a new array: the fronts; the same again: the kept layouts)
+        for _ in range(2):
+            replayed, eager = plan(arg), _views_step(arg)
+            assert len(replayed) == len(eager) == 10
+            for got, want in zip(replayed, eager, strict=True):
+                assert got is not want and got is not arg and _layout(got) == _layout(want)
+                assert (got._storage is arg._storage) == (want._storage is arg._storage)
+            arg.add_(1.0)  # a write through the argument shows in the next replay's views, as in eager's
 
 
 def test_nested_arguments_replay_through_a_compiled_flattener() -> None:

@@ -4,7 +4,9 @@ the fronts, buffers sharing memory by liveness."""
 
 from __future__ import annotations
 
+import re
 import threading
+import warnings
 from typing import Any
 
 import numpy as np
@@ -272,6 +274,71 @@ def test_floating_point_conditions_are_reported_once_after_the_steps_last_write(
         plan(*planned)
     assert planned[2].tolist() == [-np.inf, 2.0] and planned[3].tolist() == [-np.inf, 3.0]
     # (eager raises at the first op, after its write: the second op's out keeps its values)
+
+
+def _log_step(a: Tensor) -> Tensor:
+    b = a * 2.0
+    return dt.log(b)  # log(0): divide by zero, NumPy's own warning (one ufunc call: no deferral)
+
+
+def test_a_replayed_ops_floating_point_warning_names_the_steps_line() -> None:
+    """NumPy's warning from a replayed one-ufunc op names the step's file, line and module, as the eager call's
+    does from the step's frame (the replay's code is located in the step: replay._locate); the condition
+    raised by the caller's state is raised after the write, as eagerly."""
+    line = _log_step.__code__.co_firstlineno + 2
+    a = dt.tensor(np.array([0.0, 1.0]))
+    plan, fast = dt.plan(_log_step, a), dt.planned(_log_step)
+    assert plan._local.replay.__lowered__ == 2
+    for run in (plan, fast, fast):
+        with pytest.warns(RuntimeWarning, match="divide by zero encountered in log") as caught:
+            got = run(a)
+        assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert _same(got, _log_step(a))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=re.escape(__name__))  # the step's module
+        plan(a)
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
+        plan(a)
+    assert plan.buffers[-1].tolist()[1] == np.log(2.0)  # (written before the error)
+
+
+def test_quiet_kernels_keep_their_rule_inside_the_steps_recording_state() -> None:
+    """softmax's and cross_entropy's steps run as their kernels do, divide, invalid and over ignored and under as
+    the caller has it: in a replay, within the step's one recording state (the quiet calls' conditions kept
+    apart, their underflow alone joining the step's), reported once after the last write at the caller's line."""
+
+    def step(x: Tensor, y: Tensor, out: Tensor) -> tuple[Tensor, Tensor]:
+        dt.mul(dt.softmax(x, 1), 2.0, out=out)
+        return dt.cross_entropy(x, y), dt.log_softmax(x, 1)
+
+    x = dt.tensor(np.array([[np.inf, 1.0], [0.0, -1000.0], [2.0, 3.0]]))  # inf: invalid steps; -1000: underflow
+    y = dt.tensor(np.array([1, 0, 1]))
+    eager_out, planned_out = dt.zeros(3, 2, dtype=dt.float64), dt.zeros(3, 2, dtype=dt.float64)
+    plan = dt.plan(step, x, y, planned_out)
+    with np.errstate(all="ignore"):
+        plan(x, y, planned_out)  # (the first replay goes through the fronts: the arguments' write check)
+    assert plan._local.replay.__lowered__ == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the caller's default state: nothing is reported, as eagerly
+        want = step(x, y, eager_out)
+        got = plan(x, y, planned_out)
+    assert all(_same(w, g) for w, g in zip((*want, eager_out), (*got, planned_out), strict=True))
+    with np.errstate(under="warn"):
+        with pytest.warns(RuntimeWarning, match="underflow encountered"):
+            step(x, y, eager_out)
+        with pytest.warns(RuntimeWarning, match="underflow encountered") as caught:
+            plan(x, y, planned_out)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    planned_out.zero_()
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError, match="underflow"):
+        plan(x, y, planned_out)
+    assert _same(planned_out, eager_out)  # (every write happens first, then the condition is raised)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing left over from the raising replay is reported later
+        plan(x, y, planned_out)
 
 
 def test_a_custom_ops_kernel_offers_its_lowering_as_built_in_ones_do() -> None:

@@ -519,13 +519,17 @@ def lower_ufunc(lw: Lowering, ufunc: np.ufunc, operands: list[Any], alpha: Any, 
 
 def recording_state_of(recorder: Any, states: dict[Any, Any], current: Any) -> Any:
     """The floating-point state ``current`` (an extobj of NumPy's state variable, :data:`EXTOBJ`) with every
-    condition recorded by ``recorder``, derived through ``np.errstate`` and cached in ``states``: a replay that
-    records the conditions of a whole step sets it once (:class:`deferred_conditions` does the same per block)."""
+    condition it does not ignore recorded by ``recorder`` (an ignored one stays ignored: reporting it would do
+    nothing, and NumPy calls no recorder for it), derived through ``np.errstate`` and cached in ``states``: a
+    replay that records the conditions of a whole step sets it once (:class:`deferred_conditions` does the same
+    per block)."""
     if len(states) >= _MAX_CACHED:
         states.clear()
     token = _EXTOBJ.set(current)
     try:
-        with np.errstate(all="call", call=recorder):
+        modes: Any = np.geterr()
+        kept: Any = {key: "ignore" if mode == "ignore" else "call" for key, mode in modes.items()}
+        with np.errstate(call=recorder, **kept):
             state = states[current] = _EXTOBJ.get()
     finally:
         _EXTOBJ.reset(token)

@@ -80,9 +80,9 @@ def guard_head(plan: Any, written: set[int], slow: Callable[[Any], Any], ns: dic
     keys, same, arg_slots = plan._keys, plan._same, plan._arg_slots
     firsts = [leaf for leaf, key in enumerate(keys) if len(key) == 4 and same[leaf] == leaf]
 
-    def slow_entry(L: Any, K: dict[str, Any]) -> Any:  # (the entry's: another signature takes the general call)
+    def slow_entry(L: Any, A: Any, K: dict[str, Any]) -> Any:  # (the entry's: another signature, the general call)
         out = slow(L)
-        return ns["_CALL"](L, K) if out is MISS else out
+        return ns["_CALL"](A, K) if out is MISS else out
 
     ns.update(_SLOW=slow, _SLOWE=slow_entry, _REF=weakref.ref, _id=id)
     names = [name for leaf in firsts for name in (f"_W{leaf}", f"_S{leaf}")]
@@ -130,25 +130,28 @@ def guard_head(plan: Any, written: set[int], slow: Callable[[Any], Any], ns: dic
     return [*lines, "if _n:", *("    " + line for line in new)]
 
 
-def entry_lines(head: list[str] | None, body: list[str]) -> list[str]:
-    """The source of ``entry(*L, **K)``, a flat plan's call (a class whose ``__call__`` it is makes
-    ``plan(*args)`` run it directly): the replay (``head`` and ``body`` inline; with ``head`` None, a call of
-    ``replay``) when no keyword is given, no dispatch mode is active, no registration made the plan stale and
-    the calling thread's replica is the one of this replay; else, and for another signature, ``_CALL(L, K)``
-    (the general call, which raises naming the argument that differs)."""
+def entry_lines(head: list[str] | None, body: list[str], flatten: list[str] | None = None) -> list[str]:
+    """The source of ``entry(*A, **K)``, a plan's call (a class whose ``__call__`` it is makes ``plan(*args)``
+    run it directly): the replay (``head`` and ``body`` inline; with ``head`` None, a call of ``replay``) when
+    no keyword is given, no dispatch mode is active, no registration made the plan stale and the calling
+    thread's replica is the one of this replay; else, and for another signature, ``_CALL(A, K)`` (the general
+    call, which raises naming the argument that differs). ``flatten``: for nested arguments, the lines binding
+    ``L``, the leaves, from ``A`` (values.flatten_source, returning ``_CALL(A, K)`` for another nesting); None
+    when the arguments are the leaves."""
     prologue = [
-        "if K or _ACTIVE[0] or _GEN[0] != _G: return _CALL(L, K)",
+        "if K or _ACTIVE[0] or _GEN[0] != _G: return _CALL(A, K)",
         "try:",
-        "    if _LOC.replay is not replay: return _CALL(L, K)",
+        "    if _LOC.replay is not replay: return _CALL(A, K)",
         "except AttributeError:",  # (this thread has no replica yet)
-        "    return _CALL(L, K)",
+        "    return _CALL(A, K)",
+        *(flatten if flatten is not None else ["L = A"]),
     ]
     if head is None:
         return [
-            "def entry(*L, **K):",
+            "def entry(*A, **K):",
             *("    " + line for line in prologue),
             "    _r = replay(L)",
-            "    return _CALL(L, K) if _r is _MISS else _r",
+            "    return _CALL(A, K) if _r is _MISS else _r",
         ]
-    own = [line.replace("return _MISS", "return _CALL(L, K)").replace("_SLOW(L)", "_SLOWE(L, K)") for line in head]
-    return ["def entry(*L, **K):", *("    " + line for line in [*prologue, *own, *body])]
+    own = [line.replace("return _MISS", "return _CALL(A, K)").replace("_SLOW(L)", "_SLOWE(L, A, K)") for line in head]
+    return ["def entry(*A, **K):", *("    " + line for line in [*prologue, *own, *body])]

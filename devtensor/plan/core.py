@@ -33,7 +33,7 @@ from devtensor.plan.checking import check_plan
 from devtensor.plan.cuda_graph import CudaGraph
 from devtensor.plan.memory import make_buffers, plan_memory
 from devtensor.plan.replay import compile_replay, signature_guard
-from devtensor.plan.tracing import _describe, _step_line, _Tracer
+from devtensor.plan.tracing import _describe, _step_line, _Tracer, step_code
 from devtensor.plan.values import MISS
 from devtensor.plan.values import Slot as _Slot
 from devtensor.plan.values import decode as _decode
@@ -135,7 +135,7 @@ class Plan:
                 stand_ins.append(leaf)
                 self._arg_slots.append(None)
         meta_args = _unflatten(structure, stand_ins)
-        tracer = _Tracer(slots, keep, self.device if self.device is not None else Device("cpu"))
+        tracer = _Tracer(slots, keep, self.device if self.device is not None else Device("cpu"), step_code(step))
         generation = dispatcher._generation[0]
         try:
             with tracer:

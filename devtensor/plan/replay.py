@@ -34,20 +34,27 @@ import numpy as np
 from devtensor.dispatcher import META_ONLY
 from devtensor.kernels.ufunc_family import (
     EXTOBJ,
-    QUIET,
     Recorder,
     lower_ufunc,
-    quiet_extobj,
     recording_state_of,
-    report_conditions,
 )
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
 from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
-from devtensor.plan.values import MISS, Slot, decode, slot_indices
+from devtensor.plan.kept import (
+    keep_layout_lines,
+    keep_layouts_lines,
+    keep_underflow,
+    kept_views_lines,
+    locate,
+    report_seen,
+    step_lines,
+    write_check,
+)
+from devtensor.plan.tracing import step_code
+from devtensor.plan.values import MISS, Slot, decode, flatten_source, has_tensor, slot_indices
 from devtensor.storage import KeptViews
 from devtensor.structured.fronts import _inline_kind
-from devtensor.structured.rules import check_writable
 from devtensor.tensor import Tensor, check_no_internal_overlap
 from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 
@@ -67,7 +74,7 @@ _KEYWORD_OUT = frozenset({np.maximum, np.minimum})
 #: The most lines of a replay that its entry repeats inline (binding.entry_lines).
 _INLINE_LINES = 40
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
-_CODE: dict[str, Any] = {}
+_CODE: dict[tuple[Any, str], Any] = {}
 
 
 class _Compiler:
@@ -86,8 +93,11 @@ class _Compiler:
         self.plan = plan
         self.backend = backend
         self.ns: dict[str, Any] = {"_id": id, "_SLOW": slow, "_NCO": new_const_out, "_SET": set_array}
+        # (the module a warning from the replay names, as warnings filters read it: the step's own)
+        self.ns["__name__"] = getattr(plan.step, "__module__", None) or __name__
+        self.ns["__plan_replay__"] = True  # (rules.caller_level skips its frames: their code is the step's file)
         self.ns["_IO"] = InplaceOut
-        self.ns["_WCHECK"] = _write_check
+        self.ns["_WCHECK"] = write_check
         self.ns["_MISS"] = MISS
         self.static: dict[int, Any] = dict(plan._static if static is None else static)
         self.outputs = set(slot_indices(plan._output))
@@ -160,22 +170,27 @@ class _Compiler:
             for index, item in enumerate(result):
                 self.assign(item, f"{expr}[{index}]")
 
-    def fallback(self, index: int, record: Any) -> None:
-        """The call through the op's front (eager's path, with the plan's buffer as ``out``)."""
+    def front_call(self, record: Any) -> str:
+        """The source of the call through the op's front (eager's path, with the plan's buffer as ``out``)."""
         parts = [self.src(value) for value in record.args]
         for key, value in record.kwargs.items():
             if not (key == "out" and record.buffer is not None):
                 parts.append(f"{key}={self.src(value)}")
         if record.buffer is not None:
             parts.append(f"out={self.tensor(record.result.index)}")
+        return f"{self.const(record.func)}({', '.join(parts)})"
+
+    def fallback(self, index: int, record: Any) -> None:
+        """The call through the op's front."""
         self.fronts += 1
-        self.lines.append(f"_r = {self.const(record.func)}({', '.join(parts)})")
+        self.lines.append(f"_r = {self.front_call(record)}")
         self.assign(record.result, "_r")
 
     def compile(self) -> Callable[[Any], Any]:
         """The replay function ``replay(leaves) -> output``."""
         if self.progress is not None:
             self.ns["_P"] = self.progress
+        before = 0
         for index, record in enumerate(self.plan.records):
             if self.progress is not None:
                 self.lines.append(f"_P[0] = {index}")  # which op a failure (a CUDA graph capture) comes from
@@ -189,25 +204,36 @@ class _Compiler:
                 self.calls += 1
             else:
                 self.fallback(index, record)
+            if record.line:  # (the step's line of the call, which the replay's code reports: see _locate)
+                for at in range(max(0, before - 2), len(self.lines)):  # (a quiet block merged drops 2 lines)
+                    if "  #@" not in self.lines[at]:
+                        self.lines[at] += f"  #@{record.line}"
+            before = len(self.lines)
         output = self.src(self.plan._output)
         self.lines[:0] = self.kept_views()
         if self.deferred:
             # One floating-point state for the whole step: every condition recorded, reported after the last
             # write at the caller's line (the eager rule of multi-step kernels, kept for the step as a whole).
-            # The recorder and its derived states are this replay's own (a replica serves one thread at a time).
+            # The recorder, its sets and its derived states are this replay's own (a replica serves one thread at
+            # a time); the sets are emptied when reported, or when the body raises (nothing is reported then).
             recorder = Recorder()
             states: dict[Any, Any] = {}
-            self.ns.update(_REC=recorder, _STATES=states, _EXT=EXTOBJ, _REPORT=report_conditions)
+            self.ns.update(_REC=recorder, _SEEN=recorder.seen, _QS=set(), _STATES=states, _EXT=EXTOBJ)
+            self.ns.update(_REPORT=report_seen, _KEEPU=keep_underflow)
             self.ns["_STATE"] = functools.partial(recording_state_of, recorder, states)
             self.lines = [
-                "_cur = _EXT.get()",
-                "_tok = _EXT.set(_STATES.get(_cur) or _STATE(_cur))",
-                "_REC.seen = _seen = set()",
+                "_tok = _EXT.get()",
+                "_tok = _EXT.set(_STATES.get(_tok) or _STATE(_tok))",
                 "try:",
                 *("    " + line for line in self.lines),
+                "except BaseException:",
+                "    _REC.seen = _SEEN",
+                "    _SEEN.clear()",
+                "    _QS.clear()",
+                "    raise",
                 "finally:",
                 "    _EXT.reset(_tok)",
-                "if _seen: _REPORT(_seen)",
+                "if _SEEN: _REPORT(_SEEN)",
             ]
         head = guard_head(self.plan, self.written, self.ns["_SLOW"], self.ns)
         head += [f"a{slot} = t{slot}._array" for slot in sorted(self.args)]
@@ -217,17 +243,24 @@ class _Compiler:
             self.ns["_GUARD"] = guard
             body = ["with _GUARD():", *("    " + line for line in body)]
         lines = ["def replay(L):", *("    " + line for line in [*head, *body, f"return {output}"])]
-        if self.plan._flat and self.progress is None:
+        if self.progress is None:
             # (the replay inline in short steps, where a frame counts; a longer one is called: compiled once)
             inline = len(head) + len(body) <= _INLINE_LINES
-            lines += entry_lines(head if inline else None, [*body, f"return {output}"])
+            flatten = None
+            if not self.plan._flat:  # nested arguments: their leaves read inline (values.flatten_source)
+                found, leaves = flatten_source(self.plan._structure, "A", "return _CALL(A, K)", self.const)
+                flatten = [*found, f"L = {leaves}"]
+            lines += entry_lines(head if inline else None, [*body, f"return {output}"], flatten)
         source = "\n".join(lines)
-        code = _CODE.get(source)
+        step = step_code(self.plan.step)
+        key = (step, source)
+        code = _CODE.get(key)
         if code is None:  # the same step planned for another signature compiles to the same source
             code = compile(source, f"<plan replay of {getattr(self.plan.step, '__qualname__', 'step')}>", "exec")
+            code = locate(code, step, step_lines(source))
             if len(_CODE) >= 256:
                 _CODE.pop(next(iter(_CODE)))
-            _CODE[source] = code
+            _CODE[key] = code
         exec(code, self.ns)
         replay: Callable[[Any], Any] = self.ns["replay"]
         replay.__source__ = source  # type: ignore[attr-defined]  # for print(plan.replay_source)
@@ -256,18 +289,25 @@ class _Compiler:
             return
         if (
             (base.index not in self.args and base.index not in self.cached)
-            or type(record.result) is not Slot
-            or _has_slot((record.args[1:], record.kwargs))
+            or slot_indices((record.args[1:], record.kwargs))
+            or not (
+                type(record.result) is Slot
+                or (type(record.result) is tuple and all(type(r) is Slot for r in record.result))
+            )
         ):
             self.fallback(index, record)
             return
-        if record.result.index in self.outputs:
+        result = record.result
+        if type(result) is not Slot:  # (split, chunk, unbind: new tensors per replay, as eager makes)
+            self.layout_views(record, base)
+            return
+        if result.index in self.outputs:
             self.fresh_view(index, record, base)  # a new tensor per replay, as eager returns
             return
         # A view of an argument (or of such a view): made through the front when the argument's array object
         # changes (a new argument, or one resized), else the one made before. A result that is no view (reshape
         # of a strided argument copies) is not kept: made on each replay, as eager does.
-        slot = record.result.index
+        slot = result.index
         cache = self.const(KeptViews())
         self.cached[slot] = cache
         rest = "".join(f", {self.src(value)}" for value in record.args[1:])
@@ -298,30 +338,12 @@ class _Compiler:
         self.direct_count += 1
 
     def kept_views(self) -> list[str]:
-        """The lines making the views of arguments taken before any front call: per argument, its views are made
-        again (through their fronts) when its array object differs from the one they were made of, and kept
-        only when all are views (shares the argument's storage)."""
-        lines: list[str] = []
-        for base, views in self.hoisted.items():
-            cache = self.const(KeptViews())
-            names = ", ".join(f"t{slot}" for slot, _make in views) + ","
-            arrays = ", ".join(f"v{slot}" for slot, _make in views) + ","
-            shared = " and ".join(f"t{slot}._storage is t{base}._storage" for slot, _make in views)
-            # (the entry read once: a resize elsewhere may drop it meanwhile, storage.drop_kept_views)
-            lines += [
-                f"_k = {cache}.entry",
-                f"if _k is None or _k[0] is not a{base}:",
-                f"    _k = {cache}.other",  # (two entries: steps that swap two arguments each time, u and u_new)
-                f"    if _k is not None and _k[0] is a{base}:",
-                f"        {cache}.other, {cache}.entry = {cache}.entry, _k",
-                "    else:",
-                *(f"        t{slot} = {make}" for slot, make in views),
-                f"        _k = (a{base}, ({names}), ({', '.join(f't{slot}._array' for slot, _make in views)},))",
-                f"        if {shared}: {cache}.other, {cache}.entry = {cache}.entry, _k",
-                f"{names} = _k[1]",
-                f"{arrays} = _k[2]",
-            ]
-        return lines
+        """The lines making the views of arguments taken before any front call (kept.kept_views_lines)."""
+        return [
+            line
+            for base, views in self.hoisted.items()
+            for line in kept_views_lines(self.const(KeptViews()), base, views)
+        ]
 
     def ref(self, value: Any) -> Any:
         """A lowering's view of a bound value: a buffer's array, a :class:`Ref` for an argument's (or a cached
@@ -367,16 +389,16 @@ class _Compiler:
             parts += [f"{key}={self.lowered_src(value)}" for key, value in call_kwargs.items()]
             self.call(self.const(fn), parts)
         if lw.quiet:
-            self.ns.update(_EXT=EXTOBJ, _QUIET=QUIET, _QUIETX=quiet_extobj)
-            calls = ["    " + line for line in self.lines[start:]]
+            # The quiet state of the kernels (divide, invalid and over ignored, under as the caller has it) inside
+            # the step's recording state: the conditions of these calls go to a set of their own (``_QS``), of
+            # which only underflow is kept (two stores, where a state switch costs two contextvar changes).
             if start == self.quiet_end:  # right after another quiet block (softmax, then cross_entropy): one
-                self.lines[start - 2 : start] = []  # switch for both (drop its "finally:" and reset lines)
-                start -= 2
-                self.lines[start:] = calls
+                del self.lines[start - 2 : start]  # (its restoring lines dropped: the two blocks are one)
             else:
-                self.lines[start:] = ["_q = _EXT.set(_QUIET.get(_EXT.get()) or _QUIETX())", "try:", *calls]
-            self.lines += ["finally:", "    _EXT.reset(_q)"]
+                self.lines.insert(start, "_REC.seen = _QS")
+            self.lines += ["_REC.seen = _SEEN", "if _QS: _KEEPU(_SEEN, _QS)"]
             self.quiet_end = len(self.lines)
+            self.deferred = True
         self.deferred = self.deferred or lw.deferred
         return True
 
@@ -386,10 +408,14 @@ class _Compiler:
 
     def fresh_view(self, index: int, record: Any, base: Slot) -> None:
         """A view of an argument the step returns, made on each replay: by the view kernel with the spec the meta
-        function computed for the ops whose spec does not depend on strides, else by the front."""
+        function computed for the ops whose spec does not depend on strides, else (:meth:`layout_view`) a new
+        array over the layout the front gave for the same argument array."""
         op = record.op
-        if self.backend is None or op.name not in _LAYOUT_FREE:
+        if self.backend is None:
             self.fallback(index, record)
+            return
+        if op.name not in _LAYOUT_FREE:
+            self.layout_view(index, record, base)
             return
         try:
             spec = op.meta(*record.raw_args, **record.raw_kwargs)
@@ -406,6 +432,35 @@ class _Compiler:
         self.defined.add(record.result.index)
         self.direct_count += 1
         self.calls += 1  # (the view kernel without its front: a plan of such views gains)
+
+    def layout_view(self, index: int, record: Any, base: Slot) -> None:
+        """A returned view of an argument whose layout depends on the argument's strides (reshape, view, flatten,
+        expand, contiguous...): made by its front when the argument's array object changes, else over the layout
+        the front gave (kept.keep_layout_lines; a KeptViews, dropped before a resize counts views)."""
+        cache, slot = self.const(KeptViews()), record.result.index
+        array, src = self.base_array(base), self.tensor(base.index)
+        # (a view op's front resizes nothing: self.fronts unchanged)
+        self.lines += keep_layout_lines(self.ns, cache, array, src, f"t{slot}", self.front_call(record))
+        self.defined.add(slot)
+        self.direct_count += 1
+        self.calls += 1  # (no front on the replays of one argument array: a plan of such views gains)
+
+    def base_array(self, base: Slot) -> str:
+        """The source of the array of a view's base (an argument, or a kept view of one): the head's read of an
+        argument's before any front call (only a front resizes), else read where the view is made."""
+        if base.index in self.args and self.fronts:
+            return f"{self.tensor(base.index)}._array"
+        return self.array(base.index)
+
+    def layout_views(self, record: Any, base: Slot) -> None:
+        """A multi-view op of an argument (split, chunk, unbind): as :meth:`layout_view`, new tensors over the
+        layouts its front gave for the same argument array (kept.keep_layouts_lines)."""
+        cache = self.const(KeptViews())
+        array, src = self.base_array(base), self.tensor(base.index)
+        self.lines += keep_layouts_lines(self.ns, cache, array, src, self.front_call(record))
+        self.assign(record.result, "_r")
+        self.direct_count += 1
+        self.calls += 1
 
     def call(self, func: str, parts: list[str]) -> None:
         """Emit ``func(*parts)`` (``parts``: sources, ``name=source`` for keywords); when every part is a constant
@@ -434,7 +489,7 @@ class _Compiler:
         if record.variant not in ("functional", "inplace") or not hasattr(op, "table") or self.plan.device is None:
             return False
         bound = _bind(op, record.args, record.kwargs)
-        if bound is None or any(isinstance(v, Tensor) or _has_tensor(v) for v in bound.values()):
+        if bound is None or any(has_tensor(v) for v in bound.values()):
             return False
         out = record.kwargs.get("out")
         if record.variant == "inplace":
@@ -456,7 +511,7 @@ class _Compiler:
             check_no_internal_overlap(
                 record.name.removesuffix(".out"), "self" if first else "out", self.static[target.index]
             )
-        inputs = [v for v in _slots(list(bound.values())) if not (first and v == target.index)]
+        inputs = [v for v in slot_indices(list(bound.values())) if not (first and v == target.index)]
         storages = self.plan._slot_storage
         shared = [v for v in inputs if storages[v] == storages[target.index]]
         if not fresh and shared and not (op.out_may_be_input and all(v == target.index for v in shared)):
@@ -526,40 +581,6 @@ class _Compiler:
         self.lines += bump
         self.direct_count += 1
         return True
-
-
-def _write_check(where: tuple[str, str], tensor: Tensor) -> None:
-    """The write check a front runs once per tensor (read-only memory, internal overlap), for a view of an
-    argument a lowered or direct call writes: raises as the front would, else marks the view checked."""
-    check_writable(where[0], where[1], tensor)
-    check_no_internal_overlap(where[0], where[1], tensor)
-    tensor._write_checked = True
-
-
-def _has_slot(value: Any) -> bool:
-    return bool(_slots([value]))
-
-
-def _slots(values: list[Any]) -> list[int]:
-    found: list[int] = []
-    for value in values:
-        if type(value) is Slot:
-            found.append(value.index)
-        elif isinstance(value, (tuple, list)):
-            found += _slots(list(value))
-        elif isinstance(value, dict):
-            found += _slots(list(value.values()))
-    return found
-
-
-def _has_tensor(value: Any) -> bool:
-    if isinstance(value, Tensor):
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(_has_tensor(item) for item in value)
-    if isinstance(value, dict):
-        return any(_has_tensor(item) for item in value.values())
-    return False
 
 
 def compile_replay(

@@ -4,6 +4,7 @@ indexing, creation and conversion of the step on meta stand-ins, and the records
 from __future__ import annotations
 
 import functools
+import sys
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,6 +45,19 @@ class _Record:
     raw_args: tuple[Any, ...]
     raw_kwargs: dict[str, Any]
     out_before: tuple[tuple[int, ...], DType] | None
+    #: The line of the step that made the call (0: unknown), which the replay's code reports for it.
+    line: int = 0
+
+
+def step_code(step: Any) -> Any:
+    """The code object of the function ``step`` is or wraps (through ``__wrapped__``, ``functools.partial`` and
+    bound methods: the function whose frames make the calls), or None (a callable of another kind)."""
+    for _ in range(8):
+        inner = getattr(step, "__wrapped__", None) or getattr(step, "func", None) or getattr(step, "__func__", None)
+        if inner is None:
+            return getattr(step, "__code__", None)
+        step = inner
+    return None
 
 
 def _step_line(error: BaseException, step: Callable[..., Any]) -> str:
@@ -119,7 +133,9 @@ class _Tracer(DispatchMode):
     #: ``t[index]`` and ``t[index] = value`` come here too (devtensor.modes.run_indexing).
     records_indexing = True
 
-    def __init__(self, slots: dict[int, int], keep: list[Any], device: Device) -> None:
+    def __init__(self, slots: dict[int, int], keep: list[Any], device: Device, code: Any = None) -> None:
+        #: The step's code object: each record keeps the line of its frame that made the call.
+        self.code = code
         self.slots = slots
         self.keep = keep
         self.device = device
@@ -271,6 +287,17 @@ class _Tracer(DispatchMode):
                 args,
                 dict(kwargs),
                 out_before,
+                self.line(),
             )
         )
         return result
+
+    def line(self) -> int:
+        """The line of the innermost frame of the step's code (the call being recorded), or 0."""
+        frame = sys._getframe(1)
+        code = self.code
+        while frame is not None and code is not None:
+            if frame.f_code is code:
+                return frame.f_lineno or 0
+            frame = frame.f_back  # type: ignore[assignment]
+        return 0

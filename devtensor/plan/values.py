@@ -75,6 +75,17 @@ def slot_indices(value: Any) -> list[int]:
     return []
 
 
+def has_tensor(value: Any) -> bool:
+    """Whether a nested value holds a tensor (a real one: a recorded call's tensors are slots)."""
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(has_tensor(item) for item in value)
+    if isinstance(value, dict):
+        return any(has_tensor(item) for item in value.values())
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Exact:
     """A float or complex scalar of a plan's signature that ``==`` does not tell apart (NaN never equals
@@ -136,9 +147,12 @@ def flattener(structure: Any) -> Callable[[tuple[Any, ...]], list[Any] | None]:
     return made
 
 
-def _compile_flattener(structure: Any) -> Callable[[tuple[Any, ...]], list[Any] | None]:
+def flatten_source(structure: Any, args: str, fail: str, const: Callable[[Any], str]) -> tuple[list[str], str]:
+    """The source reading the leaves of ``args`` (a name) nested as ``structure``: its lines (each container's
+    type and length checked, dict keys in order; ``fail``, a statement, when one differs) and the expression of
+    the leaves' list; ``const(value)`` names a constant in the namespace the source runs in. For
+    :func:`flattener` and a plan's entry."""
     lines: list[str] = []
-    consts: dict[str, Any] = {}
     leaves: dict[int, str] = {}
     count = [0]
 
@@ -149,25 +163,32 @@ def _compile_flattener(structure: Any) -> Callable[[tuple[Any, ...]], list[Any] 
         kind, items = node
         name = f"x{count[0]}"
         count[0] += 1
-        kname = f"K{len(consts)}"
-        consts[kname] = kind
+        kname = const(kind)
         lines.append(f"{name} = {expr}")
-        lines.append(f"if type({name}) is not {kname} or len({name}) != {len(items)}: return None")
+        lines.append(f"if type({name}) is not {kname} or len({name}) != {len(items)}: {fail}")
         if kind is dict:
-            keys = f"K{len(consts)}"
-            consts[keys] = tuple(key for key, _item in items)
-            lines.append(f"if tuple({name}) != {keys}: return None")
+            keys = const(tuple(key for key, _item in items))
+            lines.append(f"if tuple({name}) != {keys}: {fail}")
             for key, item in items:
-                kexpr = f"K{len(consts)}"
-                consts[kexpr] = key
-                visit(item, f"{name}[{kexpr}]")
+                visit(item, f"{name}[{const(key)}]")
         else:
             for index, item in enumerate(items):
                 visit(item, f"{name}[{index}]")
 
-    visit(structure, "A")
-    body = [*lines, "return [" + ", ".join(leaves[index] for index in range(len(leaves))) + "]"]
-    source = "def flat(A):\n" + "\n".join("    " + line for line in body)
+    visit(structure, args)
+    return lines, "[" + ", ".join(leaves[index] for index in range(len(leaves))) + "]"
+
+
+def _compile_flattener(structure: Any) -> Callable[[tuple[Any, ...]], list[Any] | None]:
+    consts: dict[str, Any] = {}
+
+    def const(value: Any) -> str:
+        name = f"K{len(consts)}"
+        consts[name] = value
+        return name
+
+    lines, leaves = flatten_source(structure, "A", "return None", const)
+    source = "def flat(A):\n" + "\n".join("    " + line for line in [*lines, f"return {leaves}"])
     namespace: dict[str, Any] = dict(consts)
     exec(compile(source, "<devtensor.plan flattener>", "exec"), namespace)
     fn: Callable[[tuple[Any, ...]], list[Any] | None] = namespace["flat"]

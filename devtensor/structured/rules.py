@@ -429,11 +429,14 @@ def written_then_raised(target: Tensor, array: Any) -> None:
 
 def caller_level() -> int:
     """The ``stacklevel`` that attributes a warning issued by the caller of this function to the first frame
-    outside devtensor (its package, and the fronts and plans it compiles at run time): the user's line
+    outside devtensor (its package, and the fronts and plan replays it compiles at run time): the user's line
     (``warnings.warn``'s ``skip_file_prefixes`` is Python 3.12+, so the level is counted)."""
     frame = sys._getframe(2)
     level = 2
-    while frame is not None and frame.f_code.co_filename.startswith(_OWN_FILES):
+    # (a plan's replay runs in code located in the step's file, its namespace marked: devtensor.plan.replay)
+    while frame is not None and (
+        frame.f_code.co_filename.startswith(_OWN_FILES) or "__plan_replay__" in frame.f_globals
+    ):
         frame = frame.f_back  # type: ignore[assignment]
         level += 1
     return level
