@@ -104,6 +104,10 @@ class Backend:
         item = array.dtype.itemsize
         return tuple(s // item for s in array.strides)
 
+    def address(self, array: Any) -> int:
+        """The address of ``array``'s first element (its alignment is what ``view(dtype)`` checks)."""
+        return int(array.__array_interface__["data"][0])
+
     def is_contiguous(self, array: Any) -> bool:
         """Whether ``array`` is C-contiguous."""
         return array.flags.c_contiguous  # type: ignore[no-any-return]  # (a bool in NumPy and CuPy: no bool())
@@ -261,6 +265,10 @@ class MetaBackend(Backend):
             acc *= max(n, 1)
         return tuple(reversed(strides))
 
+    def address(self, array: Any) -> int:
+        """0: meta tensors have no memory (as a storage offset of 0, every alignment holds)."""
+        return 0
+
     def is_contiguous(self, array: Any) -> bool:
         """True: meta tensors report contiguous strides."""
         return True
@@ -372,6 +380,9 @@ class CUDABackend(Backend):
 
     def writeable(self, array: Any) -> bool:
         return True
+
+    def address(self, array: Any) -> int:
+        return int(array.data.ptr)
 
     def shares_memory(self, a: Any, b: Any) -> bool:
         """Exact, through CuPy's kernels on the arrays' device, when the address ranges meet; conservative

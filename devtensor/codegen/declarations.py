@@ -169,20 +169,32 @@ def _view_method_decls(op: ViewOp) -> list[str]:
             return _required_alias_decls(op, "        ", skip_first=True)
         return [f"        def {op.name}({params}) -> {result}: ..."]
     seq, rest = op.schema.params[1], op.schema.params[2:]
-    match = re.fullmatch(r"(?:Sequence|tuple|list)\[(.+?)(?:, \.\.\.)?\]", seq.annotation)
+    # (a varargs parameter may also take one value of another type in its place: view's ``Sequence[int] |
+    # DTypeLike``, whose dtype form gets an overload of its own)
+    annotation, _, other = seq.annotation.partition(" | ")
+    match = re.fullmatch(r"(?:Sequence|tuple|list)\[(.+?)(?:, \.\.\.)?\]", annotation)
     if match is None:
         raise TypeError(f"codegen: {op.name}: varargs parameter '{seq.name}' is not annotated Sequence[...]")
     item = match.group(1)
     tail = "".join(
         f", {p.name}: {p.annotation}" + (f" = {default_text(op.name, p)}" if p.has_default else "") for p in rest
     )
-    return [
+    star_tail = ", *" + tail if tail else ""
+    decls = [
         "        @overload",
-        f"        def {op.name}(self, {seq.name}: {seq.annotation}, /{', *' + tail if tail else ''}) -> {result}: ...",
+        f"        def {op.name}(self, {seq.name}: {annotation}, /{star_tail}) -> {result}: ...",
         "        @overload",
         f"        def {op.name}(self, *{seq.name}: {item}{tail}) -> {result}: ...",
-        f"        def {op.name}(self, *{seq.name}: {item} | {seq.annotation}{tail}) -> {result}: ...",
     ]
+    everything = f"{item} | {annotation}"
+    if other:
+        other = re.sub(r"\bDTypeLike\b", "DTypeSpelling", other)
+        decls += [
+            "        @overload",
+            f"        def {op.name}(self, {seq.name}: {other}, /{star_tail}) -> {result}: ...",
+        ]
+        everything += f" | {other}"
+    return [*decls, f"        def {op.name}(self, *{seq.name}: {everything}{tail}) -> {result}: ..."]
 
 
 def _required_alias_decls(op: ViewOp, indent: str, skip_first: bool) -> list[str]:

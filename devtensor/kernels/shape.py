@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from devtensor.dtypes import DTypeLike, to_dtype
 from devtensor.errors import ArgumentValueError, ShapeError, ViewError
 from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
 from devtensor.strides import view_strides
@@ -146,9 +147,11 @@ def _reshape_spec(self: Tensor, shape: tuple[int, ...]) -> ViewSpec:
     return ViewSpec(shape, _Layout(shape, strides), copy=strides is None)
 
 
-def _reshape_kernel(xp: ModuleType, array: Any, plan: Any) -> Any:  # (a shape or a _Layout)
+def _reshape_kernel(xp: ModuleType, array: Any, plan: Any) -> Any:  # (a shape, a _Layout or view's _Retype)
     if type(plan) is tuple:
         return array.reshape(plan)
+    if type(plan) is _Retype:
+        return array.view(plan.dtype)
     shape, strides = plan
     if strides is not None:
         return _as_strided(xp, array, shape, strides)
@@ -194,15 +197,25 @@ def reshape(self: Tensor, shape: Sequence[int]) -> ViewSpec:
 
 
 @view_op(name="view", varargs="shape")
-def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
+def view(self: Tensor, shape: Sequence[int] | DTypeLike) -> ViewSpec:
     """A view of ``self`` with the shape ``shape`` (one entry may be -1), in C order, sharing storage and
     version counter (``torch.Tensor.view``). ``t.view(2, 3)`` is ``t.view((2, 3))``. Meta tensors report
     C-contiguous strides, so on them a view is possible whenever the sizes fit.
 
+    ``t.view(dtype)`` (PyTorch's other overload, NumPy's ``ndarray.view(dtype)``): the same memory read as
+    ``dtype`` (a dtype, a NumPy scalar type, ``bool``/``int``/``float``/``complex`` or a dtype name, as ``dtype=``
+    takes), sharing storage and version counter. The same itemsize keeps the shape and strides (a 0-d tensor
+    too); a different itemsize scales the last dimension by the ratio of the itemsizes, and needs ``self`` to
+    have at least one dimension whose stride is 1; going to a larger itemsize, the last size, the other strides
+    and the first element's address must be multiples of the ratio (of the new itemsize, for the address: as
+    PyTorch's storage offset). Given positionally only (``dtype=`` as a keyword is not taken: README, choices).
+
     Raises:
         ViewError (a ShapeError and a RuntimeError): the strides of ``self`` cannot express the new shape
-            (at least one dimension spans across two contiguous subspaces); ``reshape`` copies instead.
-        ShapeError, ArgumentTypeError: as ``reshape``.
+            (at least one dimension spans across two contiguous subspaces); ``reshape`` copies instead; or,
+            for a dtype, a layout the itemsize change does not fit (named above).
+        ShapeError, ArgumentTypeError: as ``reshape``; ArgumentTypeError: a type or string naming no supported
+            dtype.
     """
     if type(shape) is tuple:
         for size in shape:  # (reshape's inline lookup: the spec of a contiguous tensor is the same for both)
@@ -214,6 +227,9 @@ def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             a = self._array
             if spec is not None and ((type(a) is _ndarray and a.flags.c_contiguous) or self._backend.is_contiguous(a)):
                 return spec
+    spelling = _dtype_spelling(shape)
+    if spelling is not None:
+        return _retype_spec(self, spelling[0])
     sizes = ints_arg("view", "shape", shape)
     new = _infer_size("view", "shape", sizes, self._shape)
     spec = _reshape_spec(self, new)
@@ -224,6 +240,65 @@ def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             f"{_fmt(self.stride())} cannot be viewed as shape {_fmt(new)}; use .reshape(...) instead"
         )
     return _remember(sizes, self, spec)
+
+
+def _dtype_spelling(shape: object) -> tuple[object] | None:
+    """``(spelling,)`` when view's ``shape`` argument is a dtype's spelling rather than sizes: a dtype object, a
+    type (``float``, ``np.float32``; an unsupported one is refused by to_dtype, naming ``dtype``) or a string, as
+    passed to the functional or as the method's one spread argument (``t.view(float)`` binds ``(float,)``)."""
+    if isinstance(shape, tuple) and len(shape) == 1:
+        shape = shape[0]
+    if isinstance(shape, (np.dtype, type, str)):
+        return (shape,)
+    return None
+
+
+class _Retype(NamedTuple):
+    """The plan of ``view(dtype)``: the dtype the array is read as (the kernel's ``array.view(dtype)``)."""
+
+    dtype: np.dtype[Any]
+
+
+def _retype_spec(self: Tensor, spelling: object) -> ViewSpec:
+    """The spec of ``self.view(dtype)`` (PyTorch's rule, :func:`view`); ViewError naming the condition that fails."""
+    new = to_dtype(spelling, op="view", arg="dtype")
+    old = self._dtype
+    shape = self._shape
+    if new.itemsize == old.itemsize:
+        return ViewSpec(shape, _Retype(new), dtype=new)
+    what = f"a tensor of dtype {old.name} (itemsize {old.itemsize}) as dtype {new.name} (itemsize {new.itemsize})"
+    if not shape:
+        raise ViewError(
+            f"view: argument 'dtype' = {new.name}: cannot view {what}: the tensor is 0-d, and a "
+            "different itemsize changes the size of the last dimension"
+        )
+    strides = self.stride()
+    if strides[-1] != 1:
+        raise ViewError(
+            f"view: argument 'dtype' = {new.name}: cannot view {what}: the last dimension's stride "
+            f"must be 1, the tensor's strides are {_fmt(strides)}"
+        )
+    if new.itemsize < old.itemsize:
+        ratio = old.itemsize // new.itemsize
+        return ViewSpec((*shape[:-1], shape[-1] * ratio), _Retype(new), dtype=new)
+    ratio = new.itemsize // old.itemsize
+    if shape[-1] % ratio:
+        raise ViewError(
+            f"view: argument 'dtype' = {new.name}: cannot view {what}: the last dimension's size "
+            f"({shape[-1]}) must be a multiple of {ratio}"
+        )
+    for d, s in enumerate(strides[:-1]):
+        if s % ratio and shape[d] != 1:
+            raise ViewError(
+                f"view: argument 'dtype' = {new.name}: cannot view {what}: the stride of dimension "
+                f"{d} ({s}) must be a multiple of {ratio}"
+            )
+    if self._backend.address(self._array) % new.itemsize:
+        raise ViewError(
+            f"view: argument 'dtype' = {new.name}: cannot view {what}: the first element's offset "
+            f"in its storage must be a multiple of {ratio} elements"
+        )
+    return ViewSpec((*shape[:-1], shape[-1] // ratio), _Retype(new), dtype=new)
 
 
 @view_op()
