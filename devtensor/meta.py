@@ -68,6 +68,12 @@ __all__ = [
 #: fronts compute inline is exactly what the meta function would return; any other case calls it.
 INLINE: Final = "_devtensor_inline"
 
+#: The attribute naming the ``TensorOrScalar`` parameters of a meta function that refuse a Python number at run
+#: time (PyTorch's schema wants a tensor there: :func:`binary_ufunc_meta`'s ``numbers``), a tuple of names. The
+#: typed declarations (devtensor.codegen) type those parameters as tensors; the schema keeps ``TensorOrScalar``,
+#: the parameter shape of the fronts' compiled elementwise lane, which so takes the tensor calls as before.
+TENSOR_ONLY: Final = "_devtensor_tensor_only"
+
 #: The attribute through which a meta function whose op's built-in CPU kernel is one ufunc call offers the
 #: generated functional fronts the direct path: a list ``[kernel, ufunc]`` (the ufunc family sets ``kernel`` to
 #: the op's registered CPU kernel). While that kernel is the handler (no override, no other kernel registered),
@@ -349,6 +355,7 @@ def binary_ufunc_meta(
     # window) those of ``last[1]`` (the number first: ``last[2]``); alpha left at 1 or, for a floating-point
     # result, a float.
     meta.__dict__[INLINE] = ("binary", last)
+    meta.__dict__[TENSOR_ONLY] = {"both": (), "other": ("self",), "none": ("self", "other")}[numbers]
     return meta
 
 
