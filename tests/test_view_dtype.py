@@ -204,3 +204,16 @@ def test_view_dtype_python_front_matches_compiled_lane() -> None:
             same_bits(result, a.view(np.dtype(spelling)))
     with pytest.raises(ViewError, match="stride must be 1"):
         python_method(t.transpose(0, 1), np.float32)
+
+
+def test_view_dtype_in_a_static_plan() -> None:
+    def step(x: dt.Tensor, y: dt.Tensor) -> tuple[dt.Tensor, dt.Tensor]:
+        x.view(dt.int64).add_(1)  # a write through the reinterpreting view reaches x
+        return x.view(dt.float32) * 2, y[1:].view(dt.int32)
+
+    plan = dt.plan(step, dt.arange(4.0), dt.arange(6.0))
+    for shift in range(3):
+        xs, ys = np.arange(4.0) + shift, np.arange(6.0) + shift
+        a, b = plan(dt.from_numpy(xs.copy()), dt.from_numpy(ys.copy()))
+        np.testing.assert_array_equal(a.numpy(), (xs.view(np.int64) + 1).view(np.float32) * 2)
+        np.testing.assert_array_equal(b.numpy(), ys[1:].view(np.int32))
