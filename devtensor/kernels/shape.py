@@ -33,8 +33,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from devtensor.dtypes import DTypeLike, to_dtype
+from devtensor.dtypes import DTypeLike
 from devtensor.errors import ArgumentValueError, ShapeError, ViewError
+from devtensor.kernels.retype import Retype, dtype_spelling, retype_spec
 from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
 from devtensor.strides import view_strides
 from devtensor.tensor import Tensor
@@ -147,10 +148,10 @@ def _reshape_spec(self: Tensor, shape: tuple[int, ...]) -> ViewSpec:
     return ViewSpec(shape, _Layout(shape, strides), copy=strides is None)
 
 
-def _reshape_kernel(xp: ModuleType, array: Any, plan: Any) -> Any:  # (a shape, a _Layout or view's _Retype)
+def _reshape_kernel(xp: ModuleType, array: Any, plan: Any) -> Any:  # (a shape, a _Layout or view's Retype)
     if type(plan) is tuple:
         return array.reshape(plan)
-    if type(plan) is _Retype:
+    if type(plan) is Retype:
         return array.view(plan.dtype)
     shape, strides = plan
     if strides is not None:
@@ -227,9 +228,9 @@ def view(self: Tensor, shape: Sequence[int] | DTypeLike) -> ViewSpec:
             a = self._array
             if spec is not None and ((type(a) is _ndarray and a.flags.c_contiguous) or self._backend.is_contiguous(a)):
                 return spec
-    spelling = _dtype_spelling(shape)
+    spelling = dtype_spelling(shape)
     if spelling is not None:
-        return _retype_spec(self, spelling[0])
+        return retype_spec(self, spelling[0])
     sizes = ints_arg("view", "shape", shape)
     new = _infer_size("view", "shape", sizes, self._shape)
     spec = _reshape_spec(self, new)
@@ -240,65 +241,6 @@ def view(self: Tensor, shape: Sequence[int] | DTypeLike) -> ViewSpec:
             f"{_fmt(self.stride())} cannot be viewed as shape {_fmt(new)}; use .reshape(...) instead"
         )
     return _remember(sizes, self, spec)
-
-
-def _dtype_spelling(shape: object) -> tuple[object] | None:
-    """``(spelling,)`` when view's ``shape`` argument is a dtype's spelling rather than sizes: a dtype object, a
-    type (``float``, ``np.float32``; an unsupported one is refused by to_dtype, naming ``dtype``) or a string, as
-    passed to the functional or as the method's one spread argument (``t.view(float)`` binds ``(float,)``)."""
-    if isinstance(shape, tuple) and len(shape) == 1:
-        shape = shape[0]
-    if isinstance(shape, (np.dtype, type, str)):
-        return (shape,)
-    return None
-
-
-class _Retype(NamedTuple):
-    """The plan of ``view(dtype)``: the dtype the array is read as (the kernel's ``array.view(dtype)``)."""
-
-    dtype: np.dtype[Any]
-
-
-def _retype_spec(self: Tensor, spelling: object) -> ViewSpec:
-    """The spec of ``self.view(dtype)`` (PyTorch's rule, :func:`view`); ViewError naming the condition that fails."""
-    new = to_dtype(spelling, op="view", arg="dtype")
-    old = self._dtype
-    shape = self._shape
-    if new.itemsize == old.itemsize:
-        return ViewSpec(shape, _Retype(new), dtype=new)
-    what = f"a tensor of dtype {old.name} (itemsize {old.itemsize}) as dtype {new.name} (itemsize {new.itemsize})"
-    if not shape:
-        raise ViewError(
-            f"view: argument 'dtype' = {new.name}: cannot view {what}: the tensor is 0-d, and a "
-            "different itemsize changes the size of the last dimension"
-        )
-    strides = self.stride()
-    if strides[-1] != 1:
-        raise ViewError(
-            f"view: argument 'dtype' = {new.name}: cannot view {what}: the last dimension's stride "
-            f"must be 1, the tensor's strides are {_fmt(strides)}"
-        )
-    if new.itemsize < old.itemsize:
-        ratio = old.itemsize // new.itemsize
-        return ViewSpec((*shape[:-1], shape[-1] * ratio), _Retype(new), dtype=new)
-    ratio = new.itemsize // old.itemsize
-    if shape[-1] % ratio:
-        raise ViewError(
-            f"view: argument 'dtype' = {new.name}: cannot view {what}: the last dimension's size "
-            f"({shape[-1]}) must be a multiple of {ratio}"
-        )
-    for d, s in enumerate(strides[:-1]):
-        if s % ratio and shape[d] != 1:
-            raise ViewError(
-                f"view: argument 'dtype' = {new.name}: cannot view {what}: the stride of dimension "
-                f"{d} ({s}) must be a multiple of {ratio}"
-            )
-    if self._backend.address(self._array) % new.itemsize:
-        raise ViewError(
-            f"view: argument 'dtype' = {new.name}: cannot view {what}: the first element's offset "
-            f"in its storage must be a multiple of {ratio} elements"
-        )
-    return ViewSpec((*shape[:-1], shape[-1] // ratio), _Retype(new), dtype=new)
 
 
 @view_op()
