@@ -70,6 +70,7 @@ __all__ = [
     "cumprod_",
     "cumsum",
     "cumsum_",
+    "diag",
     "diff",
     "div",
     "div_",
@@ -334,6 +335,7 @@ tril = _variant('tril', 'functional')
 tril_ = _variant('tril', 'inplace')
 triu = _variant('triu', 'functional')
 triu_ = _variant('triu', 'inplace')
+diag = _variant('diag', 'functional')
 roll = _variant('roll', 'functional')
 count_nonzero = _variant('count_nonzero', 'functional')
 argsort = _variant('argsort', 'functional')

@@ -99,10 +99,30 @@ class Backend:
         """Whether the memory can be written."""
         return bool(array.flags.writeable)
 
+    def set_writeable(self, array: Any, value: bool, device: str) -> None:
+        """Set ``array``'s writeable flag (``Tensor.flags.writeable = value``), as NumPy's.
+
+        Raises:
+            ArgumentValueError (ValueError): True where the memory is read-only (NumPy's refusal: the array's
+                base is not writeable, or it is a broadcast view).
+        """
+        if bool(array.flags.writeable) == value:
+            return
+        try:
+            array.flags.writeable = value
+        except ValueError as error:
+            raise ArgumentValueError(
+                f"flags: cannot set 'writeable' to True: the tensor's memory is read-only ({error})"
+            ) from None
+
     def element_strides(self, array: Any) -> tuple[int, ...]:
         """Strides in elements."""
         item = array.dtype.itemsize
         return tuple(s // item for s in array.strides)
+
+    def address(self, array: Any) -> int:
+        """The address of ``array``'s first element (its alignment is what ``view(dtype)`` checks)."""
+        return int(array.__array_interface__["data"][0])
 
     def is_contiguous(self, array: Any) -> bool:
         """Whether ``array`` is C-contiguous."""
@@ -251,6 +271,15 @@ class MetaBackend(Backend):
         """True: writes to meta tensors check their arguments and bump the version, and write nothing."""
         return True
 
+    def set_writeable(self, array: Any, value: bool, device: str) -> None:
+        """True is what a meta tensor is; False is refused (ArgumentValueError): a meta tensor has no memory whose
+        writes could be refused."""
+        if not value:
+            raise ArgumentValueError(
+                "flags: cannot set 'writeable' to False on a meta tensor (it has no memory; its writes only "
+                "check their arguments)"
+            )
+
     def element_strides(self, array: Any) -> tuple[int, ...]:
         """The C-contiguous strides of the shape (as PyTorch's, a length-0 dimension counting as 1); meta views
         do not keep the strides of the tensor they view."""
@@ -260,6 +289,10 @@ class MetaBackend(Backend):
             strides.append(acc)
             acc *= max(n, 1)
         return tuple(reversed(strides))
+
+    def address(self, array: Any) -> int:
+        """0: meta tensors have no memory (as a storage offset of 0, every alignment holds)."""
+        return 0
 
     def is_contiguous(self, array: Any) -> bool:
         """True: meta tensors report contiguous strides."""
@@ -372,6 +405,16 @@ class CUDABackend(Backend):
 
     def writeable(self, array: Any) -> bool:
         return True
+
+    def set_writeable(self, array: Any, value: bool, device: str) -> None:
+        if not value:
+            raise ArgumentValueError(
+                f"flags: cannot set 'writeable' to False on a {device} tensor: CuPy arrays have no writeable flag, "
+                "so CUDA tensors are always writable"
+            )
+
+    def address(self, array: Any) -> int:
+        return int(array.data.ptr)
 
     def shares_memory(self, a: Any, b: Any) -> bool:
         """Exact, through CuPy's kernels on the arrays' device, when the address ranges meet; conservative

@@ -76,6 +76,7 @@ __all__ = [
     "cumprod_",
     "cumsum",
     "cumsum_",
+    "diag",
     "diff",
     "div",
     "div_",

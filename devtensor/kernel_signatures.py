@@ -54,6 +54,7 @@ __all__ = [
     "cross_entropy_full",
     "cumprod",
     "cumsum",
+    "diag",
     "diff",
     "div",
     "dot",
@@ -252,6 +253,7 @@ zero = KernelRegistrar('zero')
 copy = KernelRegistrar('copy')
 tril = KernelRegistrar('tril')
 triu = KernelRegistrar('triu')
+diag = KernelRegistrar('diag')
 roll = KernelRegistrar('roll')
 count_nonzero = KernelRegistrar('count_nonzero')
 argsort = KernelRegistrar('argsort')

@@ -68,6 +68,7 @@ __all__ = [
     "cross_entropy_full",
     "cumprod",
     "cumsum",
+    "diag",
     "diff",
     "div",
     "dot",
@@ -3451,6 +3452,39 @@ class _TriuKernels(KernelRegistrar):
 
 
 triu: _TriuKernels
+
+
+class DiagCPUKernel(Protocol[_CPU0, _CPU1]):
+    """The type of ``diag``'s CPU impl (schema of its meta function, tensors as CPUTensor)."""
+
+    def __call__(_k, self: _CPU0, diagonal: int, *, out: ConstOut[_CPU1]) -> None: ...
+
+
+class DiagCUDAKernel(Protocol[_CUDA0, _CUDA1]):
+    """The type of ``diag``'s CUDA impl (schema of its meta function, tensors as CUDATensor)."""
+
+    def __call__(_k, self: _CUDA0, diagonal: int, *, out: ConstOut[_CUDA1]) -> None: ...
+
+
+class DiagXPKernel(Protocol[_XP]):
+    """The type of ``diag``'s impl for CPU and CUDA at once: the array module first, tensors of one device type."""
+
+    def __call__(_k, xp: ModuleType, self: _XP, diagonal: int, *, out: ConstOut[_XP]) -> None: ...
+
+
+class _DiagKernels(KernelRegistrar):
+    """Typed registration of ``diag``'s impls: ``@diag.cpu`` / ``@diag.cuda`` / ``@diag.xp``."""
+
+    __slots__ = ()
+    #: The op's meta function (the mypy plugin finds the registrar of an op by it).
+    meta_function: Final = 'devtensor.kernels.indexing_ops.diag'
+
+    def cpu(self, fn: DiagCPUKernel[_CPU0, _CPU1]) -> DiagCPUKernel[_CPU0, _CPU1]: ...
+    def cuda(self, fn: DiagCUDAKernel[_CUDA0, _CUDA1]) -> DiagCUDAKernel[_CUDA0, _CUDA1]: ...
+    def xp(self, fn: DiagXPKernel[_XP]) -> DiagXPKernel[_XP]: ...
+
+
+diag: _DiagKernels
 
 
 class RollCPUKernel(Protocol[_CPU0, _CPU1]):

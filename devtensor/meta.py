@@ -62,11 +62,16 @@ __all__ = [
 #: :func:`unary_ufunc_meta` (``cache`` maps ``self``'s dtype to the result's), ``("binary", last)`` for
 #: :func:`binary_ufunc_meta` (``last[0]`` is the entry used last for two tensors, ``last[1]`` for a tensor and a
 #: Python number, ``last[2]`` for a Python number and a tensor, ``last[3]`` the two tensors' entry before
-#: ``last[0]``: ``(self's dtype or type, other's dtype or type,
-#: result dtype, ints to range-check, loop dtypes, the lowest and highest Python int passing the range check)``).
-#: What the
-#: fronts compute inline is exactly what the meta function would return; any other case calls it.
+#: ``last[0]``: ``(self's dtype or type, other's dtype or type, result dtype, ints to range-check, loop dtypes, the
+#: lowest and highest Python int passing the range check)``). What the fronts compute inline is exactly what the
+#: meta function would return; any other case calls it.
 INLINE: Final = "_devtensor_inline"
+
+#: The attribute naming the ``TensorOrScalar`` parameters of a meta function that refuse a Python number at run
+#: time (PyTorch's schema wants a tensor there: :func:`binary_ufunc_meta`'s ``numbers``), a tuple of names. The
+#: typed declarations (devtensor.codegen) type those parameters as tensors; the schema keeps ``TensorOrScalar``,
+#: the parameter shape of the fronts' compiled elementwise lane, which so takes the tensor calls as before.
+TENSOR_ONLY: Final = "_devtensor_tensor_only"
 
 #: The attribute through which a meta function whose op's built-in CPU kernel is one ufunc call offers the
 #: generated functional fronts the direct path: a list ``[kernel, ufunc]`` (the ufunc family sets ``kernel`` to
@@ -76,9 +81,8 @@ INLINE: Final = "_devtensor_inline"
 #: other than 1 (``kernels.ufunc_family``), which the fronts call likewise.
 DIRECT: Final = "_devtensor_direct"
 
-#: The attribute naming the NumPy ufunc a meta function made by :func:`unary_ufunc_meta` or
-#: :func:`binary_ufunc_meta` computes as (a custom op defined from one may take the built-in's direct path:
-#: devtensor.structured.tables.offer_plain_direct).
+#: The attribute naming the NumPy ufunc a meta function made by :func:`unary_ufunc_meta` or :func:`binary_ufunc_meta`
+#: computes as (a custom op defined from one may take the built-in's direct path: tables.offer_plain_direct).
 UFUNC: Final = "_devtensor_ufunc"
 
 #: With the direct path: up to how many result dims its one NumPy call allocates C-contiguous results whatever
@@ -356,6 +360,7 @@ def binary_ufunc_meta(
     # result, a float.
     meta.__dict__[INLINE] = ("binary", last)
     meta.__dict__[UFUNC] = ufunc
+    meta.__dict__[TENSOR_ONLY] = {"both": (), "other": ("self",), "none": ("self", "other")}[numbers]
     return meta
 
 

@@ -28,6 +28,7 @@ from devtensor.errors import (
     NoDataError,
     ShapeError,
     as_called,
+    short_repr,
 )
 from devtensor.kernels.ordering import AminmaxResult, MaxResult, MinResult, SortResult, TopkResult
 from devtensor.structured import get_op as _get_op
@@ -143,6 +144,12 @@ def _extreme(
     if other is not None:
         if dim is not None or keepdim is not False:
             raise ArgumentTypeError(f"{name}: got 'other' with 'dim'/'keepdim'; {name}(input, other) takes neither")
+        if not isinstance(other, (Tensor, np.ndarray)):  # (other= is the elementwise form only: never a dim)
+            raise ArgumentTypeError(
+                f"{name}: argument 'other' must be a Tensor (or a NumPy array), got {type(other).__name__} "
+                f"{short_repr(other)}; {name}(input, other) is elementwise between tensors (a dim is positional or "
+                "dim=)"
+            )
         dim = other
     try:
         if dim is None:

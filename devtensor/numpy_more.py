@@ -118,6 +118,10 @@ def _triangle(op: str) -> Callable[..., Any]:
     return adapter
 
 
+def _diag(v: Any, k: Any = 0) -> Any:
+    return devtensor.diag(v, k)
+
+
 def _roll(a: Any, shift: Any, axis: Any = None) -> Any:
     return devtensor.roll(a, shift, axis)
 
@@ -234,6 +238,7 @@ FUNCTIONS.update(
         np.diff: _diff,
         np.tril: _triangle("tril"),
         np.triu: _triangle("triu"),
+        np.diag: _diag,
         np.roll: _roll,
         np.sort: _ordering(sort=True),
         np.argsort: _ordering(sort=False),

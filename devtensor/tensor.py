@@ -136,7 +136,8 @@ class Tensor(TensorProtocols, TensorOpMethods, TensorMultiMethods):
 
     @property
     def is_readonly(self) -> bool:
-        """Whether the backing memory is read-only (a tensor wrapping a read-only NumPy array)."""
+        """Whether writes through the tensor are refused: it wraps a read-only NumPy array, or its
+        ``flags.writeable`` was set False."""
         return not self._backend.writeable(self._array)
 
     def numel(self) -> int:

@@ -1,7 +1,8 @@
 """Tensor attributes and Python protocols that are not ops: ``.T``, ``.mT``, ``.size``, ``.strides`` (bytes, as
-NumPy's), ``stride()`` (elements, as PyTorch's), ``.flags`` (NumPy's, read-only), ``swapaxes``, ``.real``,
-``.imag``, ``bool()``, ``float()``, ``int()``, ``complex()``, ``operator.index()``, ``in``, ``ravel``, ``astype``,
-``to_device``, ``format()``, ``round()`` and ``divmod()``.
+NumPy's), ``stride()`` (elements, as PyTorch's), ``.flags`` (NumPy's, live; ``writeable`` settable), ``swapaxes``,
+``.real``, ``.imag``, ``bool()``, ``float()``, ``int()``, ``complex()``, ``operator.index()``, ``in``, ``ravel``,
+``astype``, ``to_device``,
+``format()``, ``round()`` and ``divmod()``.
 
 :class:`TensorProtocols` is a mixin of :class:`devtensor.tensor.Tensor` (kept apart from ``tensor.py`` by concern).
 Their semantics follow the Python array API standard (2024.12) where it defines them (``.T``, ``.mT``, ``astype``,
@@ -13,7 +14,7 @@ buffer protocol cannot be implemented in Python on 3.11 (use ``t.numpy()`` or ``
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, cast, overload
+from typing import TYPE_CHECKING, Any, Final, Self, cast, overload
 
 import numpy as np
 
@@ -80,18 +81,102 @@ _MODES: Final = modes.ACTIVE
 _new_object: Final = object.__new__
 
 
-class TensorFlags(NamedTuple):
-    """A tensor's ``flags`` (NumPy's names, read-only): C order (``contiguous`` too, NumPy's alias), Fortran order,
-    and whether its memory may be written."""
+class TensorFlags:
+    """A tensor's ``flags``: NumPy's ``ndarray.flags``, live (each read asks the tensor): ``c_contiguous``
+    (``contiguous``, NumPy's alias), ``f_contiguous`` and ``writeable``, also as NumPy's keys (``flags["C"]``,
+    ``flags["WRITEABLE"]``...).
 
-    c_contiguous: bool
-    f_contiguous: bool
-    writeable: bool
+    ``writeable`` can be set, as NumPy's: ``t.flags.writeable = False`` makes the tensor read-only (every later
+    write through it, an inplace op, an ``out=``, ``t[...] = v``, raises ReadOnlyError; other tensors over the same
+    memory keep theirs, and views made from it afterwards are read-only too, as NumPy's views); ``True`` makes it
+    writable again where its memory allows it, else ValueError (ArgumentValueError: read-only memory, a broadcast
+    view). CUDA tensors are always writable (CuPy arrays have no such flag) and meta tensors have no memory to
+    protect: ``False`` on either is ArgumentValueError, ``True`` changes nothing. The other flags are read-only:
+    setting one is AttributeError naming it, as NumPy's.
+    """
+
+    __slots__ = ("_tensor",)
+    _tensor: Tensor
+
+    _KEYS: Final = {
+        "C_CONTIGUOUS": "c_contiguous",
+        "C": "c_contiguous",
+        "CONTIGUOUS": "c_contiguous",
+        "F_CONTIGUOUS": "f_contiguous",
+        "F": "f_contiguous",
+        "FORTRAN": "f_contiguous",
+        "WRITEABLE": "writeable",
+        "W": "writeable",
+    }
+
+    def __init__(self, tensor: Tensor) -> None:
+        object.__setattr__(self, "_tensor", tensor)
+
+    def _layout(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        t = self._tensor
+        return t._shape, t._backend.element_strides(t._array)
+
+    @property
+    def c_contiguous(self) -> bool:
+        """Whether the elements are in C order without gaps (dims of size 1 free), as NumPy's flag."""
+        shape, strides = self._layout()
+        return _dense(shape, strides)
 
     @property
     def contiguous(self) -> bool:
         """NumPy's alias of ``c_contiguous``."""
         return self.c_contiguous
+
+    @property
+    def f_contiguous(self) -> bool:
+        """Whether the elements are in Fortran order without gaps, as NumPy's flag."""
+        shape, strides = self._layout()
+        return _dense(shape[::-1], strides[::-1])
+
+    @property
+    def writeable(self) -> bool:
+        """Whether writes through the tensor are allowed (always True on CUDA and meta tensors)."""
+        return not self._tensor.is_readonly
+
+    @writeable.setter
+    def writeable(self, value: bool) -> None:
+        t = self._tensor
+        flag = as_bool("flags", "writeable", value)
+        t._backend.set_writeable(t._array, flag, str(t._device))
+        t._write_checked = False  # (the lanes' cached check: the next write checks again)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "writeable":
+            object.__setattr__(self, name, value)
+            return
+        raise AttributeError(
+            f"flags: attribute '{name}' cannot be set (of a tensor's flags only 'writeable' can, as NumPy's)"
+        )
+
+    def _key(self, key: object) -> str:
+        name = self._KEYS.get(key.upper()) if isinstance(key, str) else None
+        if name is None:
+            raise KeyError(f"flags: unknown flag {short_repr(key)} (known: {', '.join(self._KEYS)})")
+        return name
+
+    def __getitem__(self, key: str) -> bool:
+        """NumPy's item form: ``flags["C_CONTIGUOUS"]``, ``flags["W"]``, ... (KeyError for another key)."""
+        return bool(getattr(self, self._key(key)))
+
+    def __setitem__(self, key: str, value: bool) -> None:
+        """``flags["WRITEABLE"] = value`` (``"W"``), as the attribute; KeyError for an unknown key, AttributeError for
+        another flag."""
+        setattr(self, self._key(key), value)
+
+    def __repr__(self) -> str:
+        return "\n".join(
+            f"  {key} : {getattr(self, name)}"
+            for key, name in (
+                ("C_CONTIGUOUS", "c_contiguous"),
+                ("F_CONTIGUOUS", "f_contiguous"),
+                ("WRITEABLE", "writeable"),
+            )
+        )
 
 
 def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
@@ -320,11 +405,9 @@ class TensorProtocols:
 
     @property
     def flags(self) -> TensorFlags:
-        """NumPy's ``ndarray.flags``, read-only (:class:`TensorFlags`): the layout and whether the memory may be
-        written. Meta tensors report C-contiguous, writeable."""
-        t = cast("Tensor", self)
-        shape, strides = t._shape, t._backend.element_strides(t._array)
-        return TensorFlags(_dense(shape, strides), _dense(shape[::-1], strides[::-1]), not t.is_readonly)
+        """NumPy's ``ndarray.flags`` (:class:`TensorFlags`), live: the layout and whether the tensor may be
+        written; ``t.flags.writeable = False`` makes it read-only, as NumPy's. Meta tensors report C-contiguous."""
+        return TensorFlags(cast("Tensor", self))
 
     def astype(self, dtype: Any, /, *, copy: bool = True) -> Self:
         """This tensor's values as ``dtype`` on the same device (the array API's ``astype``; values cast as

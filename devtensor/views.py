@@ -39,6 +39,7 @@ the C-contiguous strides of its shape, so ``view`` on a meta tensor succeeds whe
 
 from __future__ import annotations
 
+import types
 import typing
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -68,11 +69,14 @@ class ViewSpec(NamedTuple):
         shape: the result's shape (used as is for meta tensors).
         plan: anything the view kernel needs, precomputed by the meta function (normalized dims, strides…).
         copy: the result is new memory, not a view (the front gives it a new storage, version 0).
+        dtype: the result's dtype when it differs from the base's (``view(dtype)``, which reinterprets the bits),
+            else None. The kernel's array carries it; meta tensors read it here.
     """
 
     shape: tuple[int, ...]
     plan: Any = None
     copy: bool = False
+    dtype: Any = None
 
 
 #: A view kernel: ``kernel(xp, array, plan) -> array``; ``xp`` is the backend's array module (numpy, cupy),
@@ -225,8 +229,9 @@ def view_op(
     Args:
         name: the op name (default: the meta function's name).
         method: attach the op as a Tensor method.
-        varargs: the name of the meta's second parameter (annotated ``Sequence[...]``) that the Tensor method
-            also accepts spread out, as PyTorch's ``t.reshape(2, 3)``.
+        varargs: the name of the meta's second parameter (annotated ``Sequence[...]``, or a union whose first
+            member is that: view's ``Sequence[int] | DTypeLike``, whose other members the method takes as its one
+            argument) that the Tensor method also accepts spread out, as PyTorch's ``t.reshape(2, 3)``.
     Raises:
         ValueError: a bad or duplicate name, or a method that would shadow a Tensor attribute.
         TypeError: an unsupported meta signature or return annotation, or a bad ``varargs``.
@@ -271,6 +276,8 @@ def _check_varargs(name: str, schema: OpSchema, meta: Callable[..., Any], vararg
             f"{name}: varargs={varargs!r} must name the second, positional parameter of the meta function"
         )
     hint = typing.get_type_hints(meta)[varargs]
+    if isinstance(hint, types.UnionType):  # (a sequence first, then what else it takes in its place: view's dtype)
+        hint = typing.get_args(hint)[0]
     if typing.get_origin(hint) not in (Sequence, tuple, list):
         raise ArgumentTypeError(
             f"{name}: the varargs parameter '{varargs}' must be annotated Sequence[...], got {hint!r}"
@@ -299,7 +306,7 @@ def _unserved(op: ViewOp, self: Tensor, spec: Any) -> Any:
     specs: Sequence[ViewSpec] = spec if op.multi else (spec,)
     results = []
     for s in specs:
-        array = backend.alloc(s.shape, self._dtype)
+        array = backend.alloc(s.shape, self._dtype if s.dtype is None else s.dtype)
         results.append(backend.wrap(array, self._device) if s.copy else backend.wrap_view(array, self))
     return tuple(results) if op.multi else results[0]
 

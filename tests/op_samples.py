@@ -606,6 +606,25 @@ def _scans_and_indexing() -> list[OpSamples]:
             skip=no_inplace,
         )
     )
+    entries.append(
+        OpSamples(
+            "diag",
+            (
+                *(Sample((A((3,), k),)) for k in "bifc"),
+                Sample((A((3, 4)), 1)),
+                Sample((A((4, 3)), -2)),
+                Sample((A((3, 4)), 5)),
+                Sample((A((2,)), -3)),
+                Sample((A((0,)),)),
+                Sample((A((0, 3)), 0)),
+                Sample((S((2, 3)), 1)),
+            ),
+            "bifc",
+            reference=lambda a, diagonal=0: np.diag(a, k=diagonal).copy(),
+            lacks={"0-d": "diag takes vectors and matrices (as torch.diag)"},
+            skip=no_inplace,
+        )
+    )
     for name, fn in (("tril", np.tril), ("triu", np.triu)):
         entries.append(
             OpSamples(

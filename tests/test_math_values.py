@@ -116,7 +116,7 @@ def test_errors_name_the_op() -> None:
     with pytest.raises(TypeError, match="floor"):
         dt.floor(dt.tensor(np.array([1j])))
     with pytest.raises(TypeError, match="atan2"):
-        dt.atan2(dt.tensor(np.array([1j])), 1.0)
+        dt.atan2(dt.tensor(np.array([1j])), dt.tensor(1.0))
     assert dt.sign(dt.tensor(np.array([True, False]))).tolist() == [True, False]  # (PyTorch's; NumPy raises)
     with pytest.raises(ValueError, match="hypot"):
         dt.hypot(dt.tensor(np.ones(2)), dt.tensor(np.ones(3)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -371,11 +372,83 @@ def test_flags_are_numpys(make: Any) -> None:
     flags = dt.from_numpy(array).flags
     assert (flags.c_contiguous, flags.f_contiguous) == (array.flags.c_contiguous, array.flags.f_contiguous)
     assert flags.contiguous == array.flags.contiguous and flags.writeable
+    assert flags["C_CONTIGUOUS"] == flags["C"] == array.flags["C_CONTIGUOUS"]
+    assert flags["F"] == array.flags["F"] and flags["W"] and flags["writeable"]
     read_only = array.copy()
     read_only.flags.writeable = False
     assert not dt.from_numpy(read_only).flags.writeable
-    with pytest.raises(AttributeError):
-        flags.writeable = False  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="flags: attribute 'c_contiguous' cannot be set"):
+        flags.c_contiguous = False  # type: ignore[misc]
+    with pytest.raises(KeyError, match="flags: unknown flag 'OWNDATA'"):
+        flags["OWNDATA"]
+
+
+# --- t.flags.writeable = False: the tensor read-only, as NumPy's (SciPy's ndimage sets it) ----------------------
+
+WRITES: dict[str, Callable[[dt.Tensor], object]] = {
+    "inplace (compiled lane)": lambda t: t.add_(1),
+    "inplace unary": lambda t: t.neg_(),
+    "out=": lambda t: dt.mul(t, 2, out=t),
+    "setitem": lambda t: t.__setitem__(0, 5.0),
+    "fill_": lambda t: t.fill_(0),
+    "copy_": lambda t: t.copy_(dt.zeros(4)),
+    "reduction out=": lambda t: dt.sum(dt.ones(3, 4), 0, out=t),
+    "index_add_": lambda t: t.index_add_(0, dt.tensor([0]), dt.ones(1)),
+    "operator +=": lambda t: t.__iadd__(1),
+}
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+def test_setting_writeable_false_makes_the_tensor_read_only(write: str) -> None:
+    array = np.arange(4.0)
+    t = dt.from_numpy(array)
+    WRITES[write](t)  # (a write first: the lanes cache the tensor as checked writable)
+    before = array.copy()
+    flags = t.flags
+    flags.writeable = False
+    assert not flags.writeable and not t.flags.writeable and t.is_readonly  # (live: the same object sees it)
+    version = t.version
+    with pytest.raises(dt.ReadOnlyError, match="read-only"):
+        WRITES[write](t)
+    np.testing.assert_array_equal(array, before)
+    assert t.version == version
+    assert not t[1:].flags.writeable and not t.view(2, 2).flags.writeable  # views made after it: read-only
+    assert not np.asarray(t).flags.writeable
+    flags.writeable = True  # the memory is writable: allowed again
+    WRITES[write](t)
+    assert t.flags["W"] and t.version > version
+
+
+def test_writeable_false_is_per_tensor_and_true_needs_writable_memory() -> None:
+    t = dt.arange(6.0)
+    earlier = t[2:]  # a view made before: keeps its own flag, as NumPy's
+    t.flags["WRITEABLE"] = False
+    earlier.add_(1)
+    assert t[2].item() == 3.0
+    with pytest.raises(dt.ReadOnlyError):
+        t.add_(1)
+    t.flags.writeable = False  # (again: no change)
+    array = np.arange(3.0)
+    array.flags.writeable = False
+    frozen = dt.from_numpy(array)
+    with pytest.raises(ValueError, match="flags: cannot set 'writeable' to True: the tensor's memory is read-only"):
+        frozen.flags.writeable = True
+    assert frozen.is_readonly
+    frozen.flags.writeable = False  # (what it is already)
+    with pytest.raises(TypeError, match="flags: argument 'writeable'"):
+        t.flags.writeable = "no"  # type: ignore[assignment]
+    with pytest.raises(AttributeError, match="'f_contiguous' cannot be set"):
+        t.flags["F"] = True
+
+
+def test_writeable_on_meta_and_cuda_tensors(fake_cupy: Any) -> None:
+    for device in ("meta", "cuda:0"):
+        t = dt.zeros(3, device=device)
+        t.flags.writeable = True  # (what it is)
+        with pytest.raises(ValueError, match=f"cannot set 'writeable' to False on a {device.split(':')[0]}"):
+            t.flags.writeable = False
+        assert t.flags.writeable
+        t.add_(1)
 
 
 def test_swapaxes_is_a_transposed_view() -> None:

@@ -681,6 +681,8 @@ def test_on_a_real_gpu() -> None:
         lambda t: t.transpose(0, 2).reshape(-1),
         lambda t: t[:, :, ::2].reshape(2, 6),
         lambda t: t.view(4, 6),
+        lambda t: t.view(dt.int32),
+        lambda t: t[:, :, :2].view(dt.float64),
         lambda t: t.permute(2, 0, 1),
         lambda t: t.flatten(1),
         lambda t: t[0:1].squeeze(0),

@@ -4,6 +4,7 @@ values against NumPy, PyTorch's forms of ``max``/``min``, errors."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -92,6 +93,13 @@ def test_max_and_min_take_other_by_keyword_and_numpy_arrays() -> None:
         dt.max(t, 0, other=t)  # type: ignore[call-overload]
     with pytest.raises(dt.errors.ArgumentTypeError, match="min: argument 'keepdim' does not apply"):
         dt.min(t, b, True)  # type: ignore[call-overload]
+    # other= is the elementwise form only: a number there is a type error naming 'other' and the value (PyTorch's
+    # schema takes a tensor), never read as a dim
+    for name, value in (("max", 4), ("min", 1.5), ("max", [1, 2, 3]), ("min", "2")):
+        for call in (getattr(dt, name), getattr(dt.Tensor, name)):
+            pattern = rf"^{name}: argument 'other' must be a Tensor.*got \w+ {re.escape(repr(value))}"
+            with pytest.raises(TypeError, match=pattern):
+                call(t, other=value)
 
 
 def test_max_and_min_errors_name_the_function_called() -> None:

@@ -9,7 +9,8 @@ Names, signatures and defaults are the standard's (``axis``/``keepdims``; ``conc
 and inspection functions are plain functions. The arrays are devtensor tensors; dtypes are NumPy dtype objects
 (``float32 == numpy.dtype("float32")``); devices are :class:`~devtensor.device.Device` objects.
 
-Extensions: ``fft`` (over :mod:`devtensor.fft`) and ``linalg`` (over :mod:`devtensor.linalg`).
+Extensions: ``fft`` (over :mod:`devtensor.fft`) and ``linalg`` (over :mod:`devtensor.linalg`). Beyond the standard:
+``diag`` (NumPy's name, which SciPy calls on any namespace).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from devtensor.array_api import fft, linalg
 from devtensor.array_api._creation import (
     arange,
     asarray,
+    diag,
     empty,
     empty_like,
     eye,
@@ -187,6 +189,7 @@ __all__ = [
     "complex64",
     "complex128",
     "e",
+    "diag",
     "empty",
     "empty_like",
     "eye",

@@ -19,6 +19,7 @@ from devtensor.tensor import Tensor
 __all__ = [
     "arange",
     "asarray",
+    "diag",
     "empty",
     "empty_like",
     "eye",
@@ -223,11 +224,18 @@ def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
     return _dt.triu(x, k)
 
 
+def diag(v: Tensor, /, k: int = 0) -> Tensor:
+    """Not in the standard (NumPy's, CuPy's and PyTorch's namespaces have it, and SciPy's ``RBFInterpolator``
+    calls ``xp.diag``): the matrix with the 1-d ``v`` on its ``k``-th diagonal, or the ``k``-th diagonal of the
+    2-d ``v`` (:func:`devtensor.diag`, whose errors it raises)."""
+    return _dt.diag(v, k)
+
+
 # Errors name the standard's function and its arguments (eye of a non-int, linspace's endpoint, ...).
 name_errors(
     globals(),
     [
         "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace", "meshgrid",
-        "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+        "ones", "ones_like", "tril", "triu", "zeros", "zeros_like", "diag",
     ],
 )  # fmt: skip

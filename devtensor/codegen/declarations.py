@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from devtensor.codegen.kernels import KEYS, tensor_annotation
+from devtensor.meta import TENSOR_ONLY
 from devtensor.structured import OpSchema, Param, StructuredOp
 from devtensor.structured.aliases import alias_pairs, required_aliases
 from devtensor.views import ViewOp
@@ -103,12 +104,20 @@ def refines(op: StructuredOp) -> bool:
     return has_tensor and not any(p.name == "device" for p in params)
 
 
-def front_annotation(p: Param, tensor: str) -> str:
+def tensor_only(op: StructuredOp | ViewOp) -> frozenset[str]:
+    """The ``TensorOrScalar`` parameters of ``op`` that refuse a Python number at run time (its meta function's
+    :data:`devtensor.meta.TENSOR_ONLY`): the declarations type them as tensors."""
+    meta = getattr(op, "meta", None)
+    return frozenset(getattr(meta, "__dict__", {}).get(TENSOR_ONLY, ()))
+
+
+def front_annotation(p: Param, tensor: str, only_tensors: frozenset[str] = frozenset()) -> str:
     """The annotation of ``p`` in a front declaration (what users call): its tensors typed ``tensor`` (a class or the
-    TypeVar ``_R``), NumPy arrays accepted where a tensor is and NumPy scalars where a number is; a ``dtype``
-    takes every spelling (``float`` included: :data:`devtensor.dtypes.DTypeSpelling`)."""
+    TypeVar ``_R``), NumPy arrays accepted where a tensor is and NumPy scalars where a number is (not in the
+    parameters named in ``only_tensors``: :func:`tensor_only`); a ``dtype`` takes every spelling (``float``
+    included: :data:`devtensor.dtypes.DTypeSpelling`)."""
     none = " | None" if p.optional else ""
-    if p.category == "Tensor":
+    if p.category == "Tensor" or (p.category == "TensorOrScalar" and p.name in only_tensors):
         return f"{tensor} | NDArrayLike{none}"
     if p.category == "TensorList":
         return f"Sequence[{tensor} | NDArrayLike]{none}"
@@ -126,9 +135,11 @@ def _params_text(
     with_out: bool,
     aliases: bool = False,
     tensor: str | None = None,
+    only_tensors: frozenset[str] = frozenset(),
 ) -> str:
     """The parameter list of a front declaration; ``tensor`` (a class or TypeVar name) types its tensors and
-    ``out`` (then through :func:`front_annotation`), else they keep the schema's annotations."""
+    ``out`` (then through :func:`front_annotation`), else they keep the schema's annotations; ``only_tensors``:
+    the parameters typed as tensors though the schema's are ``TensorOrScalar`` (:func:`tensor_only`)."""
     parts: list[str] = []
     star = False
     for i, p in enumerate(schema.params):
@@ -141,7 +152,7 @@ def _params_text(
         if i == 0 and self_annotation:
             annotation = self_annotation
         else:
-            annotation = front_annotation(p, tensor or "Tensor")
+            annotation = front_annotation(p, tensor or "Tensor", only_tensors)
         text = f"{p.name}: {annotation}"
         if p.has_default:
             text += f" = {default_text(schema.name, p)}"
@@ -169,20 +180,32 @@ def _view_method_decls(op: ViewOp) -> list[str]:
             return _required_alias_decls(op, "        ", skip_first=True)
         return [f"        def {op.name}({params}) -> {result}: ..."]
     seq, rest = op.schema.params[1], op.schema.params[2:]
-    match = re.fullmatch(r"(?:Sequence|tuple|list)\[(.+?)(?:, \.\.\.)?\]", seq.annotation)
+    # (a varargs parameter may also take one value of another type in its place: view's ``Sequence[int] |
+    # DTypeLike``, whose dtype form gets an overload of its own)
+    annotation, _, other = seq.annotation.partition(" | ")
+    match = re.fullmatch(r"(?:Sequence|tuple|list)\[(.+?)(?:, \.\.\.)?\]", annotation)
     if match is None:
         raise TypeError(f"codegen: {op.name}: varargs parameter '{seq.name}' is not annotated Sequence[...]")
     item = match.group(1)
     tail = "".join(
         f", {p.name}: {p.annotation}" + (f" = {default_text(op.name, p)}" if p.has_default else "") for p in rest
     )
-    return [
+    star_tail = ", *" + tail if tail else ""
+    decls = [
         "        @overload",
-        f"        def {op.name}(self, {seq.name}: {seq.annotation}, /{', *' + tail if tail else ''}) -> {result}: ...",
+        f"        def {op.name}(self, {seq.name}: {annotation}, /{star_tail}) -> {result}: ...",
         "        @overload",
         f"        def {op.name}(self, *{seq.name}: {item}{tail}) -> {result}: ...",
-        f"        def {op.name}(self, *{seq.name}: {item} | {seq.annotation}{tail}) -> {result}: ...",
     ]
+    everything = f"{item} | {annotation}"
+    if other:
+        other = re.sub(r"\bDTypeLike\b", "DTypeSpelling", other)
+        decls += [
+            "        @overload",
+            f"        def {op.name}(self, {seq.name}: {other}, /{star_tail}) -> {result}: ...",
+        ]
+        everything += f" | {other}"
+    return [*decls, f"        def {op.name}(self, *{seq.name}: {everything}{tail}) -> {result}: ..."]
 
 
 def _required_alias_decls(op: ViewOp, indent: str, skip_first: bool) -> list[str]:
@@ -236,13 +259,26 @@ def ops_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> tupl
             names.append(op.name)
             tensor = REFINED if refines(op) else None
             params = _params_text(
-                op.schema, skip_first=False, self_annotation=None, with_out=True, aliases=True, tensor=tensor
+                op.schema,
+                skip_first=False,
+                self_annotation=None,
+                with_out=True,
+                aliases=True,
+                tensor=tensor,
+                only_tensors=tensor_only(op),
             )
             decls.append(f"    def {op.name}({params}) -> {tensor or 'Tensor'}: ...")
             binds.append(f"    {op.name} = _variant({op.name!r}, 'functional')")
         if op.inplace is not None:
             names.append(op.name + "_")
-            params = _params_text(op.schema, skip_first=False, self_annotation="_T", with_out=False, aliases=True)
+            params = _params_text(
+                op.schema,
+                skip_first=False,
+                self_annotation="_T",
+                with_out=False,
+                aliases=True,
+                only_tensors=tensor_only(op),
+            )
             decls.append(f"    def {op.name}_({params}) -> _T: ...")
             binds.append(f"    {op.name}_ = _variant({op.name!r}, 'inplace')")
     all_lines = ["__all__ = [", *(f'    "{n}",' for n in sorted(names)), "]", ""]
@@ -304,18 +340,33 @@ def methods_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> 
     for op in ops:
         if not op.method:
             continue
+        only = tensor_only(op)
         if op.public_functional:
-            plain = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=True, aliases=True)
+            plain = _params_text(
+                op.schema, skip_first=True, self_annotation=None, with_out=True, aliases=True, only_tensors=only
+            )
             if refines(op):
                 # Overloads: a method is bound to its receiver's type, so one TypeVar over all the tensors would
                 # reject CPUTensor.add(Tensor); the second overload takes any tensors and gives a Tensor.
                 refined = _params_text(
-                    op.schema, skip_first=True, self_annotation=None, with_out=True, aliases=True, tensor=REFINED
+                    op.schema,
+                    skip_first=True,
+                    self_annotation=None,
+                    with_out=True,
+                    aliases=True,
+                    tensor=REFINED,
+                    only_tensors=only,
                 )
                 # (_R is bound to this mixin, so mypy deems the first overload broader than the second, and wants
                 # an implementation over the mixin: calls resolve as intended, see tests/typing/pass_spellings.py.)
                 mixin = _params_text(
-                    op.schema, skip_first=True, self_annotation=None, with_out=True, aliases=True, tensor=_MIXIN
+                    op.schema,
+                    skip_first=True,
+                    self_annotation=None,
+                    with_out=True,
+                    aliases=True,
+                    tensor=_MIXIN,
+                    only_tensors=only,
                 )
                 decls += [
                     "        @overload",
@@ -327,7 +378,9 @@ def methods_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> 
             else:
                 decls.append(f"        def {op.name}({plain}) -> Tensor: ...")
         if op.inplace is not None:
-            params = _params_text(op.schema, skip_first=True, self_annotation=None, with_out=False, aliases=True)
+            params = _params_text(
+                op.schema, skip_first=True, self_annotation=None, with_out=False, aliases=True, only_tensors=only
+            )
             decls.append(f"        def {op.name}_({params}) -> Self: ...")
     for name, (kind, op_name, _) in OPERATORS.items():
         if op_name not in by_name:
@@ -406,11 +459,12 @@ def _binding_params(op: StructuredOp, device: str, *, inplace: bool) -> str:
     cls = KEYS[device][0]
     parts: list[str] = []
     star = False
+    only = tensor_only(op)
     for i, p in enumerate(op.schema.params):
         if p.kw_only and not star:
             parts.append("*")
             star = True
-        annotation = cls if inplace and i == 0 else tensor_annotation(p, cls)
+        annotation = cls if (inplace and i == 0) or p.name in only else tensor_annotation(p, cls)
         text = f"{p.name}: {annotation}"
         if p.has_default:
             text += f" = {default_text(op.name, p)}"

@@ -1,4 +1,4 @@
-"""Indexing, ordering and rearranging ops: ``tril``, ``triu``, ``roll``, ``count_nonzero``, ``argsort``,
+"""Indexing, ordering and rearranging ops: ``tril``, ``triu``, ``diag``, ``roll``, ``count_nonzero``, ``argsort``,
 ``gather``, ``take_along_dim``, ``index_select``, ``take`` and ``tensordot``.
 
 Structured ops (meta function + one kernel for both devices, NumPy or CuPy as ``xp``) with PyTorch's names,
@@ -30,6 +30,7 @@ from devtensor.typed import ConstOut
 __all__ = [
     "argsort",
     "count_nonzero",
+    "diag",
     "gather",
     "index_select",
     "roll",
@@ -102,6 +103,43 @@ def _tril(xp: ModuleType, self: D, diagonal: int, *, out: ConstOut[D]) -> None:
 def _triu(xp: ModuleType, self: D, diagonal: int, *, out: ConstOut[D]) -> None:
     k = clamped_offset(int(diagonal), *self._array.shape[-2:])
     _copy_into(xp, out.array, xp.triu(self._array, k=k))
+
+
+# --- diag -------------------------------------------------------------------------------------------------------
+
+
+@structured_op(inplace=False)
+def diag(self: TensorMeta, diagonal: int = 0) -> TensorSpec:
+    """The diagonal matrix of a vector, or the diagonal of a matrix (``torch.diag``, ``np.diag``): for a 1-d
+    ``self`` of size n, the square matrix of size ``n + abs(diagonal)`` with ``self`` on its ``diagonal``-th
+    diagonal (0 the main one, positive above it, negative below) and zeros elsewhere; for a 2-d ``self``, its
+    ``diagonal``-th diagonal as a new 1-d tensor (empty when the diagonal lies outside the matrix).
+
+    Result: ``self``'s dtype, on its device, a new storage. Variants: functional ``diag(t, diagonal=0)`` /
+    ``t.diag(...)`` and out (no inplace, as PyTorch). Devices: cpu (NumPy), cuda (CuPy); meta gives shape and
+    dtype only.
+
+    Raises:
+        ShapeError (ValueError): ``self`` is neither 1-d nor 2-d (PyTorch's "matrix or a vector expected").
+        ArgumentTypeError (TypeError): ``diagonal`` not an int.
+    """
+    k = int_arg("diag", "diagonal", diagonal)
+    shape = self.shape
+    if len(shape) == 1:
+        n = shape[0] + abs(k)
+        return (n, n), self.dtype
+    if len(shape) == 2:
+        rows, cols = shape
+        size = min(rows, cols - k) if k >= 0 else min(rows + k, cols)
+        return (max(size, 0),), self.dtype
+    raise ShapeError(f"diag: argument 'self' must be a vector or a matrix (1 or 2 dims), got shape {_fmt(shape)}")
+
+
+@_ks.diag.xp
+def _diag(xp: ModuleType, self: D, diagonal: int, *, out: ConstOut[D]) -> None:
+    a = self._array
+    k = int(diagonal) if a.ndim == 1 else clamped_offset(int(diagonal), *a.shape)  # (a 2**70 offset: empty)
+    _copy_into(xp, out.array, xp.diag(a, k))
 
 
 # --- roll -------------------------------------------------------------------------------------------------------

@@ -33,7 +33,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from devtensor.dtypes import DTypeLike
 from devtensor.errors import ArgumentValueError, ShapeError, ViewError
+from devtensor.kernels.retype import Retype, dtype_spelling, retype_spec
 from devtensor.meta import int_arg, ints_arg, normalize_dim, normalize_dims
 from devtensor.strides import view_strides
 from devtensor.tensor import Tensor
@@ -146,9 +148,11 @@ def _reshape_spec(self: Tensor, shape: tuple[int, ...]) -> ViewSpec:
     return ViewSpec(shape, _Layout(shape, strides), copy=strides is None)
 
 
-def _reshape_kernel(xp: ModuleType, array: Any, plan: Any) -> Any:  # (a shape or a _Layout)
+def _reshape_kernel(xp: ModuleType, array: Any, plan: Any) -> Any:  # (a shape, a _Layout or view's Retype)
     if type(plan) is tuple:
         return array.reshape(plan)
+    if type(plan) is Retype:
+        return array.view(plan.dtype)
     shape, strides = plan
     if strides is not None:
         return _as_strided(xp, array, shape, strides)
@@ -194,15 +198,25 @@ def reshape(self: Tensor, shape: Sequence[int]) -> ViewSpec:
 
 
 @view_op(name="view", varargs="shape")
-def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
+def view(self: Tensor, shape: Sequence[int] | DTypeLike) -> ViewSpec:
     """A view of ``self`` with the shape ``shape`` (one entry may be -1), in C order, sharing storage and
     version counter (``torch.Tensor.view``). ``t.view(2, 3)`` is ``t.view((2, 3))``. Meta tensors report
     C-contiguous strides, so on them a view is possible whenever the sizes fit.
 
+    ``t.view(dtype)`` (PyTorch's other overload, NumPy's ``ndarray.view(dtype)``): the same memory read as
+    ``dtype`` (a dtype, a NumPy scalar type, ``bool``/``int``/``float``/``complex`` or a dtype name, as ``dtype=``
+    takes), sharing storage and version counter. The same itemsize keeps the shape and strides (a 0-d tensor
+    too); a different itemsize scales the last dimension by the ratio of the itemsizes, and needs ``self`` to
+    have at least one dimension whose stride is 1; going to a larger itemsize, the last size, the other strides
+    and the first element's address must be multiples of the ratio (of the new itemsize, for the address: as
+    PyTorch's storage offset). Given positionally only (``dtype=`` as a keyword is not taken: README, choices).
+
     Raises:
         ViewError (a ShapeError and a RuntimeError): the strides of ``self`` cannot express the new shape
-            (at least one dimension spans across two contiguous subspaces); ``reshape`` copies instead.
-        ShapeError, ArgumentTypeError: as ``reshape``.
+            (at least one dimension spans across two contiguous subspaces); ``reshape`` copies instead; or,
+            for a dtype, a layout the itemsize change does not fit (named above).
+        ShapeError, ArgumentTypeError: as ``reshape``; ArgumentTypeError: a type or string naming no supported
+            dtype.
     """
     if type(shape) is tuple:
         for size in shape:  # (reshape's inline lookup: the spec of a contiguous tensor is the same for both)
@@ -214,6 +228,9 @@ def view(self: Tensor, shape: Sequence[int]) -> ViewSpec:
             a = self._array
             if spec is not None and ((type(a) is _ndarray and a.flags.c_contiguous) or self._backend.is_contiguous(a)):
                 return spec
+    spelling = dtype_spelling(shape)
+    if spelling is not None:
+        return retype_spec(self, spelling[0])
     sizes = ints_arg("view", "shape", shape)
     new = _infer_size("view", "shape", sizes, self._shape)
     spec = _reshape_spec(self, new)

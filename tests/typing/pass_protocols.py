@@ -48,3 +48,20 @@ def attributes(a: Tensor, b: CPUTensor) -> None:
     assert_type(f"{a:.2f}", str)
     ref: weakref.ref[Tensor] = weakref.ref(a)
     print(ref)
+
+
+def view_dtype_and_flags(t: Tensor) -> None:
+    # PyTorch's view(dtype), every dtype spelling; the shape forms unchanged
+    assert_type(t.view(float), Tensor)
+    assert_type(t.view(dt.int32), Tensor)
+    assert_type(t.view(np.uint8), Tensor)
+    assert_type(t.view("f4"), Tensor)
+    assert_type(t.view(2, 3), Tensor)
+    assert_type(t.view((6,)), Tensor)
+    assert_type(dt.view(t, dt.float32), Tensor)
+    # NumPy's live flags: writeable settable, the layout read
+    flags = t.flags
+    flags.writeable = False
+    assert_type(flags.c_contiguous, bool)
+    assert_type(t.flags["WRITEABLE"], bool)
+    t.flags["W"] = True
