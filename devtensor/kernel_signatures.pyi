@@ -3472,6 +3472,12 @@ class DiagXPKernel(Protocol[_XP]):
     def __call__(_k, xp: ModuleType, self: _XP, diagonal: int, *, out: ConstOut[_XP]) -> None: ...
 
 
+class DiagXPKernelGeneric(Protocol[_XPB]):
+    """The type of ``diag``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (the form pyright checks)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPB, diagonal: int, *, out: ConstOut[_XPB]) -> None: ...
+
+
 class _DiagKernels(KernelRegistrar):
     """Typed registration of ``diag``'s impls: ``@diag.cpu`` / ``@diag.cuda`` / ``@diag.xp``."""
 
@@ -3481,7 +3487,10 @@ class _DiagKernels(KernelRegistrar):
 
     def cpu(self, fn: DiagCPUKernel[_CPU0, _CPU1]) -> DiagCPUKernel[_CPU0, _CPU1]: ...
     def cuda(self, fn: DiagCUDAKernel[_CUDA0, _CUDA1]) -> DiagCUDAKernel[_CUDA0, _CUDA1]: ...
-    def xp(self, fn: DiagXPKernel[_XP]) -> DiagXPKernel[_XP]: ...
+    if MYPY:
+        def xp(self, fn: DiagXPKernel[_XP]) -> DiagXPKernel[_XP]: ...
+    else:
+        def xp(self, fn: DiagXPKernelGeneric[_XPB]) -> DiagXPKernelGeneric[_XPB]: ...
 
 
 diag: _DiagKernels
