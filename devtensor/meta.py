@@ -82,7 +82,8 @@ TENSOR_ONLY: Final = "_devtensor_tensor_only"
 DIRECT: Final = "_devtensor_direct"
 
 #: The attribute naming the NumPy ufunc a meta function made by :func:`unary_ufunc_meta` or :func:`binary_ufunc_meta`
-#: computes as (a custom op defined from one may take the built-in's direct path: tables.offer_plain_direct).
+#: computes as (a custom op on one may take the built-in's direct path: tables.offer_plain_direct); none for a unary
+#: meta given ``dtypes`` (the ufunc's own call does not make its result dtypes).
 UFUNC: Final = "_devtensor_ufunc"
 
 #: With the direct path: up to how many result dims its one NumPy call allocates C-contiguous results whatever
@@ -272,7 +273,8 @@ def unary_ufunc_meta(
     meta.__name__ = meta.__qualname__ = op
     # The fronts inline the cache hit (see INLINE).
     meta.__dict__[INLINE] = ("unary", cache)
-    meta.__dict__[UFUNC] = ufunc
+    if not dtypes:  # (with dtypes of its own, the ufunc's one call would not make the meta's result dtype)
+        meta.__dict__[UFUNC] = ufunc
     return meta
 
 

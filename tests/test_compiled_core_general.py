@@ -577,3 +577,50 @@ def test_a_custom_op_on_the_ufunc_family_takes_the_built_in_lanes() -> None:
     assert getattr(cmul.meta, DIRECT)[0] is plain
     cmul.functional(a, 3.0)
     assert ran == [1]
+
+
+def test_a_custom_op_on_a_unary_meta_with_its_own_dtypes_keeps_them() -> None:
+    # (a meta given dtypes that differ from its ufunc's makes no direct path: the ufunc's own call would make an
+    # array of the ufunc's dtype, which the lanes labelled with the meta's: a float32 tensor over float16 data)
+    from devtensor.meta import unary_ufunc_meta
+
+    exp = library.get_op("exp")
+    plain = exp.table.kernels[dt.DispatchKey.CPU]
+    dtypes: dict[Any, Any] = {np.dtype(np.int8): np.dtype(np.float32), np.dtype(np.float32): np.dtype(np.float64)}
+
+    def wrapping(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        plain(self, out=out)
+
+    ops: list[Any] = []
+    for kernel in (plain, wrapping):
+        name = f"family_exp_dtypes_{next(_names)}"
+        op = library.custom_op(name, out_may_be_input=True, schema=f"{name}(Tensor self) -> Tensor")(
+            unary_ufunc_meta(name, np.exp, dict(dtypes))
+        )
+        op.register_kernel("cpu", kernel)
+        ops.append(op)
+    ours, reference = ops
+
+    def calls(op: Any) -> list[Callable[[], tuple[list[Any], dict[str, Any]]]]:
+        def t(dtype: str, *shape: int) -> Tensor:
+            return dt.tensor(np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape))
+
+        return [
+            lambda: ([op.functional, t("int8", 4)], {}),
+            lambda: ([op.functional, t("int8", 3, 4).T], {}),
+            lambda: ([op.functional, t("int8")], {}),
+            lambda: ([op.functional, t("float32", 4)], {}),
+            lambda: ([op.functional, t("float32", 4)], {"out": dt.empty(4, dtype=dt.float64)}),
+            lambda: ([op.functional, t("int64", 4)], {}),
+            lambda: ([op.inplace, t("float32", 4)], {}),
+        ]
+
+    def python_first(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return _python(fn)(*args, **kwargs)
+
+    for call in (_call_first, python_first):
+        for make, make_reference in zip(calls(ours), calls(reference), strict=True):
+            for _attempt in range(2):
+                got = _outcome(call, make)
+                want = _outcome(_call_first, make_reference)
+                assert str(got).replace(ours.name, "op") == str(want).replace(reference.name, "op")
