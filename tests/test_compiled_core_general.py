@@ -248,6 +248,8 @@ def test_custom_op_calls_agree_with_the_python_front(
         ((4,), "float32"),
         ((4,), np.dtype(np.float64), 1),
         ((4,), [1]),  # (an unhashable dtype: the same error on the first call and every later one)
+        ((4, [1]), np.float32),  # (an unhashable dim: the full check's error, not the shape memo's TypeError)
+        (([4],), np.float32),
         [4],
     ],
     ids=repr,
@@ -267,6 +269,8 @@ def test_custom_meta_results_are_checked_as_in_the_python_front(spec: Any) -> No
 
     outcomes = [(_outcome(op.functional, make), _outcome(_python(op.functional), make)) for _attempt in range(3)]
     assert all(lane == python == outcomes[0][0] for lane, python in outcomes)
+    error = outcomes[0][0][1]
+    assert error is None or issubclass(error[0], (ArgumentTypeError, ArgumentValueError)), error
 
 
 @needs_core

@@ -294,13 +294,15 @@ def spec_checker(op: StructuredOp, name: str) -> Callable[[Any], Any] | None:
     full = rules.checked_planned_spec if planned else rules.checked_spec
 
     def check(spec: Any) -> Any:
-        if planned:
-            shape = shapes.get(spec[0]) if type(spec) is PlannedSpec and type(spec[0]) is tuple else None
-        else:
-            shape = shapes.get(spec[0]) if type(spec) is tuple and len(spec) == 2 and type(spec[0]) is tuple else None
         try:
+            if planned:
+                shape = shapes.get(spec[0]) if type(spec) is PlannedSpec and type(spec[0]) is tuple else None
+            else:
+                shape = (
+                    shapes.get(spec[0]) if type(spec) is tuple and len(spec) == 2 and type(spec[0]) is tuple else None
+                )
             known = shape is not None and spec[1] in dtypes and (shape is spec[0] or exact(spec[0]))
-        except TypeError:  # (an unhashable dtype: the full check names it, on every call alike)
+        except TypeError:  # (an unhashable dtype or dim, (4, [1]): the full check names it, on every call alike)
             known = False
         return spec if known else full(name, spec)
 
