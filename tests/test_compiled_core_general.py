@@ -628,3 +628,33 @@ def test_a_custom_op_on_a_unary_meta_with_its_own_dtypes_keeps_them() -> None:
                 got = _outcome(call, make)
                 want = _outcome(_call_first, make_reference)
                 assert str(got).replace(ours.name, "op") == str(want).replace(reference.name, "op")
+
+
+def test_a_meta_wrapping_a_ufunc_family_meta_is_called_on_every_call() -> None:
+    # (functools.wraps copies the family meta's marks, INLINE and UFUNC, onto the wrapper: neither front may answer
+    # from the wrapped meta's entries or take its ufunc's direct path, as the wrapper's results need not be those)
+    import functools
+
+    from devtensor.meta import binary_ufunc_meta
+
+    name = f"family_wrapped_{next(_names)}"
+    inner = binary_ufunc_meta(name, np.multiply)
+    calls: list[int] = []
+
+    @functools.wraps(inner)
+    def meta(self: TensorOrScalar, other: TensorOrScalar) -> TensorSpec:
+        calls.append(1)
+        shape, _dtype = inner(self, other)
+        return shape, np.dtype(np.float64)
+
+    op = library.custom_op(name, out_may_be_input=True)(meta)
+    op.register_kernel("cpu", library.get_op("mul").table.kernels[dt.DispatchKey.CPU])
+    x = dt.tensor(np.arange(3, dtype=np.float32))
+    for front in (op.functional, _python(op.functional)):
+        for other in (x, 2.0):
+            for _attempt in range(2):
+                before = len(calls)
+                got = front(x, other)
+                assert got.dtype == np.float64 and got.numpy().dtype == np.float64
+                np.testing.assert_array_equal(got.numpy(), x.numpy() * (x.numpy() if other is x else 2.0))
+                assert len(calls) == before + 1

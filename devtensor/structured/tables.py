@@ -41,7 +41,10 @@ __all__ = [
 def _inline_kind(op: StructuredOp) -> tuple[str | None, Any]:
     """(``"unary"`` or ``"binary"``, the meta's state) when the op's meta function offers an inline common case
     (meta.INLINE) that fits the op's parameters; (None, None) otherwise."""
-    offer = getattr(op.meta, INLINE, None) if op.schema.plan is None else None
+    # (not a wrapper's, functools.wraps: it copies the wrapped function's marks, and its results need not be that
+    # function's)
+    wrapper = "__wrapped__" in getattr(op.meta, "__dict__", {})
+    offer = getattr(op.meta, INLINE, None) if op.schema.plan is None and not wrapper else None
     if offer is None:
         return None, None
     kind, state = offer
@@ -227,9 +230,11 @@ PLAIN_KERNELS: Final[dict[Any, np.ufunc]] = {}
 def offer_plain_direct(meta: Callable[..., Any], params: int) -> None:
     """Give ``meta`` (a meta.UFUNC meta function of ``params`` parameters, no direct path yet) the direct path
     ``[None, ufunc]`` (meta.DIRECT), which :func:`adopt_direct` completes when a plain kernel of that ufunc is
-    registered. Not for a meta with ``alpha`` (its second NumPy step is the built-in ``add``/``sub``'s own)."""
+    registered. Not for a meta with ``alpha`` (its second NumPy step is the built-in ``add``/``sub``'s own), nor for
+    a function wrapping one (``functools.wraps`` copies the mark)."""
     ufunc = meta.__dict__.get(UFUNC)
-    if ufunc is not None and DIRECT not in meta.__dict__ and params == ufunc.nin:
+    # (not for a wrapper, functools.wraps, which copies the mark: its results need not be the ufunc's)
+    if ufunc is not None and DIRECT not in meta.__dict__ and "__wrapped__" not in meta.__dict__ and params == ufunc.nin:
         meta.__dict__[DIRECT] = [None, ufunc]
 
 
