@@ -1139,3 +1139,23 @@ def test_op_module_is_the_defining_module() -> None:
     library.remove_op(op)
     with pytest.raises(KeyError):
         library.get_op(name)
+
+
+def test_a_meta_that_is_a_callable_object_without_a_dict() -> None:
+    """A meta function may be any callable, one with ``__slots__`` (no ``__dict__``) too: defining the op and
+    registering its CPU kernel read no attribute dict of it."""
+
+    class Meta:
+        __slots__ = ()
+
+        def __call__(self, x: Tensor) -> TensorSpec:
+            return x.shape, x.dtype
+
+    name = unique("slotted_meta")
+    op = library.custom_op(name, schema=f"{name}(Tensor x) -> Tensor")(Meta())
+
+    def kernel(x: CPUTensor, *, out: ConstOut[CPUTensor]) -> None:
+        out.array[...] = x.array * 2
+
+    op.register_kernel("cpu", kernel)
+    assert op.functional(dt.tensor([1.0, 2.0])).tolist() == [2.0, 4.0]

@@ -232,15 +232,16 @@ def offer_plain_direct(meta: Callable[..., Any], params: int) -> None:
     ``[None, ufunc]`` (meta.DIRECT), which :func:`adopt_direct` completes when a plain kernel of that ufunc is
     registered. Not for a meta with ``alpha`` (its second NumPy step is the built-in ``add``/``sub``'s own), nor for
     a function wrapping one (``functools.wraps`` copies the mark)."""
-    ufunc = meta.__dict__.get(UFUNC)
+    marks = getattr(meta, "__dict__", None)  # (a callable object with __slots__ has none: no mark)
+    ufunc = marks.get(UFUNC) if marks is not None else None
     # (not for a wrapper, functools.wraps, which copies the mark: its results need not be the ufunc's)
-    if ufunc is not None and DIRECT not in meta.__dict__ and "__wrapped__" not in meta.__dict__ and params == ufunc.nin:
-        meta.__dict__[DIRECT] = [None, ufunc]
+    if ufunc is not None and DIRECT not in marks and "__wrapped__" not in marks and params == ufunc.nin:
+        marks[DIRECT] = [None, ufunc]
 
 
 def adopt_direct(meta: Callable[..., Any], kernel: Callable[..., None]) -> None:
     """On registering ``kernel`` as an op's CPU kernel: where it is a plain kernel (:data:`PLAIN_KERNELS`) of the
     ufunc of ``meta``'s direct path, that path is the kernel's (the fronts take it while it is the handler)."""
-    direct = meta.__dict__.get(DIRECT)
+    direct = getattr(meta, "__dict__", {}).get(DIRECT)
     if isinstance(direct, list) and PLAIN_KERNELS.get(kernel) is direct[1]:
         direct[0] = kernel
