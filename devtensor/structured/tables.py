@@ -232,8 +232,8 @@ def offer_plain_direct(meta: Callable[..., Any], params: int) -> None:
     ``[None, ufunc]`` (meta.DIRECT), which :func:`adopt_direct` completes when a plain kernel of that ufunc is
     registered. Not for a meta with ``alpha`` (its second NumPy step is the built-in ``add``/``sub``'s own), nor for
     a function wrapping one (``functools.wraps`` copies the mark)."""
-    marks = getattr(meta, "__dict__", None)  # (a callable object with __slots__ has none: no mark)
-    ufunc = marks.get(UFUNC) if marks is not None else None
+    marks: dict[str, Any] = getattr(meta, "__dict__", {})  # (a callable object with __slots__ has none: no mark)
+    ufunc = marks.get(UFUNC)
     # (not for a wrapper, functools.wraps, which copies the mark: its results need not be the ufunc's)
     if ufunc is not None and DIRECT not in marks and "__wrapped__" not in marks and params == ufunc.nin:
         marks[DIRECT] = [None, ufunc]
