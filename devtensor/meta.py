@@ -92,9 +92,8 @@ UFUNC: Final = "_devtensor_ufunc"
 FRESH_C: Final = "_devtensor_fresh_c"
 
 #: The attribute through which a meta function of a tensor list and an int dim (``cat``) offers the generated
-#: fronts its :func:`memoized` results (see :func:`offers_memo`): the memo dict, keyed as :func:`memoized` keys
-#: a list and an int, ``(dim, (shape, dtype, device) per tensor...)``. A hit is exactly the meta function's
-#: result; a miss calls it.
+#: fronts its :func:`memoized` results (see :func:`offers_memo`): the memo dict, keyed as :func:`memoized` keys a
+#: list and an int, ``(dim, (shape, dtype, device) per tensor...)``. A hit is exactly its result; a miss calls it.
 MEMO: Final = "_devtensor_memo"
 
 #: A meta function of a tensor and an int (softmax's ``dim``) offers the fronts its successful results by
@@ -108,9 +107,8 @@ _M = TypeVar("_M", bound=Callable[..., Any])
 
 def offers_direct(direct: list[Any], fresh_c: int = 0) -> Callable[[_M], _M]:
     """Mark a meta function as offering the direct path (:data:`DIRECT`): ``direct`` is [the op's built-in CPU
-    kernel, set once it is registered; the one NumPy call that kernel makes]. Applied below ``structured_op``,
-    so the op's fronts are made with it (devtensor.structured.tables says which calls fit);
-    ``fresh_c``: :data:`FRESH_C`."""
+    kernel, set once it is registered; the one NumPy call that kernel makes]. Applied below ``structured_op``, so
+    the op's fronts are made with it (devtensor.structured.tables says which calls fit); ``fresh_c``: FRESH_C."""
 
     def mark(meta: _M) -> _M:
         meta.__dict__[DIRECT] = direct
@@ -271,8 +269,7 @@ def unary_ufunc_meta(
             return (self._shape, dtype)
 
     meta.__name__ = meta.__qualname__ = op
-    # The fronts inline the cache hit (see INLINE).
-    meta.__dict__[INLINE] = ("unary", cache)
+    meta.__dict__[INLINE] = ("unary", cache)  # (the fronts inline the cache hit)
     if not dtypes:  # (with dtypes of its own, the ufunc's one call would not make the meta's result dtype)
         meta.__dict__[UFUNC] = ufunc
     return meta
