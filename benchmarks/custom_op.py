@@ -12,8 +12,10 @@ variant (functional, out, inplace):
   the same (functional; out and inplace declared with ``mutates_args``), with one torch thread.
 
 Times are the best of several ``timeit`` repeats (microseconds per call); ``mul2/builtin`` and ``cmul/builtin``
-are the ratios to the built-in op (at small sizes the built-in calls its ufunc directly, which a custom op's
-kernel call with a ConstOut does not: about 1.5x for ``cmul``).
+are the ratios to the built-in op. ``cmul`` takes the built-in's own lanes and direct path (its meta carries its
+ufunc and its CPU kernel is a plain ufunc kernel: devtensor/structured/tables.py), so it costs what ``mul`` costs;
+``mul2`` runs its meta function and its kernel as Python calls on every call, where the built-in's call is one
+ufunc call, so at small sizes it costs about twice the built-in.
 
 Run: ``python benchmarks/custom_op.py`` (``--quick`` for fewer repeats).
 """
