@@ -3,6 +3,7 @@ operators (``_generated_methods.py``), and the device bindings (``cpu.py``, ``cu
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -342,32 +343,24 @@ def methods_module(ops: list[StructuredOp], view_ops: Sequence[ViewOp] = ()) -> 
             continue
         only = tensor_only(op)
         if op.public_functional:
-            plain = _params_text(
-                op.schema, skip_first=True, self_annotation=None, with_out=True, aliases=True, only_tensors=only
+            # (a method's parameters: self skipped, out= and the NumPy aliases kept; tensors as `tensor` says)
+            method_params = functools.partial(
+                _params_text,
+                op.schema,
+                skip_first=True,
+                self_annotation=None,
+                with_out=True,
+                aliases=True,
+                only_tensors=only,
             )
+            plain = method_params()
             if refines(op):
                 # Overloads: a method is bound to its receiver's type, so one TypeVar over all the tensors would
                 # reject CPUTensor.add(Tensor); the second overload takes any tensors and gives a Tensor.
-                refined = _params_text(
-                    op.schema,
-                    skip_first=True,
-                    self_annotation=None,
-                    with_out=True,
-                    aliases=True,
-                    tensor=REFINED,
-                    only_tensors=only,
-                )
+                refined = method_params(tensor=REFINED)
                 # (_R is bound to this mixin, so mypy deems the first overload broader than the second, and wants
                 # an implementation over the mixin: calls resolve as intended, see tests/typing/pass_spellings.py.)
-                mixin = _params_text(
-                    op.schema,
-                    skip_first=True,
-                    self_annotation=None,
-                    with_out=True,
-                    aliases=True,
-                    tensor=_MIXIN,
-                    only_tensors=only,
-                )
+                mixin = method_params(tensor=_MIXIN)
                 decls += [
                     "        @overload",
                     f"        def {op.name}({refined}) -> {REFINED}: ...",
