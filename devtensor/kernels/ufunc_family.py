@@ -28,14 +28,7 @@ import numpy as np
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import DType, Scalar
 from devtensor.lowering import Lowering, Ref
-from devtensor.meta import (
-    _COMPARISONS,
-    _IINFO,
-    DIRECT,
-    binary_ufunc_meta,
-    int_bounds,
-    unary_ufunc_meta,
-)
+from devtensor.meta import _COMPARISONS, _IINFO, DIRECT, binary_ufunc_meta, int_bounds, unary_ufunc_meta
 from devtensor.structured import StructuredOp
 from devtensor.structured.rules import caller_level
 from devtensor.structured.tables import PLAIN_KERNELS

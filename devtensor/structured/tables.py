@@ -38,13 +38,18 @@ __all__ = [
 ]
 
 
+def _own_marks(meta: Callable[..., Any]) -> dict[str, Any]:
+    """The marks (meta.INLINE, meta.UFUNC, ...) ``meta`` offers: its attribute dict; none for a wrapper
+    (``functools.wraps`` copies the wrapped function's marks, and a wrapper's results need not be that function's)
+    or a callable object without a ``__dict__``."""
+    marks: dict[str, Any] = getattr(meta, "__dict__", {})
+    return {} if "__wrapped__" in marks else marks
+
+
 def _inline_kind(op: StructuredOp) -> tuple[str | None, Any]:
     """(``"unary"`` or ``"binary"``, the meta's state) when the op's meta function offers an inline common case
     (meta.INLINE) that fits the op's parameters; (None, None) otherwise."""
-    # (not a wrapper's, functools.wraps: it copies the wrapped function's marks, and its results need not be that
-    # function's)
-    wrapper = "__wrapped__" in getattr(op.meta, "__dict__", {})
-    offer = getattr(op.meta, INLINE, None) if op.schema.plan is None and not wrapper else None
+    offer = _own_marks(op.meta).get(INLINE) if op.schema.plan is None else None
     if offer is None:
         return None, None
     kind, state = offer
@@ -232,10 +237,9 @@ def offer_plain_direct(meta: Callable[..., Any], params: int) -> None:
     ``[None, ufunc]`` (meta.DIRECT), which :func:`adopt_direct` completes when a plain kernel of that ufunc is
     registered. Not for a meta with ``alpha`` (its second NumPy step is the built-in ``add``/``sub``'s own), nor for
     a function wrapping one (``functools.wraps`` copies the mark)."""
-    marks: dict[str, Any] = getattr(meta, "__dict__", {})  # (a callable object with __slots__ has none: no mark)
+    marks = _own_marks(meta)
     ufunc = marks.get(UFUNC)
-    # (not for a wrapper, functools.wraps, which copies the mark: its results need not be the ufunc's)
-    if ufunc is not None and DIRECT not in marks and "__wrapped__" not in marks and params == ufunc.nin:
+    if ufunc is not None and DIRECT not in marks and params == ufunc.nin:
         marks[DIRECT] = [None, ufunc]
 
 
