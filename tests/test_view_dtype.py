@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from helpers import SUPPORTED_DTYPES
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -21,25 +22,7 @@ from devtensor.errors import ArgumentTypeError, ViewError
 
 Array = npt.NDArray[Any]
 
-DTYPES = [
-    np.dtype(t)
-    for t in (
-        np.bool_,
-        np.int8,
-        np.uint8,
-        np.int16,
-        np.uint16,
-        np.float16,
-        np.int32,
-        np.uint32,
-        np.float32,
-        np.int64,
-        np.uint64,
-        np.float64,
-        np.complex64,
-        np.complex128,
-    )
-]
+DTYPES = SUPPORTED_DTYPES
 
 
 def raw(shape: tuple[int, ...], dtype: np.dtype[Any], seed: int) -> Array:
