@@ -16,6 +16,7 @@
 #include "_core_memo.h"
 #include "_core_general.h"
 #include "_core_view.h"
+#include "_core_softmax.h"
 
 
 /* The Python front, built on first need (borrowed). Under the GIL: a second thread asking while the builder runs
@@ -450,6 +451,7 @@ static PyObject *core_setup_general(PyObject *module, PyObject *args) {
 static PyMethodDef core_methods[] = {
     {"setup", core_setup, METH_VARARGS, "Bind the Tensor, Storage and Device classes and the rules' helpers."},
     {"setup_general", core_setup_general, METH_VARARGS, "Bind the general lane's classes and the rules' helpers."},
+    {"softmax_direct", core_softmax_direct, METH_VARARGS, "softmax's and log_softmax's direct path in C."},
     {NULL},
 };
 

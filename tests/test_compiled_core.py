@@ -460,3 +460,53 @@ def test_cat_calls_in_a_row_answer_each_by_its_own_arguments(calls: list[tuple[l
         want = np.concatenate(arrays)
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_array_equal(got.numpy(), want)
+
+
+def _array_outcome(fn: Callable[..., Any], args: list[Any], state: dict[str, str]) -> tuple[Any, ...]:
+    """An array kernel's result (dtype and bytes, or its error), the warnings it gave and its out argument after."""
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with warnings.catch_warnings(record=True) as caught, np.errstate(**state):  # type: ignore[arg-type]
+        warnings.simplefilter("always")
+        try:
+            result = fn(*args)
+            made: Any = (result.dtype, result.shape, result.tobytes(), result is args[-1])
+        except Exception as e:  # (compared by type and message)
+            made = (type(e), str(e))
+    after = [(a.dtype, a.tobytes()) for a in args if isinstance(a, np.ndarray)]
+    return made, [(w.category, str(w.message)) for w in caught], after
+
+
+@needs_core
+@settings(max_examples=150, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 4), min_size=0, max_size=3).map(tuple),
+    dtype=st.sampled_from([np.float16, np.float32, np.float64, np.int64]),
+    log=st.booleans(),
+    special=st.sampled_from([None, np.inf, -np.inf, np.nan, 3e38, -3e38]),
+    out=st.sampled_from([None, "same", "compute", "other"]),
+    state=st.sampled_from([{}, {"under": "raise"}, {"all": "raise"}, {"under": "warn"}]),
+    dim=st.integers(-3, 2),
+)
+def test_softmax_direct_in_c_agrees_with_its_python_body(
+    shape: tuple[int, ...], dtype: Any, log: bool, special: Any, out: str | None, state: dict[str, str], dim: int
+) -> None:
+    """softmax's direct path in C (devtensor/_core_softmax.h) against _softmax_cpu, the Python body it stands for:
+    the same result bytes and dtype, the same error or warnings, the same out array, in every floating-point state."""
+    from devtensor.kernels import nn
+
+    assert nn._softmax_direct is not nn._softmax_cpu
+    x = (np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) * 11.5 - 40).astype(dtype)
+    if special is not None and x.size and x.dtype.kind == "f":
+        with np.errstate(over="ignore"):  # (3e38 is inf in float16)
+            x.flat[x.size // 2] = special
+    compute = np.dtype(np.float32) if dtype == np.float16 else np.dtype(np.float64 if dtype == np.int64 else dtype)
+    axis = None if not shape else dim % len(shape)
+    plan = nn.SoftmaxPlan(axis, log, compute)
+    args: list[Any] = [x, plan]
+    if out is not None:
+        args.append(
+            np.full(shape, 7, {"same": x.dtype, "compute": compute, "other": np.float16}[out])
+            if out != "same" or x.dtype.kind == "f"
+            else None
+        )
+    assert _array_outcome(nn._softmax_direct, args, state) == _array_outcome(nn._softmax_cpu, args, state)

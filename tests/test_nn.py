@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from tensor_state import assert_unchanged, snapshot
@@ -297,6 +297,40 @@ def test_cross_entropy_errors() -> None:
     assert out.item() == pytest.approx(math.log(4))
     m = dt.cross_entropy(dt.empty(5, 3, device="meta"), dt.empty(5, dtype=dt.int64, device="meta"))
     assert (m.shape, m.dtype) == ((), dt.float64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 5),
+    c=st.integers(1, 5),
+    data=st.data(),
+    layout=st.sampled_from(["c", "transposed", "strided"]),
+)
+def test_cross_entropy_is_the_same_for_every_target_dtype_and_layout(
+    n: int, c: int, data: st.DataObject, layout: str
+) -> None:
+    """The loss bit for bit whatever the targets' integer dtype (the class check folded into the gather for those
+    castable to intp, a reduce first for the others) and the logits' layout; a bad class index, negative or past
+    C, raises IndexError naming it for every dtype, and the out tensor keeps its value."""
+    x = data.draw(hnp.arrays(np.dtype(np.float32), (n, c), elements=bounded))
+    target = data.draw(hnp.arrays(np.dtype(np.int64), (n,), elements=st.integers(0, c - 1)))
+    logits = {
+        "c": lambda: dt.tensor(x),
+        "transposed": lambda: dt.tensor(np.ascontiguousarray(x.T)).transpose(0, 1),
+        "strided": lambda: dt.tensor(np.repeat(x, 2, axis=1))[:, ::2],
+    }[layout]()
+    expected = dt.cross_entropy(dt.tensor(x), dt.tensor(target)).numpy().tobytes()
+    for code in np.typecodes["AllInteger"]:
+        if np.iinfo(code).max < c:
+            continue
+        loss = dt.cross_entropy(logits, dt.tensor(target.astype(code)))
+        assert loss.numpy().tobytes() == expected, code
+        bad = target.copy()
+        bad[data.draw(st.integers(0, n - 1))] = c if np.dtype(code).kind == "u" or c > 100 else -1
+        out = dt.full((), 5.0)
+        with pytest.raises(IndexError, match=rf"cross_entropy: class index {bad.max() if bad.max() >= c else -1} "):
+            dt.cross_entropy(logits, dt.tensor(bad.astype(code)), out=out)
+        assert out.item() == 5.0 and out.version == 0
 
 
 def test_cross_entropy_writes_out_before_a_condition_surfaces() -> None:

@@ -33,6 +33,7 @@ from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, deferred_conditions
 from devtensor.lowering import Lowering, lowers
 from devtensor.meta import memoized, normalize_dim, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
+from devtensor.structured.core import CORE
 from devtensor.tensor import TensorMeta
 from devtensor.typed import ConstOut
 
@@ -307,8 +308,16 @@ _np_sum: Final = np.add.reduce
 #: The same reduces, typed Any: NumPy's stubs do not spell a positional keepdims, which the ufunc accepts.
 _reduce_max: Final[Any] = np.maximum.reduce
 _reduce_sum: Final[Any] = np.add.reduce
-_SOFTMAX_DIRECT[:] = [softmax.table.kernels.get(DispatchKey.CPU), _softmax_cpu]
-_LOG_SOFTMAX_DIRECT[:] = [log_softmax.table.kernels.get(DispatchKey.CPU), _softmax_cpu]
+if CORE is not None and QUIET is not None:
+    # The direct path's common case in C (devtensor/_core_softmax.h): the same NumPy calls in the same state, without
+    # this body's frame; every other call it passes to _softmax_cpu.
+    _softmax_direct: Any = CORE.softmax_direct(
+        EXTOBJ, QUIET, quiet_extobj, _reduce_max, _reduce_sum, np.subtract, np.exp, np.log, np.divide, _softmax_cpu
+    )
+else:
+    _softmax_direct = _softmax_cpu
+_SOFTMAX_DIRECT[:] = [softmax.table.kernels.get(DispatchKey.CPU), _softmax_direct]
+_LOG_SOFTMAX_DIRECT[:] = [log_softmax.table.kernels.get(DispatchKey.CPU), _softmax_direct]
 
 
 # --- cross_entropy ---------------------------------------------------------------------------------------
@@ -397,7 +406,17 @@ def _cross_entropy_cpu(x: Any, t: Any, out: Any) -> None:
     error propagates. The class check comes first, before any write; the cast into an ``out`` narrower than the
     compute dtype runs in the caller's state (an overflow into float16 is reported after the write)."""
     n, c = x.shape
-    check_classes(np, "cross_entropy", "target", t, c)
+    index = None
+    if n and t.dtype in _GATHERS:
+        # The class check folded into the target logits' flat indices (as the lowering's): ravel_multi_index
+        # raises for an index outside [0, C), a negative one too; check_classes then raises the op's error.
+        try:
+            index = _ravel_multi_index((_rows(n), t), (n, c))
+        except ValueError:
+            check_classes(np, "cross_entropy", "target", t, c)
+            raise
+    else:
+        check_classes(np, "cross_entropy", "target", t, c)
     compute = _CE_COMPUTE.get(x.dtype)
     if compute is None:
         compute = _CE_COMPUTE[x.dtype] = compute_dtype(float_result("cross_entropy", x.dtype, "input"))
@@ -410,12 +429,12 @@ def _cross_entropy_cpu(x: Any, t: Any, out: Any) -> None:
             return
         if QUIET is None:  # pragma: no cover (NumPy 2 has the state variable)
             with quiet():
-                narrow = _cross_entropy_mean(x, t, n, out)
+                narrow = _cross_entropy_mean(x, t, n, out, index)
         else:
             caller = EXTOBJ.get()
             token = EXTOBJ.set(QUIET.get(caller) or quiet_extobj())  # (quiet(), inline)
             try:
-                narrow = _cross_entropy_mean(x, t, n, out)
+                narrow = _cross_entropy_mean(x, t, n, out, index)
             finally:
                 EXTOBJ.reset(token)
     except (Warning, FloatingPointError):
@@ -423,7 +442,7 @@ def _cross_entropy_cpu(x: Any, t: Any, out: Any) -> None:
             warnings.simplefilter("ignore")
             if n == 0:
                 _cross_entropy_empty(compute, out)
-            elif (narrow := _cross_entropy_mean(x, t, n, out)) is not None:
+            elif (narrow := _cross_entropy_mean(x, t, n, out, index)) is not None:
                 _np_copyto(out, narrow, casting="same_kind")
         raise
     if narrow is not None:
@@ -439,16 +458,16 @@ def _cross_entropy_empty(compute: Any, o: Any) -> None:
         np.mean(np.empty((0,), compute))
 
 
-def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any) -> Any:
+def _cross_entropy_mean(x: Any, t: Any, n: int, o: Any, index: Any = None) -> Any:
     # logsumexp_body's steps, each row's maximum and sum computed once and used in place; then the target logits
     # by fancy indexing with a cached row index, and the mean as np.mean computes it. The values are the general
     # path's, bit for bit: that path replaces a non-finite row maximum by 0 first, and a non-finite maximum always
     # makes the total non-finite (nan), so a finite total needed no replacement and a non-finite one is computed
     # again with it.
     m = _np_max(x, 1, None, None, keepdims=True)
-    total = _ce_total(x, t, n, m)
+    total = _ce_total(x, t, n, m, index)
     if not math.isfinite(total):
-        total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
+        total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0), index)
     # np.mean's last step: the sum (of x's dtype) divided by the count as an intp, which NumPy computes in
     # float64 (float32 / int64 promotes), then converted back to the sum's dtype; here as Python floats, the
     # same float64 division (floats up to float64; n is exact in a float64). Written straight when out has
@@ -537,21 +556,24 @@ _CE_DIRECT[1] = _cross_entropy_cpu
 _CE_DIRECT[0] = cross_entropy.table.kernels.get(DispatchKey.CPU)
 #: Each input dtype's compute dtype (what float_result and compute_dtype give; both only read the dtype).
 _CE_COMPUTE: Final[dict[Any, Any]] = {}
+#: The target dtypes whose classes are checked by ravel_multi_index (those it casts to intp).
+_GATHERS: Final = frozenset(np.dtype(k) for k in np.typecodes["AllInteger"] if np.can_cast(k, np.intp))
 #: np.ravel_multi_index without its __array_function__ dispatcher (plain arrays only).
 _ravel_multi_index: Final = getattr(np.ravel_multi_index, "_implementation", np.ravel_multi_index)
 #: np.copyto without its __array_function__ dispatcher (cross_entropy passes it plain arrays only).
 _np_copyto: Final = getattr(np.copyto, "_implementation", np.copyto)
 
 
-def _ce_total(x: Any, t: Any, n: int, m: Any) -> Any:
-    """The sum over rows of ``logsumexp(x[i] - m[i]) + m[i] - x[i, t[i]]`` (a NumPy scalar of x's dtype)."""
+def _ce_total(x: Any, t: Any, n: int, m: Any, index: Any = None) -> Any:
+    """The sum over rows of ``logsumexp(x[i] - m[i]) + m[i] - x[i, t[i]]`` (a NumPy scalar of x's dtype);
+    ``index``: the target logits' flat indices in x (C order), when the caller has them."""
     e = np.subtract(x, m)
     np.exp(e, out=e)
     s = _np_sum(e, 1, None, None, keepdims=True)
     np.log(s, out=s)
     np.add(s, m, out=s)
     lse = s.reshape(n)
-    np.subtract(lse, x[_rows(n), t], out=lse)
+    np.subtract(lse, x[_rows(n), t] if index is None else x.take(index), out=lse)
     return _np_sum(lse)
 
 
