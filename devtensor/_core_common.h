@@ -264,13 +264,14 @@ static int alpha_fits(PyObject *alpha, PyObject *result_dtype) {
     return fits;
 }
 
-/* The write into target_array: the ufunc (out=), or with alpha direct[2](a, b, alpha, out), the op's two steps
- * with the floating-point conditions reported after the write (as the Python front calls it). */
+/* The write into target_array: the ufunc (its out positionally, which NumPy parses faster than out=), or with
+ * alpha direct[2](a, b, alpha, out), the op's two steps with the floating-point conditions reported after the write
+ * (as the Python front calls it). */
 static PyObject *write_call(PyObject *ufunc, PyObject *scaled, PyObject *a, PyObject *b, PyObject *alpha,
                             PyObject *target_array) {
     if (alpha == NULL) {
         PyObject *args[3] = {a, b, target_array};
-        return PyObject_Vectorcall(ufunc, args, 2, kw_out);
+        return PyObject_Vectorcall(ufunc, args, 3, NULL);
     }
     PyObject *args[4] = {a, b, alpha, target_array};
     return PyObject_Vectorcall(scaled, args, 4, NULL);

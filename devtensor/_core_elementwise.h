@@ -125,7 +125,7 @@ static PyObject *unary_functional(Front *f, PyObject *self, PyObject *out) {
     if (SLOT(SLOT(self, off_storage), off_root) == SLOT(SLOT(out, off_storage), off_root)) return FALLBACK;
     if (!plain_device(f, device)) return FALLBACK;
     PyObject *args[2] = {argv[0], SLOT(out, off_array)};
-    PyObject *r = PyObject_Vectorcall(ufunc, args, 1, kw_out);
+    PyObject *r = PyObject_Vectorcall(ufunc, args, 2, NULL); /* (out positionally: see write_call) */
     if (r == NULL) return write_error(f, str_out, out);
     Py_DECREF(r);
     if (bump(out) < 0) return NULL;
