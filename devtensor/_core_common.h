@@ -40,8 +40,29 @@ static inline int intact(PyObject *o) {
            PyObject_TypeCheck(s, Storage_type) && SLOT(s, off_root) != NULL && SLOT(s, off_version) != NULL;
 }
 
+/* The last Tensor subclass seen and its version tag (the type's attribute cache tag): a type modified since (its
+ * bases set again) loses the tag (PyType_Modified), so the subclass test is walked again only for another class or
+ * a modified one. The type is held, so its address is not reused. */
+static PyTypeObject *known_tensor_class = NULL;
+static unsigned int known_tensor_tag = 0;
+
+static inline int valid_tag(PyTypeObject *t) {
+    return (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && t->tp_version_tag != 0;
+}
+
+static inline int tensor_class(PyTypeObject *t) {
+    if (t == known_tensor_class && t->tp_version_tag == known_tensor_tag && valid_tag(t)) return 1;
+    if (t != Tensor_type && !PyType_IsSubtype(t, Tensor_type)) return 0;
+    if (valid_tag(t)) {
+        Py_INCREF(t);
+        Py_XSETREF(known_tensor_class, t);
+        known_tensor_tag = t->tp_version_tag;
+    }
+    return 1;
+}
+
 /* A Tensor the lanes may read (intact). */
-static inline int is_tensor(PyObject *o) { return PyObject_TypeCheck(o, Tensor_type) && intact(o); }
+static inline int is_tensor(PyObject *o) { return tensor_class(Py_TYPE(o)) && intact(o); }
 
 /* FORWARD: no lane, every call goes to the Python front. UNARY, BINARY: the elementwise lanes. The MEMO_* kinds
  * (devtensor.structured.tables.memo_lane): a functional call whose meta result the op's memo holds and whose
@@ -132,6 +153,18 @@ static inline PyObject *entry_at(PyObject *entries, Py_ssize_t i, Py_ssize_t n) 
 
 static inline int same_shape(PyObject *a, PyObject *b) {
     if (a == b) return 1;
+    if (PyTuple_CheckExact(a) && PyTuple_CheckExact(b)) { /* (the tensors' shapes: tuples of ints) */
+        Py_ssize_t n = PyTuple_GET_SIZE(a);
+        if (n != PyTuple_GET_SIZE(b)) return 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *x = PyTuple_GET_ITEM(a, i), *y = PyTuple_GET_ITEM(b, i);
+            if (x != y) { /* (sizes up to 256 are the same object) */
+                int eq = PyObject_RichCompareBool(x, y, Py_EQ);
+                if (eq <= 0) return eq;
+            }
+        }
+        return 1;
+    }
     return PyObject_RichCompareBool(a, b, Py_EQ);
 }
 
