@@ -2,11 +2,15 @@
  * devtensor/kernels/nn.py's _softmax_cpu (input and any out array of the compute dtype, an element, a dim),
  * the same NumPy calls on the same arrays in the same order under the same floating-point state, so the same
  * values; what it leaves from the Python body is its frame, its tests and the state switch's bytecode (about 1 µs
- * of the 7 µs a 10x10 softmax costs). Every other call, and a step that raised a floating-point condition as an
- * error, is _softmax_cpu's own: it is called with the same arguments (it computes again, silenced, and raises).
+ * of the 7 µs a 10x10 softmax costs). Every other call is _softmax_cpu's own (called with the same arguments). A
+ * step that raised a floating-point condition as an error gets the body's recovery, _softmax_recover (the steps
+ * again, silenced, into the out array), and then that first error: not the whole body again, which would run the
+ * steps a second time in the caller's state (a seterrcall callback called twice, and an out array that is also
+ * the input read after the first pass wrote it).
  * Made by softmax_direct(...) below from the Python objects it calls (structured/core.py install_softmax_direct). */
 
-enum { SM_EXTOBJ, SM_QUIET, SM_QUIET_EXTOBJ, SM_MAX, SM_SUM, SM_SUBTRACT, SM_EXP, SM_LOG, SM_DIVIDE, SM_PYTHON, SM_N };
+enum { SM_EXTOBJ, SM_QUIET, SM_QUIET_EXTOBJ, SM_MAX, SM_SUM, SM_SUBTRACT, SM_EXP, SM_LOG, SM_DIVIDE, SM_RECOVER, SM_PYTHON,
+       SM_N };
 
 static PyObject *str_axis, *str_log, *str_compute, *str_size;
 
@@ -118,7 +122,26 @@ static PyObject *softmax_direct_call(PyObject *bound, PyObject *const *args, siz
     PyErr_Restore(type, value, tb);
     if (o != NULL) return o;
     if (!PyErr_ExceptionMatches(PyExc_Warning) && !PyErr_ExceptionMatches(PyExc_FloatingPointError)) return NULL;
-    PyErr_Clear(); /* a condition the caller made an error: the Python body's recovery, from the start */
+    /* a condition the caller made an error: the Python body's recovery (into out), then this error */
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL) PyException_SetTraceback(value, tb);
+    PyObject *recover_args[3] = {args[0], args[1], out ? out : Py_None};
+    PyObject *r = PyObject_Vectorcall(fn[SM_RECOVER], recover_args, 3, NULL);
+    if (r == NULL) { /* (the recovery's own error, the first as its context, as in the body's except clause) */
+        PyObject *t2, *v2, *tb2;
+        PyErr_Fetch(&t2, &v2, &tb2);
+        PyErr_NormalizeException(&t2, &v2, &tb2);
+        if (tb2 != NULL) PyException_SetTraceback(v2, tb2);
+        PyException_SetContext(v2, value); /* (steals value) */
+        Py_DECREF(type);
+        Py_XDECREF(tb);
+        PyErr_Restore(t2, v2, tb2);
+        return NULL;
+    }
+    Py_DECREF(r);
+    PyErr_Restore(type, value, tb);
+    return NULL;
 python:
     return PyObject_Vectorcall(fn[SM_PYTHON], args, nargsf, kwnames);
 fail_axis:
@@ -130,12 +153,12 @@ static PyMethodDef softmax_direct_def = {"softmax_direct", (PyCFunction)(void (*
                                          METH_FASTCALL | METH_KEYWORDS,
                                          "softmax's and log_softmax's direct path (devtensor/_core_softmax.h)."};
 
-/* softmax_direct(EXTOBJ, QUIET, quiet_extobj, reduce_max, reduce_sum, subtract, exp, log, divide, python) */
+/* softmax_direct(EXTOBJ, QUIET, quiet_extobj, reduce_max, reduce_sum, subtract, exp, log, divide, recover, python) */
 static PyObject *core_softmax_direct(PyObject *module, PyObject *args) {
     if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != SM_N || !PyDict_Check(PyTuple_GET_ITEM(args, SM_QUIET)) ||
         !PyContextVar_CheckExact(PyTuple_GET_ITEM(args, SM_EXTOBJ))) {
         PyErr_SetString(PyExc_TypeError, "softmax_direct: expected (EXTOBJ, QUIET, quiet_extobj, reduce_max, "
-                                         "reduce_sum, subtract, exp, log, divide, python)");
+                                         "reduce_sum, subtract, exp, log, divide, recover, python)");
         return NULL;
     }
     if (str_axis == NULL) {

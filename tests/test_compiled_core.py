@@ -511,3 +511,42 @@ def test_softmax_direct_in_c_agrees_with_its_python_body(
             else None
         )
     assert _array_outcome(nn._softmax_direct, args, state) == _array_outcome(nn._softmax_cpu, args, state)
+
+
+@needs_core
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("into", ["new", "out", "input"])
+def test_softmax_direct_in_c_recovers_from_a_condition_as_its_python_body(log: bool, into: str) -> None:
+    """A step's floating-point condition the caller made an error (a seterrcall callback that raises, an underflow
+    raised into an out array that is the input too): the C path calls the callback once, as _softmax_cpu does
+    (not again by running the whole body a second time), raises the same error, and leaves the out array as the
+    body's recovery writes it."""
+    from devtensor.kernels import nn
+
+    def outcome(fn: Callable[..., Any], mode: str) -> tuple[Any, ...]:
+        x = np.array([[0.0, -800.0, 1.0], [2.0, 3.0, -1000.0]])
+        plan = nn.SoftmaxPlan(1, log, x.dtype)
+        args: list[Any] = [x, plan] + {"new": [], "out": [np.full(x.shape, 7.0)], "input": [x]}[into]
+        calls: list[str] = []
+
+        def callback(kind: str, flag: int) -> None:
+            calls.append(kind)
+            if len(calls) == 1 or mode == "always":  # (a callback that raises only the first time, too)
+                raise FloatingPointError(f"callback: {kind}")
+
+        old = np.seterrcall(callback)
+        try:
+            with np.errstate(under="call"):
+                try:
+                    made: Any = fn(*args).tobytes()
+                except FloatingPointError as e:
+                    made = str(e)
+        finally:
+            np.seterrcall(old)
+        return made, calls, args[2].tobytes() if len(args) == 3 else None
+
+    for mode in ("always", "first"):
+        assert outcome(nn._softmax_direct, mode) == outcome(nn._softmax_cpu, mode)
+    x = np.array([[0.0, -800.0, 1.0]])
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError, match="underflow"):
+        nn._softmax_direct(x, nn.SoftmaxPlan(1, log, x.dtype), x)

@@ -236,17 +236,24 @@ def _softmax_cpu(x: Any, plan: SoftmaxPlan, o: Any = None) -> Any:
             with quiet():
                 work = _softmax_steps(np, x, plan, o)
     except (Warning, FloatingPointError):
-        if o is None:
-            o = np.empty(x.shape, compute)
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            work = _softmax_steps(np, x, plan, o)
-            if work is not o:
-                np.copyto(o, work, casting="same_kind")
+        _softmax_recover(x, plan, o)
         raise
     if work is not o:
         np.copyto(o, work, casting="same_kind")
     return o
+
+
+def _softmax_recover(x: Any, plan: SoftmaxPlan, o: Any) -> None:
+    """:func:`_softmax_cpu`'s recovery when a step raised a floating-point condition the caller made an error: the
+    steps again, silenced (no callback, no warning), into ``o`` (a new array when None), before the error
+    propagates. The C path (devtensor/_core_softmax.h) calls it as the body does, once, then raises the first error."""
+    if o is None:
+        o = np.empty(x.shape, plan.compute)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        work = _softmax_steps(np, x, plan, o)
+        if work is not o:
+            np.copyto(o, work, casting="same_kind")
 
 
 @lowers(_softmax)
@@ -312,7 +319,17 @@ if CORE is not None and QUIET is not None:
     # The direct path's common case in C (devtensor/_core_softmax.h): the same NumPy calls in the same state, without
     # this body's frame; every other call it passes to _softmax_cpu.
     _softmax_direct: Any = CORE.softmax_direct(
-        EXTOBJ, QUIET, quiet_extobj, _reduce_max, _reduce_sum, np.subtract, np.exp, np.log, np.divide, _softmax_cpu
+        EXTOBJ,
+        QUIET,
+        quiet_extobj,
+        _reduce_max,
+        _reduce_sum,
+        np.subtract,
+        np.exp,
+        np.log,
+        np.divide,
+        _softmax_recover,
+        _softmax_cpu,
     )
 else:
     _softmax_direct = _softmax_cpu
