@@ -398,6 +398,7 @@ static PyObject *core_setup(PyObject *module, PyObject *args) {
         return NULL;
     }
     PyTypeObject *t = (PyTypeObject *)tensor, *s = (PyTypeObject *)storage, *d = (PyTypeObject *)device;
+    Py_CLEAR(known_tensor_class); /* (a subclass of the Tensor class bound before) */
     if ((off_array = slot_offset(t, "_array")) < 0 || (off_device = slot_offset(t, "_device")) < 0 ||
         (off_storage = slot_offset(t, "_storage")) < 0 || (off_shape = slot_offset(t, "_shape")) < 0 ||
         (off_dtype = slot_offset(t, "_dtype")) < 0 || (off_checked = slot_offset(t, "_write_checked")) < 0 ||
