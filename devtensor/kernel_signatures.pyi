@@ -281,7 +281,7 @@ _XPB = TypeVar("_XPB", bound=CPUTensor | CUDATensor | _NoTensor, contravariant=T
 MYPY: bool
 
 
-# What a refused impl's decorator returns (see _pyright_overloads): solved by nothing, so unknown.
+# What a refused impl's decorator returns (see codegen.pyright_forms): solved by nothing, so unknown.
 _Refused = TypeVar("_Refused")
 _CPUName: TypeAlias = Literal["cpu", "CPU"]
 _CUDAName: TypeAlias = Literal["cuda", "CUDA"]

@@ -5,20 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from devtensor.codegen.pyright_forms import KEYS, Inexact, by_name_lines, camel, op_class, pyright_overloads
 from devtensor.structured import Param, StructuredOp, plan_imports
 
-#: Dispatch keys with typed kernels and bindings: device type -> (refined tensor class, key name).
-KEYS: dict[str, tuple[str, str]] = {"cpu": ("CPUTensor", "CPU"), "cuda": ("CUDATensor", "CUDA")}
+__all__ = ["KERNELS_TITLE", "KEYS", "camel", "kernels_module", "kernels_stub_and_module", "tensor_annotation"]
+
 _MAX_TYPEVARS = 8
 
 
 def _meta_fullname(op: StructuredOp) -> str:
     """``module.qualname`` of the op's meta function (what mypy calls its fullname)."""
     return f"{op.meta.__module__}.{op.meta.__qualname__}"
-
-
-def camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
 
 
 def _count(typevars: list[str], family: str) -> int:
@@ -171,253 +168,6 @@ def _pyright_args(typevars: list[str], key: str) -> list[str]:
     return out
 
 
-def _call_shape(op: StructuredOp, xp: bool) -> tuple[int, list[str]]:
-    """(how many parameters an impl of ``op`` takes positionally, the names it takes keyword-only) by its schema:
-    ``xp`` first for an impl of several keys; ``plan`` (an op with a plan) and ``out`` keyword-only last."""
-    positional = sum(1 for p in op.schema.params if not p.kw_only) + (1 if xp else 0)
-    keywords = [p.name for p in op.schema.params if p.kw_only]
-    if op.schema.plan is not None:
-        keywords.append("plan")
-    return positional, [*keywords, "out"]
-
-
-def _inexact_shapes(positional: int, keywords: list[str]) -> list[tuple[int, tuple[str, ...]]]:
-    """The call shapes that only an impl taking more than its schema allows accepts, as (positional count,
-    keyword names): one more positional argument with every keyword-only parameter given (an extra parameter,
-    ``*args``), and, per keyword-only parameter, one more positional argument in its place (that parameter taken
-    positionally, as ``out`` before the ``*``)."""
-    shapes = [(positional + 1, tuple(keywords))]
-    shapes += [(positional + 1, tuple(k for k in keywords if k != name)) for name in keywords]
-    return shapes
-
-
-class _Inexact:
-    """The detector Protocols of :func:`_kernels_text`, one per call shape, named in order of first use."""
-
-    def __init__(self) -> None:
-        self.names: dict[tuple[int, tuple[str, ...]], str] = {}
-
-    def name(self, shape: tuple[int, tuple[str, ...]]) -> str:
-        if shape not in self.names:
-            self.names[shape] = f"_Inexact{len(self.names)}"
-        return self.names[shape]
-
-    def lines(self) -> list[str]:
-        out: list[str] = []
-        for (positional, keywords), name in self.names.items():
-            params = [f"_{i}: Never" for i in range(positional)] + ["/"]
-            if keywords:
-                params += ["*", *(f"{k}: Never" for k in keywords)]
-            out += [
-                "",
-                "",
-                f"class {name}(Protocol):",
-                f'    """An impl that takes {positional} arguments positionally'
-                + (f" with {', '.join(keywords)} by keyword" if keywords else "")
-                + ': more than its op\'s schema lets it."""',
-                "",
-                f"    def __call__(_k, {', '.join(params)}) -> object: ...",
-            ]
-        return out
-
-
-def _inexact_message(op: StructuredOp, key: str, xp: bool) -> str:
-    positional, keywords = _call_shape(op, xp)
-    return (
-        f"{op.name}'s {key} impl takes exactly its schema's parameters: {positional} positional, then "
-        f"{', '.join(keywords)} keyword-only; the run-time check refuses this impl"
-    )
-
-
-def _pyright_overloads(
-    head: str,
-    op: StructuredOp,
-    method: str,
-    typed: str,
-    returns: tuple[str, str],
-    inexact: _Inexact,
-    xp_typed: str | None = None,
-    refused: str | None = None,
-) -> list[str]:
-    """pyright's overloads of a registration (``head``: ``def cpu(self, `` for the registrar's method ``method``,
-    ``def __call__(_k, `` for ``op.impl(key)``'s decorator) taking an impl typed ``typed`` (``method``: ``cpu``,
-    ``cuda`` or ``xp``): an impl typed ``...`` (or ``*args: Any, **kwargs: Any``, the same to pyright) passes as
-    gradual; with ``xp_typed``, an impl taking ``xp`` first passes as typed so; an impl that takes a parameter
-    beyond the schema positionally, or one of its keyword-only parameters (``out``, ``plan``) positionally,
-    matches a deprecated overload, which pyright strict reports (``reportDeprecated``): a Protocol cannot say
-    "exactly these parameters", but an overload can catch the call shapes only such an impl accepts.
-    ``returns``: (the return type of the gradual and deprecated forms, of the typed form); the two must be one type
-    with ``Any`` for the TypeVars, or an ``Any`` argument is ambiguous between them and reported deprecated.
-    ``refused``: the deprecated forms' return type instead: pyright reports a deprecated overload only where the
-    callee is a name or attribute (``@op.cpu``), not a call (``@op.impl("cpu")``), so there they return the TypeVar
-    ``_Refused``, which nothing solves: a decorator returning an unknown type is an error of pyright strict
-    (``reportUntypedFunctionDecorator``)."""
-    positional, keywords = _call_shape(op, method == "xp")
-    key = "CPU and CUDA (xp)" if method == "xp" else KEYS[method][1]
-    message = _inexact_message(op, key, method == "xp")
-    any_return, typed_return = returns
-    lines = ["@overload", f"{head}fn: _Gradual) -> {any_return}: ..."]
-    if xp_typed is not None:
-        lines += ["@overload", f"{head}fn: {xp_typed}) -> {any_return}: ..."]
-    for shape in _inexact_shapes(positional, keywords):
-        lines += [
-            "@overload",
-            f"@deprecated({message!r})",
-            f"{head}fn: {inexact.name(shape)}) -> {refused or any_return}: ...",
-        ]
-    lines += ["@overload", f"{head}fn: {typed}) -> {typed_return}: ..."]
-    return lines
-
-
-def _op_class(op: StructuredOp, pyright_typed: dict[str, str], inexact: _Inexact) -> list[str]:
-    """The class ``library.get_op("<name>")`` is for pyright: the op's StructuredOp with ``impl`` typed per key
-    (a Protocol per key whose ``__call__`` has the registrar's overloads)."""
-    cls = camel(op.name)
-    lines: list[str] = []
-    xp_generic = f"{cls}XPKernelGeneric[_XPB]"
-    for method in (*KEYS, "xp"):
-        name = f"_{cls}{method.upper()}Impl"
-        overloads = _pyright_overloads(
-            "def __call__(_k, ",
-            op,
-            method,
-            pyright_typed[method],
-            ("Callable[..., None]", "Callable[..., None]"),
-            inexact,
-            xp_typed=xp_generic if method != "xp" else None,
-            refused="_Refused",
-        )
-        lines += [
-            "",
-            "",
-            f"class {name}(Protocol):",
-            f'    """``{op.name}.impl({method!r})``\'s decorator, as pyright types it (see ``{cls}Op``)."""',
-            "",
-            *("    " + line for line in overloads),
-        ]
-    lines += [
-        "",
-        "",
-        f"class {cls}Op(StructuredOp):",
-        f'    """``{op.name}`` as ``library.get_op({op.name!r})`` gives it to pyright: ``impl`` checked per key as'
-        f' ``@{op.name}.cpu`` / ``.cuda`` / ``.xp``."""',
-        "",
-        "    @overload",
-        f"    def impl(self, key: _CPUName, /) -> _{cls}CPUImpl: ...",
-        "    @overload",
-        f"    def impl(self, key: _CUDAName, /) -> _{cls}CUDAImpl: ...",
-        "    @overload",
-        f"    def impl(self, key: _CPUName, key2: _CUDAName, /) -> _{cls}XPImpl: ...",
-        "    @overload",
-        f"    def impl(self, key: _CUDAName, key2: _CPUName, /) -> _{cls}XPImpl: ...",
-        "    @overload",
-        "    def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]: ...",
-    ]
-    return lines
-
-
-def _loose_xp(op: StructuredOp) -> str:
-    """The parameters of an impl of ``op`` taking ``xp`` first, any types (``override``/``register_kernel`` take one
-    for any key, an out-of-tree backend's too)."""
-    texts = ["xp: Any"]
-    star = False
-    for p in op.schema.params:
-        if p.kw_only and not star:
-            texts.append("*")
-            star = True
-        texts.append(f"{p.name}: Any")
-    if not star:
-        texts.append("*")
-    if op.schema.plan is not None:
-        texts.append("plan: Any")
-    texts.append("out: Any")
-    return ", ".join(texts)
-
-
-def _by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]], inexact: _Inexact) -> list[str]:
-    """pyright's ``library.get_op``, ``library.override`` and ``library.register_kernel``: an op given by its name
-    (a Literal) or as ``get_op`` typed it, and a CPU or CUDA key by name, take the op's impl type for that key; an
-    impl that takes more than the schema positionally is reported for any key, and any other impl for a known op
-    and key matches a deprecated overload (pyright strict reports it), before the untyped forms for other ops and
-    keys."""
-    lines: list[str] = []
-    loose: dict[str, list[StructuredOp]] = {}
-    for op in ops:
-        loose.setdefault(_loose_xp(op), []).append(op)
-    loose_names: dict[str, str] = {}
-    for i, params in enumerate(loose):
-        loose_names[params] = f"_XPAny{i}"
-        lines += [
-            "",
-            "",
-            f"class _XPAny{i}(Protocol):",
-            '    """An impl taking ``xp`` first, of any types."""',
-            "",
-            f"    def __call__(_k, {params}) -> None: ...",
-        ]
-
-    def named(group: Sequence[StructuredOp]) -> str:
-        return "Literal[" + ", ".join(repr(o.name) for o in group) + "]"
-
-    shapes: dict[tuple[int, tuple[str, ...]], list[StructuredOp]] = {}
-    for op in ops:
-        for shape in _inexact_shapes(*_call_shape(op, False)):
-            shapes.setdefault(shape, []).append(op)
-    for function in ("override", "register_kernel"):
-        head = f"def {function}("
-        lines += ["", "", "@overload", f"{head}op: OpLike, key: KeyLike, fn: _Gradual) -> RegistrationHandle: ..."]
-        for params, group in loose.items():
-            lines += [
-                "@overload",
-                f"{head}op: {named(group)}, key: KeyLike, fn: {loose_names[params]}) -> RegistrationHandle: ...",
-            ]
-        for shape, group in shapes.items():
-            message = (
-                f"{function}: the impl takes {shape[0]} arguments positionally, more than the op's schema lets it "
-                "(an extra parameter, or a keyword-only one such as out taken positionally); the run-time check "
-                "refuses it"
-            )
-            lines += [
-                "@overload",
-                f"@deprecated({message!r})",
-                f"{head}op: {named(group)}, key: KeyLike, fn: {inexact.name(shape)}) -> RegistrationHandle: ...",
-            ]
-        for op in ops:
-            for device in KEYS:
-                lines += [
-                    "@overload",
-                    f"{head}op: {named([op])}, key: _{KEYS[device][1]}Name, fn: {typed[op.name][device]})"
-                    " -> RegistrationHandle: ...",
-                ]
-        message = (
-            f"{function}: the impl does not have the op's impl type for this key (its Protocol in "
-            "devtensor.kernel_signatures); the run-time check refuses it"
-        )
-        lines += [
-            "@overload",
-            f"@deprecated({message!r})",
-            f"{head}op: {named(ops)}, key: _CPUName | _CUDAName, fn: Callable[..., None]) -> RegistrationHandle: ...",
-            "@overload",
-            f"{head}op: OpLike, key: KeyLike, fn: Callable[..., None]) -> RegistrationHandle: ...",
-        ]
-    lines += [
-        "",
-        "",
-        "@overload",
-        "def get_op(op: ViewOp | ViewOpName) -> ViewOp: ...",
-        *(
-            line
-            for op in ops
-            for line in ("@overload", f"def get_op(op: Literal[{op.name!r}]) -> {camel(op.name)}Op: ...")
-        ),
-        "@overload",
-        "def get_op(op: StructuredOp | str) -> StructuredOp: ...",
-        "@overload",
-        "def get_op(op: Callable[..., Any]) -> StructuredOp | ViewOp: ...",
-    ]
-    return lines
-
-
 def _plan_import_lines(ops: Sequence[StructuredOp], indent: str = "    ") -> list[str]:
     """``from M import N`` lines (for the type checkers only: under ``TYPE_CHECKING`` when ``indent``) for the names
     the ops' plan types use."""
@@ -442,7 +192,7 @@ def _kernels_text(
 ) -> str | tuple[str, str]:
     """The text of :func:`kernels_module`, or with ``split`` of :func:`kernels_stub_and_module`."""
     body: list[str] = []
-    inexact = _Inexact()
+    inexact = Inexact()
     pyright_typed: dict[str, dict[str, str]] = {}
     pyright_only: list[str] = []
     for op in ops:
@@ -487,13 +237,13 @@ def _kernels_text(
             mypy_lines.append(f"def {device}(self, fn: {text}) -> {text}: ...")
             typed[device] = f"{cls_name}[{', '.join(args)}]"
             any_typed = f"{cls_name}[{', '.join('Any' for _ in args)}]"
-            pyright_lines += _pyright_overloads(
+            pyright_lines += pyright_overloads(
                 f"def {device}(self, ", op, device, typed[device], (any_typed, typed[device]), inexact
             )
         mypy_lines.append(f"def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
         generic = f"{camel(op.name)}XPKernelGeneric"
         typed["xp"] = f"{generic}[_XPB]"
-        pyright_lines += _pyright_overloads(
+        pyright_lines += pyright_overloads(
             "def xp(self, ", op, "xp", typed["xp"], (f"{generic}[Any]", typed["xp"]), inexact
         )
         pyright_typed[op.name] = typed
@@ -505,10 +255,10 @@ def _kernels_text(
         ]
         body += ["", "", f"{op.name}: {registrar}"]
         if split:
-            pyright_only += _op_class(op, typed, inexact)
+            pyright_only += op_class(op, typed, inexact)
     if split:
         # pyright's alone: mypy (taking MYPY as always true) skips the block; its plugin checks these forms.
-        pyright_only += _by_name_lines(ops, pyright_typed, inexact)
+        pyright_only += by_name_lines(ops, pyright_typed, inexact)
         body += ["", "", "if not MYPY:", *("    " + line if line else "" for line in pyright_only[2:])]
     # Bounded by a union with a class no value has: mypy then infers each TypeVar as the impl's own annotation
     # (with a plain class bound it would settle on the bound, and accept a generic Tensor parameter). That class is
@@ -539,7 +289,7 @@ def _kernels_text(
         "MYPY: bool",
         "",
         "",
-        "# What a refused impl's decorator returns (see _pyright_overloads): solved by nothing, so unknown.",
+        "# What a refused impl's decorator returns (see codegen.pyright_forms): solved by nothing, so unknown.",
         '_Refused = TypeVar("_Refused")',
         '_CPUName: TypeAlias = Literal["cpu", "CPU"]',
         '_CUDAName: TypeAlias = Literal["cuda", "CUDA"]',

@@ -85,7 +85,7 @@ if TYPE_CHECKING:
     MYPY = False
 
 
-    # What a refused impl's decorator returns (see _pyright_overloads): solved by nothing, so unknown.
+    # What a refused impl's decorator returns (see codegen.pyright_forms): solved by nothing, so unknown.
     _Refused = TypeVar("_Refused")
     _CPUName: TypeAlias = Literal["cpu", "CPU"]
     _CUDAName: TypeAlias = Literal["cuda", "CUDA"]
