@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from devtensor.codegen.pyright_forms import KEYS, Inexact, by_name_lines, camel, op_class, pyright_overloads
+from devtensor.codegen.pyright_forms import (
+    KEYS,
+    Inexact,
+    by_name_lines,
+    camel,
+    has_numbers,
+    op_class,
+    pyright_overloads,
+)
 from devtensor.structured import Param, StructuredOp, plan_imports
 
 __all__ = ["KERNELS_TITLE", "KEYS", "camel", "kernels_module", "kernels_stub_and_module", "tensor_annotation"]
@@ -244,7 +252,13 @@ def _kernels_text(
         generic = f"{camel(op.name)}XPKernelGeneric"
         typed["xp"] = f"{generic}[_XPB]"
         pyright_lines += pyright_overloads(
-            "def xp(self, ", op, "xp", typed["xp"], (f"{generic}[Any]", typed["xp"]), inexact
+            "def xp(self, ",
+            op,
+            "xp",
+            typed["xp"],
+            (f"{generic}[Any]", typed["xp"]),
+            inexact,
+            one_device=has_numbers(op),
         )
         pyright_typed[op.name] = typed
         body += [
@@ -285,6 +299,9 @@ def _kernels_text(
         '_XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)',
         "# The same for pyright (see _xp_protocol): bounded, so that it infers the impl's own annotation.",
         '_XPB = TypeVar("_XPB", bound=CPUTensor | CUDATensor | _NoTensor, contravariant=True)',
+        "# pyright's one-device check of an xp impl of an op with numbers (see codegen.pyright_forms).",
+        '_XPCPU = TypeVar("_XPCPU", bound=CPUTensor | _NoTensor, contravariant=True)',
+        '_XPCUDA = TypeVar("_XPCUDA", bound=CUDATensor | _NoTensor, contravariant=True)',
         "# mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.",
         "MYPY: bool",
         "",

@@ -84,6 +84,7 @@ def pyright_overloads(
     inexact: Inexact,
     xp_typed: str | None = None,
     refused: str | None = None,
+    one_device: bool = False,
 ) -> list[str]:
     """pyright's overloads of a registration (``head``: ``def cpu(self, `` for the registrar's method ``method``,
     ``def __call__(_k, `` for ``op.impl(key)``'s decorator) taking an impl typed ``typed`` (``method``: ``cpu``,
@@ -97,7 +98,12 @@ def pyright_overloads(
     ``refused``: the deprecated forms' return type instead: pyright reports a deprecated overload only where the
     callee is a name or attribute (``@op.cpu``), not a call (``@op.impl("cpu")``), so there they return the TypeVar
     ``_Refused``, which nothing solves: a decorator returning an unknown type is an error of pyright strict
-    (``reportUntypedFunctionDecorator``)."""
+    (``reportUntypedFunctionDecorator``).
+    ``one_device`` (an ``xp`` impl of an op with numbers, whose impl must take both device types): before the typed
+    form, an impl whose tensors fit ``CUDATensor`` passes, then one whose tensors fit ``CPUTensor`` only is refused
+    (deprecated). Requiring both would need a Protocol with an overload per device type, and pyright matches no
+    generic impl (``D = TypeVar("D", CPUTensor, CUDATensor)``) against one; a chain of overloads can require one
+    device type, so an impl of CUDA tensors only still passes."""
     positional, keywords = _call_shape(op, method == "xp")
     key = "CPU and CUDA (xp)" if method == "xp" else KEYS[method][1]
     message = _inexact_message(op, key, method == "xp")
@@ -111,8 +117,26 @@ def pyright_overloads(
             f"@deprecated({message!r})",
             f"{head}fn: {inexact.name(shape)}) -> {refused or any_return}: ...",
         ]
+    if one_device:
+        cuda, cpu = typed.replace("[_XPB]", "[_XPCUDA]"), typed.replace("[_XPB]", "[_XPCPU]")
+        refuse = (
+            f"{op.name}'s impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar "
+            "constrained to CPUTensor and CUDATensor); this one takes CPUTensor only"
+        )
+        lines += [
+            "@overload",
+            f"{head}fn: {cuda}) -> {typed_return.replace('[_XPB]', '[_XPCUDA]')}: ...",
+            "@overload",
+            f"@deprecated({refuse!r})",
+            f"{head}fn: {cpu}) -> {refused or any_return}: ...",
+        ]
     lines += ["@overload", f"{head}fn: {typed}) -> {typed_return}: ..."]
     return lines
+
+
+def has_numbers(op: StructuredOp) -> bool:
+    """Whether ``op`` has a tensor-or-number parameter (its ``xp`` impl is typed per device type for mypy)."""
+    return any(p.category == "TensorOrScalar" for p in op.schema.params)
 
 
 def op_class(op: StructuredOp, pyright_typed: dict[str, str], inexact: Inexact) -> list[str]:
@@ -132,6 +156,7 @@ def op_class(op: StructuredOp, pyright_typed: dict[str, str], inexact: Inexact) 
             inexact,
             xp_typed=xp_generic if method != "xp" else None,
             refused="_Refused",
+            one_device=method == "xp" and has_numbers(op),
         )
         lines += [
             "",
@@ -236,8 +261,9 @@ def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]],
                     " -> RegistrationHandle: ...",
                 ]
         message = (
-            f"{function}: the impl does not have the op's impl type for this key (its Protocol in "
-            "devtensor.kernel_signatures); the run-time check refuses it"
+            f"{function}: fn is not typed as the op's impl for this key (<Op><KEY>Kernel in "
+            "devtensor.kernel_signatures: the schema's names and kinds, tensors of the key's refined type, out a "
+            "ConstOut of it)"
         )
         lines += [
             "@overload",

@@ -81,6 +81,9 @@ if TYPE_CHECKING:
     _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
     # The same for pyright (see _xp_protocol): bounded, so that it infers the impl's own annotation.
     _XPB = TypeVar("_XPB", bound=CPUTensor | CUDATensor | _NoTensor, contravariant=True)
+    # pyright's one-device check of an xp impl of an op with numbers (see codegen.pyright_forms).
+    _XPCPU = TypeVar("_XPCPU", bound=CPUTensor | _NoTensor, contravariant=True)
+    _XPCUDA = TypeVar("_XPCUDA", bound=CUDATensor | _NoTensor, contravariant=True)
     # mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.
     MYPY = False
 
