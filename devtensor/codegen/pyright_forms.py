@@ -234,6 +234,12 @@ def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]],
     for op in ops:
         for shape in _inexact_shapes(*_call_shape(op, False)):
             shapes.setdefault(shape, []).append(op)
+    # Ops whose schemas give the same kernel Protocols share an overload (taking the first one's): fewer overloads
+    # for pyright to evaluate on each call.
+    same_kernels: dict[object, list[StructuredOp]] = {}
+    for op in ops:
+        params = tuple((p.name, p.kw_only, p.category, p.annotation, p.optional) for p in op.schema.params)
+        same_kernels.setdefault((params, op.schema.plan), []).append(op)
     for function in ("override", "register_kernel"):
         head = f"def {function}("
         lines += ["", "", "@overload", f"{head}op: OpLike, key: KeyLike, fn: _Gradual) -> RegistrationHandle: ..."]
@@ -253,11 +259,11 @@ def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]],
                 f"@deprecated({message!r})",
                 f"{head}op: {named(group)}, key: KeyLike, fn: {inexact.name(shape)}) -> RegistrationHandle: ...",
             ]
-        for op in ops:
+        for group in same_kernels.values():
             for device in KEYS:
                 lines += [
                     "@overload",
-                    f"{head}op: {named([op])}, key: _{KEYS[device][1]}Name, fn: {typed[op.name][device]})"
+                    f"{head}op: {named(group)}, key: _{KEYS[device][1]}Name, fn: {typed[group[0].name][device]})"
                     " -> RegistrationHandle: ...",
                 ]
         message = (
