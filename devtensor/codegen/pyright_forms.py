@@ -238,8 +238,8 @@ def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]],
     # for pyright to evaluate on each call.
     same_kernels: dict[object, list[StructuredOp]] = {}
     for op in ops:
-        params = tuple((p.name, p.kw_only, p.category, p.annotation, p.optional) for p in op.schema.params)
-        same_kernels.setdefault((params, op.schema.plan), []).append(op)
+        schema = tuple((p.name, p.kw_only, p.category, p.annotation, p.optional) for p in op.schema.params)
+        same_kernels.setdefault((schema, op.schema.plan), []).append(op)
     for function in ("override", "register_kernel"):
         head = f"def {function}("
         lines += ["", "", "@overload", f"{head}op: OpLike, key: KeyLike, fn: _Gradual) -> RegistrationHandle: ..."]
