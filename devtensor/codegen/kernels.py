@@ -5,20 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from devtensor.codegen.pyright_forms import (
+    KEYS,
+    Inexact,
+    by_name_lines,
+    camel,
+    has_numbers,
+    op_class,
+    pyright_overloads,
+)
 from devtensor.structured import Param, StructuredOp, plan_imports
 
-#: Dispatch keys with typed kernels and bindings: device type -> (refined tensor class, key name).
-KEYS: dict[str, tuple[str, str]] = {"cpu": ("CPUTensor", "CPU"), "cuda": ("CUDATensor", "CUDA")}
+__all__ = ["KERNELS_TITLE", "KEYS", "camel", "kernels_module", "kernels_stub_and_module", "tensor_annotation"]
+
 _MAX_TYPEVARS = 8
 
 
 def _meta_fullname(op: StructuredOp) -> str:
     """``module.qualname`` of the op's meta function (what mypy calls its fullname)."""
     return f"{op.meta.__module__}.{op.meta.__qualname__}"
-
-
-def camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
 
 
 def _count(typevars: list[str], family: str) -> int:
@@ -195,6 +200,9 @@ def _kernels_text(
 ) -> str | tuple[str, str]:
     """The text of :func:`kernels_module`, or with ``split`` of :func:`kernels_stub_and_module`."""
     body: list[str] = []
+    inexact = Inexact()
+    pyright_typed: dict[str, dict[str, str]] = {}
+    pyright_only: list[str] = []
     for op in ops:
         protocols: dict[str, tuple[str, list[str]]] = {}
         for device in KEYS:
@@ -230,19 +238,29 @@ def _kernels_text(
         # branch: pyright takes the last declaration of a name) where the two checkers need different forms.
         mypy_lines: list[str] = []
         pyright_lines: list[str] = []
+        typed: dict[str, str] = {}
         for device, (cls_name, typevars) in protocols.items():
-            typed = f"{cls_name}[{', '.join(typevars)}]" if typevars else cls_name
+            text = f"{cls_name}[{', '.join(typevars)}]"
             args = _pyright_args(typevars, KEYS[device][1])
-            line = f"def {device}(self, fn: {typed}) -> {typed}: ..."
-            if args == typevars:
-                body.append("    " + line)
-                continue
-            mypy_lines.append(line)
-            typed = f"{cls_name}[{', '.join(args)}]"
-            pyright_lines.append(f"def {device}(self, fn: {typed}) -> {typed}: ...")
+            mypy_lines.append(f"def {device}(self, fn: {text}) -> {text}: ...")
+            typed[device] = f"{cls_name}[{', '.join(args)}]"
+            any_typed = f"{cls_name}[{', '.join('Any' for _ in args)}]"
+            pyright_lines += pyright_overloads(
+                f"def {device}(self, ", op, device, typed[device], (any_typed, typed[device]), inexact
+            )
         mypy_lines.append(f"def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
-        generic = f"{camel(op.name)}XPKernelGeneric[_XPB]"
-        pyright_lines.append(f"def xp(self, fn: {generic}) -> {generic}: ...")
+        generic = f"{camel(op.name)}XPKernelGeneric"
+        typed["xp"] = f"{generic}[_XPB]"
+        pyright_lines += pyright_overloads(
+            "def xp(self, ",
+            op,
+            "xp",
+            typed["xp"],
+            (f"{generic}[Any]", typed["xp"]),
+            inexact,
+            one_device=has_numbers(op),
+        )
+        pyright_typed[op.name] = typed
         body += [
             "    if MYPY:",
             *("        " + line for line in mypy_lines),
@@ -250,6 +268,12 @@ def _kernels_text(
             *("        " + line for line in pyright_lines),
         ]
         body += ["", "", f"{op.name}: {registrar}"]
+        if split:
+            pyright_only += op_class(op, typed, inexact)
+    if split:
+        # pyright's alone: mypy (taking MYPY as always true) skips the block; its plugin checks these forms.
+        pyright_only += by_name_lines(ops, pyright_typed, inexact)
+        body += ["", "", "if not MYPY:", *("    " + line if line else "" for line in pyright_only[2:])]
     # Bounded by a union with a class no value has: mypy then infers each TypeVar as the impl's own annotation
     # (with a plain class bound it would settle on the bound, and accept a generic Tensor parameter). That class is
     # no Tensor, so the bound is no subtype of Tensor: pyright, which otherwise settles on the bound whenever the
@@ -275,8 +299,24 @@ def _kernels_text(
         '_XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)',
         "# The same for pyright (see _xp_protocol): bounded, so that it infers the impl's own annotation.",
         '_XPB = TypeVar("_XPB", bound=CPUTensor | CUDATensor | _NoTensor, contravariant=True)',
+        "# pyright's one-device check of an xp impl of an op with numbers (see codegen.pyright_forms).",
+        '_XPCPU = TypeVar("_XPCPU", bound=CPUTensor | _NoTensor, contravariant=True)',
+        '_XPCUDA = TypeVar("_XPCUDA", bound=CUDATensor | _NoTensor, contravariant=True)',
         "# mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.",
         "MYPY: bool",
+        "",
+        "",
+        "# What a refused impl's decorator returns (see codegen.pyright_forms): solved by nothing, so unknown.",
+        '_Refused = TypeVar("_Refused")',
+        '_CPUName: TypeAlias = Literal["cpu", "CPU"]',
+        '_CUDAName: TypeAlias = Literal["cuda", "CUDA"]',
+        "",
+        "",
+        "class _Gradual(Protocol):",
+        '    """An impl typed ``...`` (``Callable[..., None]``, ``*args: Any, **kwargs: Any``): passes as gradual."""',
+        "",
+        "    def __call__(_k, *args: object, **kwargs: object) -> None: ...",
+        *inexact.lines(),
     ]
     header = [
         f'"""Generated by `python -m devtensor.codegen` from the op definitions; do not edit.\n\n{title}\n"""',
@@ -287,7 +327,9 @@ def _kernels_text(
     imports = [
         "from collections.abc import Sequence",
         "from types import ModuleType",
-        "from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar, final, overload",
+        "from typing import TYPE_CHECKING, Any, Final, Literal, Never, Protocol, TypeAlias, TypeVar, final, overload",
+        "",
+        "from typing_extensions import deprecated",
         "",
         "from devtensor.dtypes import DTypeLike, Scalar",
         "from devtensor.generator import Generator",
@@ -311,7 +353,12 @@ def _kernels_text(
         stub = [
             *header,
             *imports,
-            *(["from typing import TypeAlias"] if view_names else []),
+            "from collections.abc import Callable",
+            "from devtensor.dispatcher import DispatchKey",
+            "from devtensor.library.custom_ops import OpLike",
+            "from devtensor.library.handles import KeyLike, RegistrationHandle",
+            "from devtensor.structured import StructuredOp",
+            "from devtensor.views import ViewOp",
             *_plan_import_lines(ops, indent=""),
             "",
             *names,
@@ -356,8 +403,8 @@ def _kernels_text(
         "        return KernelRegistrar(name)",
         "",
         "",
-        "del DTypeLike, Final, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar,"
-        " final, overload",
+        "del Any, DTypeLike, Final, Generator, Literal, ModuleType, Never, Tensor, TensorOrScalar, Sequence, Protocol,"
+        " TypeAlias, TypeVar, deprecated, final, overload",
         "",
     ]
     return "\n".join(lines)

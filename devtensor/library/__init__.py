@@ -54,6 +54,8 @@ with :mod:`~devtensor.library.check_report`, :mod:`~devtensor.library.check_runs
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from devtensor.library.backends import (
     NumpyBackend,
     OutOfTreeBackend,
@@ -69,6 +71,14 @@ from devtensor.library.handles import RegistrationHandle
 from devtensor.library.modes import CallRecord, CountingMode, DispatchMode, LoggingMode, active_modes
 from devtensor.library.overrides import override
 from devtensor.library.schema_parser import parse_schema
+
+if TYPE_CHECKING:
+    # pyright reads get_op, override and register_kernel as the generated overloads of devtensor.kernel_signatures
+    # (an op named by a Literal, or as get_op typed it, takes its impl type per key); mypy, which takes a name MYPY
+    # as always true and so skips this block, keeps the plain ones, which its plugin checks.
+    MYPY = False
+    if not MYPY:
+        from devtensor.kernel_signatures import get_op, override, register_kernel
 
 __all__ = [
     "CallRecord",

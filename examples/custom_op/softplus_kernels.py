@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, Never, Protocol, TypeAlias, TypeVar, final, overload
+
+from typing_extensions import deprecated
 
 from devtensor.dtypes import DTypeLike, Scalar
 from devtensor.generator import Generator
@@ -79,8 +81,47 @@ if TYPE_CHECKING:
     _XP = TypeVar("_XP", CPUTensor, CUDATensor, contravariant=True)
     # The same for pyright (see _xp_protocol): bounded, so that it infers the impl's own annotation.
     _XPB = TypeVar("_XPB", bound=CPUTensor | CUDATensor | _NoTensor, contravariant=True)
+    # pyright's one-device check of an xp impl of an op with numbers (see codegen.pyright_forms).
+    _XPCPU = TypeVar("_XPCPU", bound=CPUTensor | _NoTensor, contravariant=True)
+    _XPCUDA = TypeVar("_XPCUDA", bound=CUDATensor | _NoTensor, contravariant=True)
     # mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.
     MYPY = False
+
+
+    # What a refused impl's decorator returns (see codegen.pyright_forms): solved by nothing, so unknown.
+    _Refused = TypeVar("_Refused")
+    _CPUName: TypeAlias = Literal["cpu", "CPU"]
+    _CUDAName: TypeAlias = Literal["cuda", "CUDA"]
+
+
+    class _Gradual(Protocol):
+        """An impl typed ``...`` (``Callable[..., None]``, ``*args: Any, **kwargs: Any``): passes as gradual."""
+
+        def __call__(_k, *args: object, **kwargs: object) -> None: ...
+
+
+    class _Inexact0(Protocol):
+        """An impl that takes 4 arguments positionally with out by keyword: more than its op's schema lets it."""
+
+        def __call__(_k, _0: Never, _1: Never, _2: Never, _3: Never, /, *, out: Never) -> object: ...
+
+
+    class _Inexact1(Protocol):
+        """An impl that takes 4 arguments positionally: more than its op's schema lets it."""
+
+        def __call__(_k, _0: Never, _1: Never, _2: Never, _3: Never, /) -> object: ...
+
+
+    class _Inexact2(Protocol):
+        """An impl that takes 5 arguments positionally with out by keyword: more than its op's schema lets it."""
+
+        def __call__(_k, _0: Never, _1: Never, _2: Never, _3: Never, _4: Never, /, *, out: Never) -> object: ...
+
+
+    class _Inexact3(Protocol):
+        """An impl that takes 5 arguments positionally: more than its op's schema lets it."""
+
+        def __call__(_k, _0: Never, _1: Never, _2: Never, _3: Never, _4: Never, /) -> object: ...
 
 
     class FusedSoftplusCPUKernel(Protocol[_CPU0, _CPU1]):
@@ -114,11 +155,40 @@ if TYPE_CHECKING:
         #: The op's meta function (the mypy plugin finds the registrar of an op by it).
         meta_function: Final = 'fused_softplus.softplus_op'
 
-        def cpu(self, fn: FusedSoftplusCPUKernel[_CPU0, _CPU1]) -> FusedSoftplusCPUKernel[_CPU0, _CPU1]: ...
-        def cuda(self, fn: FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]) -> FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
         if MYPY:
+            def cpu(self, fn: FusedSoftplusCPUKernel[_CPU0, _CPU1]) -> FusedSoftplusCPUKernel[_CPU0, _CPU1]: ...
+            def cuda(self, fn: FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]) -> FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
             def xp(self, fn: FusedSoftplusXPKernel[_XP]) -> FusedSoftplusXPKernel[_XP]: ...
         else:
+            @overload
+            def cpu(self, fn: _Gradual) -> FusedSoftplusCPUKernel[Any, Any]: ...
+            @overload
+            @deprecated("fused_softplus's CPU impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
+            def cpu(self, fn: _Inexact0) -> FusedSoftplusCPUKernel[Any, Any]: ...
+            @overload
+            @deprecated("fused_softplus's CPU impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
+            def cpu(self, fn: _Inexact1) -> FusedSoftplusCPUKernel[Any, Any]: ...
+            @overload
+            def cpu(self, fn: FusedSoftplusCPUKernel[_CPU0, _CPU1]) -> FusedSoftplusCPUKernel[_CPU0, _CPU1]: ...
+            @overload
+            def cuda(self, fn: _Gradual) -> FusedSoftplusCUDAKernel[Any, Any]: ...
+            @overload
+            @deprecated("fused_softplus's CUDA impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
+            def cuda(self, fn: _Inexact0) -> FusedSoftplusCUDAKernel[Any, Any]: ...
+            @overload
+            @deprecated("fused_softplus's CUDA impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
+            def cuda(self, fn: _Inexact1) -> FusedSoftplusCUDAKernel[Any, Any]: ...
+            @overload
+            def cuda(self, fn: FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]) -> FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
+            @overload
+            def xp(self, fn: _Gradual) -> FusedSoftplusXPKernelGeneric[Any]: ...
+            @overload
+            @deprecated("fused_softplus's CPU and CUDA (xp) impl takes exactly its schema's parameters: 4 positional, then out keyword-only; the run-time check refuses this impl")
+            def xp(self, fn: _Inexact2) -> FusedSoftplusXPKernelGeneric[Any]: ...
+            @overload
+            @deprecated("fused_softplus's CPU and CUDA (xp) impl takes exactly its schema's parameters: 4 positional, then out keyword-only; the run-time check refuses this impl")
+            def xp(self, fn: _Inexact3) -> FusedSoftplusXPKernelGeneric[Any]: ...
+            @overload
             def xp(self, fn: FusedSoftplusXPKernelGeneric[_XPB]) -> FusedSoftplusXPKernelGeneric[_XPB]: ...
 
 
@@ -132,4 +202,4 @@ else:
         return KernelRegistrar(name)
 
 
-del DTypeLike, Final, Generator, Literal, ModuleType, Tensor, TensorOrScalar, Sequence, Protocol, TypeVar, final, overload
+del Any, DTypeLike, Final, Generator, Literal, ModuleType, Never, Tensor, TensorOrScalar, Sequence, Protocol, TypeAlias, TypeVar, deprecated, final, overload

@@ -19,7 +19,7 @@ from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 # --- typed registrars: what a Protocol lets through but the run-time check refuses -------------------------------
 
 
-@ks.mm.cpu  # E: kernel-signature !pyright
+@ks.mm.cpu  # E: kernel-signature
 def out_positional(self: CPUTensor, mat2: CPUTensor, out: ConstOut[CPUTensor]) -> None: ...
 
 
@@ -27,7 +27,7 @@ def out_positional(self: CPUTensor, mat2: CPUTensor, out: ConstOut[CPUTensor]) -
 def extra_defaulted(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor], fast: bool = True) -> None: ...
 
 
-@ks.add.cuda  # E: kernel-signature !pyright
+@ks.add.cuda  # E: kernel-signature
 def alpha_positional(
     self: CUDATensor | Scalar, other: CUDATensor | Scalar, alpha: Scalar = 1, *, out: ConstOut[CUDATensor]
 ) -> None: ...
@@ -37,7 +37,7 @@ def alpha_positional(
 def variadic(*args: Any, **kwargs: Any) -> None: ...
 
 
-@ks.mm.xp  # E: kernel-signature !pyright
+@ks.mm.xp  # E: kernel-signature
 def xp_extra(xp: Any, self: CPUTensor, mat2: CPUTensor, k: int = 0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
@@ -56,7 +56,7 @@ def impl_plain(self: Tensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> 
 def impl_extra(self: CPUTensor, mat2: CPUTensor, k: int = 0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-@get_op("mm").impl("cuda")  # E: kernel-signature !pyright
+@get_op("mm").impl("cuda")  # E: kernel-signature
 def impl_out_positional(self: CUDATensor, mat2: CUDATensor, out: ConstOut[CUDATensor]) -> None: ...
 
 
@@ -76,10 +76,10 @@ def out_pos(self: CPUTensor, mat2: CPUTensor, out: ConstOut[CPUTensor]) -> None:
 def cpu_impl(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
-library.override("mm", "cpu", plain_self)  # E: type-var !pyright
+library.override("mm", "cpu", plain_self)  # E: type-var
 library.override(mm, "cpu", out_pos)  # E: kernel-signature !pyright
-library.register_kernel("mm", "cuda", cpu_impl)  # E: type-var !pyright
-library.register_kernel("mm", DispatchKey.CPU, out_pos)  # E: kernel-signature !pyright
+library.register_kernel("mm", "cuda", cpu_impl)  # E: type-var
+library.register_kernel("mm", DispatchKey.CPU, out_pos)  # E: kernel-signature
 library.register_kernel("mm", "cpu", cpu_impl)
 library.override("mm", "cpu", cpu_impl)
 

@@ -4,7 +4,7 @@ decorators (the built-in kernels use the same mechanism)."""
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -102,6 +102,35 @@ library.register_kernel(mm, "cuda", mm_cuda)
 get_op("mm").impl("cuda")(mm_cuda)
 get_op("mm").register_kernel("cpu", mm_impl_cpu)
 library.override(get_op("mm"), "cpu", mm_impl_cpu)
+
+
+# By name, through get_op and through the registrars, pyright (no plugin) takes the op's impl type per key, and
+# rejects an impl taking more than the schema positionally: the correct forms, typed impls not yet registered.
+def mm_cpu_typed(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+def mm_cuda_typed(self: CUDATensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+def mm_xp_typed(xp: ModuleType, self: D, mat2: D, *, out: ConstOut[D]) -> None: ...
+
+
+def untyped_impl() -> Any: ...
+
+
+library.override("mm", "cpu", mm_cpu_typed)
+library.override("mm", "CUDA", mm_cuda_typed)
+library.register_kernel("mm", "cpu", mm_cpu_typed)
+library.register_kernel("mm", DispatchKey.CUDA, mm_cuda_typed)
+library.register_kernel("mm", "cuda", mm_xp_typed)
+library.register_kernel("mm", "numpy2", mm_xp_typed)
+library.register_kernel("mm", "cpu", untyped_impl())
+get_op("mm").impl("cpu")(mm_cpu_typed)
+get_op("mm").impl("cpu", "cuda")(mm_xp_typed)
+get_op("mm").impl("cpu")(untyped_impl())
+ks.mm.cpu(mm_cpu_typed)
+ks.mm.xp(mm_xp_typed)
+ks.mm.cpu(untyped_impl())
 
 
 @structured_op()

@@ -1,0 +1,296 @@
+"""pyright's forms of the generated kernel signatures beyond the kernel Protocols: overloads that refuse an impl
+taking more than its schema positionally (``@deprecated`` overloads on the call shapes only such an impl accepts),
+and the per-op classes and by-name overloads of ``library.get_op``/``override``/``register_kernel``. See
+docs/design.md ("What pyright checks without a plugin beyond the Protocols")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from devtensor.structured import StructuredOp
+
+#: Dispatch keys with typed kernels and bindings: device type -> (refined tensor class, key name).
+KEYS: dict[str, tuple[str, str]] = {"cpu": ("CPUTensor", "CPU"), "cuda": ("CUDATensor", "CUDA")}
+
+
+def camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def _call_shape(op: StructuredOp, xp: bool) -> tuple[int, list[str]]:
+    """(how many parameters an impl of ``op`` takes positionally, the names it takes keyword-only) by its schema:
+    ``xp`` first for an impl of several keys; ``plan`` (an op with a plan) and ``out`` keyword-only last."""
+    positional = sum(1 for p in op.schema.params if not p.kw_only) + (1 if xp else 0)
+    keywords = [p.name for p in op.schema.params if p.kw_only]
+    if op.schema.plan is not None:
+        keywords.append("plan")
+    return positional, [*keywords, "out"]
+
+
+def _inexact_shapes(positional: int, keywords: list[str]) -> list[tuple[int, tuple[str, ...]]]:
+    """The call shapes that only an impl taking more than its schema allows accepts, as (positional count,
+    keyword names): one more positional argument with every keyword-only parameter given (an extra parameter,
+    ``*args``), and, per keyword-only parameter, one more positional argument in its place (that parameter taken
+    positionally, as ``out`` before the ``*``)."""
+    shapes = [(positional + 1, tuple(keywords))]
+    shapes += [(positional + 1, tuple(k for k in keywords if k != name)) for name in keywords]
+    return shapes
+
+
+class Inexact:
+    """The detector Protocols of :func:`_kernels_text`, one per call shape, named in order of first use."""
+
+    def __init__(self) -> None:
+        self.names: dict[tuple[int, tuple[str, ...]], str] = {}
+
+    def name(self, shape: tuple[int, tuple[str, ...]]) -> str:
+        if shape not in self.names:
+            self.names[shape] = f"_Inexact{len(self.names)}"
+        return self.names[shape]
+
+    def lines(self) -> list[str]:
+        out: list[str] = []
+        for (positional, keywords), name in self.names.items():
+            params = [f"_{i}: Never" for i in range(positional)] + ["/"]
+            if keywords:
+                params += ["*", *(f"{k}: Never" for k in keywords)]
+            out += [
+                "",
+                "",
+                f"class {name}(Protocol):",
+                f'    """An impl that takes {positional} arguments positionally'
+                + (f" with {', '.join(keywords)} by keyword" if keywords else "")
+                + ': more than its op\'s schema lets it."""',
+                "",
+                f"    def __call__(_k, {', '.join(params)}) -> object: ...",
+            ]
+        return out
+
+
+def _inexact_message(op: StructuredOp, key: str, xp: bool) -> str:
+    positional, keywords = _call_shape(op, xp)
+    return (
+        f"{op.name}'s {key} impl takes exactly its schema's parameters: {positional} positional, then "
+        f"{', '.join(keywords)} keyword-only; the run-time check refuses this impl"
+    )
+
+
+def pyright_overloads(
+    head: str,
+    op: StructuredOp,
+    method: str,
+    typed: str,
+    returns: tuple[str, str],
+    inexact: Inexact,
+    xp_typed: str | None = None,
+    refused: str | None = None,
+    one_device: bool = False,
+) -> list[str]:
+    """pyright's overloads of a registration (``head``: ``def cpu(self, `` for the registrar's method ``method``,
+    ``def __call__(_k, `` for ``op.impl(key)``'s decorator) taking an impl typed ``typed`` (``method``: ``cpu``,
+    ``cuda`` or ``xp``): an impl typed ``...`` (or ``*args: Any, **kwargs: Any``, the same to pyright) passes as
+    gradual; with ``xp_typed``, an impl taking ``xp`` first passes as typed so; an impl that takes a parameter
+    beyond the schema positionally, or one of its keyword-only parameters (``out``, ``plan``) positionally,
+    matches a deprecated overload, which pyright strict reports (``reportDeprecated``): a Protocol cannot say
+    "exactly these parameters", but an overload can catch the call shapes only such an impl accepts.
+    ``returns``: (the return type of the gradual and deprecated forms, of the typed form); the two must be one type
+    with ``Any`` for the TypeVars, or an ``Any`` argument is ambiguous between them and reported deprecated.
+    ``refused``: the deprecated forms' return type instead: pyright reports a deprecated overload only where the
+    callee is a name or attribute (``@op.cpu``), not a call (``@op.impl("cpu")``), so there they return the TypeVar
+    ``_Refused``, which nothing solves: a decorator returning an unknown type is an error of pyright strict
+    (``reportUntypedFunctionDecorator``).
+    ``one_device`` (an ``xp`` impl of an op with numbers, whose impl must take both device types): before the typed
+    form, an impl whose tensors fit ``CUDATensor`` passes, then one whose tensors fit ``CPUTensor`` only is refused
+    (deprecated). Requiring both would need a Protocol with an overload per device type, and pyright matches no
+    generic impl (``D = TypeVar("D", CPUTensor, CUDATensor)``) against one; a chain of overloads can require one
+    device type, so an impl of CUDA tensors only still passes."""
+    positional, keywords = _call_shape(op, method == "xp")
+    key = "CPU and CUDA (xp)" if method == "xp" else KEYS[method][1]
+    message = _inexact_message(op, key, method == "xp")
+    any_return, typed_return = returns
+    lines = ["@overload", f"{head}fn: _Gradual) -> {any_return}: ..."]
+    if xp_typed is not None:
+        lines += ["@overload", f"{head}fn: {xp_typed}) -> {any_return}: ..."]
+    for shape in _inexact_shapes(positional, keywords):
+        lines += [
+            "@overload",
+            f"@deprecated({message!r})",
+            f"{head}fn: {inexact.name(shape)}) -> {refused or any_return}: ...",
+        ]
+    if one_device:
+        cuda, cpu = typed.replace("[_XPB]", "[_XPCUDA]"), typed.replace("[_XPB]", "[_XPCPU]")
+        refuse = (
+            f"{op.name}'s impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar "
+            "constrained to CPUTensor and CUDATensor); this one takes CPUTensor only"
+        )
+        lines += [
+            "@overload",
+            f"{head}fn: {cuda}) -> {typed_return.replace('[_XPB]', '[_XPCUDA]')}: ...",
+            "@overload",
+            f"@deprecated({refuse!r})",
+            f"{head}fn: {cpu}) -> {refused or any_return}: ...",
+        ]
+    lines += ["@overload", f"{head}fn: {typed}) -> {typed_return}: ..."]
+    return lines
+
+
+def has_numbers(op: StructuredOp) -> bool:
+    """Whether ``op`` has a tensor-or-number parameter (its ``xp`` impl is typed per device type for mypy)."""
+    return any(p.category == "TensorOrScalar" for p in op.schema.params)
+
+
+def op_class(op: StructuredOp, pyright_typed: dict[str, str], inexact: Inexact) -> list[str]:
+    """The class ``library.get_op("<name>")`` is for pyright: the op's StructuredOp with ``impl`` typed per key
+    (a Protocol per key whose ``__call__`` has the registrar's overloads)."""
+    cls = camel(op.name)
+    lines: list[str] = []
+    xp_generic = f"{cls}XPKernelGeneric[_XPB]"
+    for method in (*KEYS, "xp"):
+        name = f"_{cls}{method.upper()}Impl"
+        overloads = pyright_overloads(
+            "def __call__(_k, ",
+            op,
+            method,
+            pyright_typed[method],
+            ("Callable[..., None]", "Callable[..., None]"),
+            inexact,
+            xp_typed=xp_generic if method != "xp" else None,
+            refused="_Refused",
+            one_device=method == "xp" and has_numbers(op),
+        )
+        lines += [
+            "",
+            "",
+            f"class {name}(Protocol):",
+            f'    """``{op.name}.impl({method!r})``\'s decorator, as pyright types it (see ``{cls}Op``)."""',
+            "",
+            *("    " + line for line in overloads),
+        ]
+    lines += [
+        "",
+        "",
+        f"class {cls}Op(StructuredOp):",
+        f'    """``{op.name}`` as ``library.get_op({op.name!r})`` gives it to pyright: ``impl`` checked per key as'
+        f' ``@{op.name}.cpu`` / ``.cuda`` / ``.xp``."""',
+        "",
+        "    @overload",
+        f"    def impl(self, key: _CPUName, /) -> _{cls}CPUImpl: ...",
+        "    @overload",
+        f"    def impl(self, key: _CUDAName, /) -> _{cls}CUDAImpl: ...",
+        "    @overload",
+        f"    def impl(self, key: _CPUName, key2: _CUDAName, /) -> _{cls}XPImpl: ...",
+        "    @overload",
+        f"    def impl(self, key: _CUDAName, key2: _CPUName, /) -> _{cls}XPImpl: ...",
+        "    @overload",
+        "    def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]: ...",
+    ]
+    return lines
+
+
+def _loose_xp(op: StructuredOp) -> str:
+    """The parameters of an impl of ``op`` taking ``xp`` first, any types (``override``/``register_kernel`` take one
+    for any key, an out-of-tree backend's too)."""
+    texts = ["xp: Any"]
+    star = False
+    for p in op.schema.params:
+        if p.kw_only and not star:
+            texts.append("*")
+            star = True
+        texts.append(f"{p.name}: Any")
+    if not star:
+        texts.append("*")
+    if op.schema.plan is not None:
+        texts.append("plan: Any")
+    texts.append("out: Any")
+    return ", ".join(texts)
+
+
+def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]], inexact: Inexact) -> list[str]:
+    """pyright's ``library.get_op``, ``library.override`` and ``library.register_kernel``: an op given by its name
+    (a Literal) or as ``get_op`` typed it, and a CPU or CUDA key by name, take the op's impl type for that key; an
+    impl that takes more than the schema positionally is reported for any key, and any other impl for a known op
+    and key matches a deprecated overload (pyright strict reports it), before the untyped forms for other ops and
+    keys."""
+    lines: list[str] = []
+    loose: dict[str, list[StructuredOp]] = {}
+    for op in ops:
+        loose.setdefault(_loose_xp(op), []).append(op)
+    loose_names: dict[str, str] = {}
+    for i, params in enumerate(loose):
+        loose_names[params] = f"_XPAny{i}"
+        lines += [
+            "",
+            "",
+            f"class _XPAny{i}(Protocol):",
+            '    """An impl taking ``xp`` first, of any types."""',
+            "",
+            f"    def __call__(_k, {params}) -> None: ...",
+        ]
+
+    def named(group: Sequence[StructuredOp]) -> str:
+        return "Literal[" + ", ".join(repr(o.name) for o in group) + "]"
+
+    shapes: dict[tuple[int, tuple[str, ...]], list[StructuredOp]] = {}
+    for op in ops:
+        for shape in _inexact_shapes(*_call_shape(op, False)):
+            shapes.setdefault(shape, []).append(op)
+    # Ops whose schemas give the same kernel Protocols share an overload (taking the first one's): fewer overloads
+    # for pyright to evaluate on each call.
+    same_kernels: dict[object, list[StructuredOp]] = {}
+    for op in ops:
+        schema = tuple((p.name, p.kw_only, p.category, p.annotation, p.optional) for p in op.schema.params)
+        same_kernels.setdefault((schema, op.schema.plan), []).append(op)
+    for function in ("override", "register_kernel"):
+        head = f"def {function}("
+        lines += ["", "", "@overload", f"{head}op: OpLike, key: KeyLike, fn: _Gradual) -> RegistrationHandle: ..."]
+        for params, group in loose.items():
+            lines += [
+                "@overload",
+                f"{head}op: {named(group)}, key: KeyLike, fn: {loose_names[params]}) -> RegistrationHandle: ...",
+            ]
+        for shape, group in shapes.items():
+            message = (
+                f"{function}: the impl takes {shape[0]} arguments positionally, more than the op's schema lets it "
+                "(an extra parameter, or a keyword-only one such as out taken positionally); the run-time check "
+                "refuses it"
+            )
+            lines += [
+                "@overload",
+                f"@deprecated({message!r})",
+                f"{head}op: {named(group)}, key: KeyLike, fn: {inexact.name(shape)}) -> RegistrationHandle: ...",
+            ]
+        for group in same_kernels.values():
+            for device in KEYS:
+                lines += [
+                    "@overload",
+                    f"{head}op: {named(group)}, key: _{KEYS[device][1]}Name, fn: {typed[group[0].name][device]})"
+                    " -> RegistrationHandle: ...",
+                ]
+        message = (
+            f"{function}: fn is not typed as the op's impl for this key (<Op><KEY>Kernel in "
+            "devtensor.kernel_signatures: the schema's names and kinds, tensors of the key's refined type, out a "
+            "ConstOut of it)"
+        )
+        lines += [
+            "@overload",
+            f"@deprecated({message!r})",
+            f"{head}op: {named(ops)}, key: _CPUName | _CUDAName, fn: Callable[..., None]) -> RegistrationHandle: ...",
+            "@overload",
+            f"{head}op: OpLike, key: KeyLike, fn: Callable[..., None]) -> RegistrationHandle: ...",
+        ]
+    lines += [
+        "",
+        "",
+        "@overload",
+        "def get_op(op: ViewOp | ViewOpName) -> ViewOp: ...",
+        *(
+            line
+            for op in ops
+            for line in ("@overload", f"def get_op(op: Literal[{op.name!r}]) -> {camel(op.name)}Op: ...")
+        ),
+        "@overload",
+        "def get_op(op: StructuredOp | str) -> StructuredOp: ...",
+        "@overload",
+        "def get_op(op: Callable[..., Any]) -> StructuredOp | ViewOp: ...",
+    ]
+    return lines
