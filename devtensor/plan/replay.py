@@ -124,6 +124,14 @@ class _Compiler:
         self.cached: dict[int, str] = {}
         #: Per argument slot, the kept views of it taken before any front call: (slot, the source making it).
         self.hoisted: dict[int, list[tuple[int, str]]] = {}
+        #: Per storage key of the plan's tensors, the last record using it (a buffer no later record reads may
+        #: be written over by the one that reads it last: Lowering.spare).
+        storage = plan._slot_storage
+        self.last: dict[int, int] = {}
+        for at, record in enumerate(plan.records):
+            for slot in slot_indices((record.args, record.kwargs, record.result)):
+                self.last[storage[slot]] = at
+        self.kept = {storage[slot] for slot in self.outputs} | self.filled_once
 
     def const(self, value: Any) -> str:
         name = f"_c{len(self.ns)}"
@@ -355,7 +363,29 @@ class _Compiler:
         meta = self.plan._slot_meta[value.index]
         return Ref(self.array(value.index), meta._shape, meta._dtype)
 
-    def lower(self, record: Any, op: Any, bound: dict[str, Any], handler: Any, spec: Any, target: Slot) -> bool:
+    def spare(self, index: int, record: Any) -> frozenset[int]:
+        """The ids of the arrays of buffers that record ``index`` reads last and may write over
+        (Lowering.spare): a buffer of the plan, not kept, no later record using its storage, and no other
+        argument of the call (out included) on the same storage."""
+        storage = self.plan._slot_storage
+        slots = slot_indices((record.args, record.kwargs))
+        if record.buffer is not None:
+            slots.append(record.result.index)
+        spare = set()
+        for slot in slots:
+            key = storage[slot]
+            if (
+                slot in self.static
+                and key not in self.kept
+                and self.last.get(key) == index
+                and all(other == slot for other in slots if storage[other] == key)
+            ):
+                spare.add(id(self.static[slot]._array))
+        return frozenset(spare)
+
+    def lower(
+        self, index: int, record: Any, op: Any, bound: dict[str, Any], handler: Any, spec: Any, target: Slot
+    ) -> bool:
         """Emit the raw calls the kernel lowers this call to (devtensor.lowering): the ufunc family's one call
         (alpha folded) when the op has the direct path, else the kernel's registered lowering; False when there
         is none or it declines (plain values only, NumPy only, NumPy's state variable needed)."""
@@ -365,6 +395,7 @@ class _Compiler:
         if not all(type(bound[p.name]) is Slot or type(bound[p.name]) in _PLAIN for p in params):
             return False
         lw = Lowering(np, lambda shape, dtype: np.empty(shape, dtype))
+        lw.spare = self.spare(index, record)
         out = self.ref(target)
         ufunc = getattr(op.meta, DIRECT, None)
         lowering = LOWERINGS.get(kernel_function(handler))
@@ -543,7 +574,7 @@ class _Compiler:
             # A view of an argument, made when the argument's array changed: its write check once per view.
             name = self.const((record.name.removesuffix(".out"), "self" if first else "out"))
             self.lines.append(f"if not t{target.index}._write_checked: _WCHECK({name}, t{target.index})")
-        if self.lower(record, op, bound, handler, spec, target):
+        if self.lower(index, record, op, bound, handler, spec, target):
             self.lines += bump
             self.direct_count += 1
             self.lowered += 1
