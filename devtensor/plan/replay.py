@@ -54,6 +54,7 @@ from devtensor.plan.kept import (
 from devtensor.plan.tracing import step_code
 from devtensor.plan.values import MISS, Slot, decode, flatten_source, has_tensor, slot_indices
 from devtensor.storage import KeptViews
+from devtensor.structured import core as _structured_core
 from devtensor.structured.fronts import _inline_kind
 from devtensor.tensor import Tensor, check_no_internal_overlap
 from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
@@ -74,7 +75,13 @@ _KEYWORD_OUT = frozenset({np.maximum, np.minimum})
 #: The most lines of a replay that its entry repeats inline (binding.entry_lines).
 _INLINE_LINES = 40
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
+#: Whether a returned single view of an argument, made without its front, counts as a call a plan gains on
+#: (``__calls__``, Plan.gains): only without the compiled core, whose view lane (_core_view.h) makes such a view
+#: in C for fewer instructions than a replay's frame takes (benchmarks/plan_samples_cost.py: reshape, view,
+#: transpose, unsqueeze as one-op steps cost 1.3x to 1.8x eager's instructions planned), decided at plan time.
+#: ``dt.planned`` runs a step of such views only eagerly. The multi-view ops (split, chunk, unbind) have no lane.
 _CODE: dict[tuple[Any, str], Any] = {}
+_VIEW_GAINS = int(_structured_core.CORE is None)
 
 
 class _Compiler:
@@ -462,7 +469,7 @@ class _Compiler:
         self.lines.append(f"t{record.result.index} = {self.const(self.backend.wrap_view)}({call}, {base_src})")
         self.defined.add(record.result.index)
         self.direct_count += 1
-        self.calls += 1  # (the view kernel without its front: a plan of such views gains)
+        self.calls += _VIEW_GAINS  # (the view kernel without its front)
 
     def layout_view(self, index: int, record: Any, base: Slot) -> None:
         """A returned view of an argument whose layout depends on the argument's strides (reshape, view, flatten,
@@ -474,7 +481,7 @@ class _Compiler:
         self.lines += keep_layout_lines(self.ns, cache, array, src, f"t{slot}", self.front_call(record))
         self.defined.add(slot)
         self.direct_count += 1
-        self.calls += 1  # (no front on the replays of one argument array: a plan of such views gains)
+        self.calls += _VIEW_GAINS  # (no front on the replays of one argument array)
 
     def base_array(self, base: Slot) -> str:
         """The source of the array of a view's base (an argument, or a kept view of one): the head's read of an
