@@ -9,7 +9,8 @@ Run under callgrind, which counts each segment the script runs through ``exec`` 
 ``run`` makes, per op sample of tests/op_samples.py (its first two per op, the steps of plan_replay.py's
 ``samples``), the eager step, its ``dt.plan`` and its ``dt.planned``, warms them (``--warmup`` calls: CPython
 specializes a function's code after some runs), then runs ``--calls`` calls of each as one ``exec`` (eager,
-plan, planned, in that order) and writes the order of the segments to ``--names``. ``report`` reads the dumps
+plan, planned, in that order; the cyclic garbage collector off, whose passes would fall in any segment) and
+writes the order of the segments to ``--names``. ``report`` reads the dumps
 (the last three per sample) and prints, per kind, how many steps cost more than eager by over 0% and 5% in
 instructions and in callgrind's cycle estimate (instructions plus 10 per mispredicted branch of its simple
 predictor, which a real CPU beats on the interpreter's jumps), and the costliest ones: figures the machine's
@@ -19,6 +20,7 @@ load does not move.
 from __future__ import annotations
 
 import argparse
+import gc
 import glob
 import importlib
 import sys
@@ -63,12 +65,17 @@ def run(calls: int, warmup: int, names_file: str) -> None:
             except Exception:
                 continue
             steps.append((f"{name}[{index}]", step, plan, fast, args))
-    source = f"for _ in range({calls}): f(*a)"
-    with open(names_file, "w") as names:
-        for label, step, plan, fast, args in steps:
-            for fn in (step, plan, fast):
-                exec(source, {"f": fn, "a": args})
-            names.write(label + "\n")
+    code = compile(f"for _ in range({calls}): f(*a)", "<segment>", "exec")  # (compiled once: not counted)
+    gc.collect()
+    gc.disable()  # (a collection would fall in whichever segment crosses its threshold; eager frees by count)
+    try:
+        with open(names_file, "w") as names:
+            for label, step, plan, fast, args in steps:
+                for fn in (step, plan, fast):
+                    exec(code, {"f": fn, "a": args})
+                names.write(label + "\n")
+    finally:
+        gc.enable()
 
 
 def _counts(path: str) -> tuple[int, int]:

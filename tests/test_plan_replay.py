@@ -210,6 +210,27 @@ def test_buffers_reuse_only_a_dying_input_of_an_elementwise_op_and_stay_exact() 
     assert plan.buffers[1]._array is plan.buffers[0]._array  # (one array: NumPy sees out is the input)
 
 
+def test_buffers_of_other_ops_reuse_only_their_first_argument() -> None:
+    # addmm and scatter may write over their first argument only: mat1 (or src), a dying buffer of out's shape
+    # and dtype, keeps its own bytes, as the kernels read it after writing out
+    def step(b: Tensor, m: Tensor, idx: Tensor) -> tuple[Tensor, Tensor]:
+        m1 = m * 2.0
+        first = dt.addmm(b, m1, m)
+        src = m + 1.0
+        second = dt.scatter(m * 3.0, 0, idx, src)
+        return first, second
+
+    def args() -> tuple[Tensor, Tensor, Tensor]:
+        m = dt.tensor(np.arange(9.0).reshape(3, 3) / 7.0)
+        return dt.tensor(np.ones((3, 3))), m, dt.tensor(np.array([[2, 0, 1], [0, 1, 2], [1, 2, 0]]))
+
+    plan = dt.plan(step, *args())
+    a, e = args(), args()
+    for _ in range(2):
+        got, want = plan(*a), step(*e)
+        assert all(_same(g, w) for g, w in zip(got, want, strict=True))
+
+
 def test_indexing_inside_the_step_is_recorded() -> None:
     def step(t: Tensor, idx: Tensor) -> tuple[Tensor, ...]:
         u = t[0] + 1.0  # a view of an argument, re-made on each replay

@@ -46,6 +46,7 @@ from devtensor.plan.values import scalar_key as _scalar_key
 from devtensor.plan.values import signature as _signature
 from devtensor.plan.values import slot_indices as _slot_indices
 from devtensor.plan.values import unflatten as _unflatten
+from devtensor.structured.fronts import _inline_kind
 from devtensor.tensor import Tensor
 
 __all__ = ["Plan", "plan"]
@@ -298,7 +299,8 @@ class Plan:
         """Per buffer, the buffer whose bytes it may take exactly (memory.plan_memory's ``reuse``): a tensor
         argument of the functional call that makes it, of an op that may write over its input
         (``out_may_be_input``), that is itself a buffer of the same shape and dtype, not kept, last used by
-        that call, and the call's only argument on its storage (no view of it passed beside it)."""
+        that call, and the call's only argument on its storage (no view of it passed beside it); any operand of
+        the ufunc family's elementwise ops, else the first argument only."""
         storage = self._slot_storage
         kept = {storage[slot] for slot in _slot_indices(self._output)} | self._filled_once()
         last: dict[int, int] = {}
@@ -316,7 +318,13 @@ class Plan:
             ):
                 continue
             inputs = _slot_indices((record.args, record.kwargs))
-            for slot in inputs:
+            # (any operand of the ufunc family's elementwise ops; of the others, only the first argument, which
+            # the kernel may write over: scatter's src or addmm's mat1 as out would be read after being written)
+            first = record.args[0] if record.args else None
+            candidates = (
+                inputs if _inline_kind(record.op)[0] is not None else [first.index] if type(first) is _Slot else []
+            )
+            for slot in candidates:
                 source = own.get(slot)
                 key = storage[slot]
                 if (
