@@ -32,12 +32,7 @@ from typing import Any
 import numpy as np
 
 from devtensor.dispatcher import META_ONLY
-from devtensor.kernels.ufunc_family import (
-    EXTOBJ,
-    Recorder,
-    lower_ufunc,
-    recording_state_of,
-)
+from devtensor.kernels.ufunc_family import EXTOBJ, Recorder, lower_ufunc, recording_state_of
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
 from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
@@ -46,8 +41,10 @@ from devtensor.plan.kept import (
     keep_layouts_lines,
     keep_underflow,
     kept_views_lines,
+    last_uses,
     locate,
     report_seen,
+    spare_arrays,
     step_lines,
     write_check,
 )
@@ -75,13 +72,8 @@ _KEYWORD_OUT = frozenset({np.maximum, np.minimum})
 #: The most lines of a replay that its entry repeats inline (binding.entry_lines).
 _INLINE_LINES = 40
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
-#: Whether a returned single view of an argument, made without its front, counts as a call a plan gains on
-#: (``__calls__``, Plan.gains): only without the compiled core, whose view lane (_core_view.h) makes such a view
-#: in C for fewer instructions than a replay's frame takes (benchmarks/plan_samples_cost.py: reshape, view,
-#: transpose, unsqueeze as one-op steps cost 1.3x to 1.8x eager's instructions planned), decided at plan time.
-#: ``dt.planned`` runs a step of such views only eagerly. The multi-view ops (split, chunk, unbind) have no lane.
 _CODE: dict[tuple[Any, str], Any] = {}
-_VIEW_GAINS = int(_structured_core.CORE is None)
+_VIEW_GAINS = int(_structured_core.CORE is None)  # (a returned view of an argument gains only without _core_view.h)
 
 
 class _Compiler:
@@ -131,14 +123,7 @@ class _Compiler:
         self.cached: dict[int, str] = {}
         #: Per argument slot, the kept views of it taken before any front call: (slot, the source making it).
         self.hoisted: dict[int, list[tuple[int, str]]] = {}
-        #: Per storage key of the plan's tensors, the last record using it (a buffer no later record reads may
-        #: be written over by the one that reads it last: Lowering.spare).
-        storage = plan._slot_storage
-        self.last: dict[int, int] = {}
-        for at, record in enumerate(plan.records):
-            for slot in slot_indices((record.args, record.kwargs, record.result)):
-                self.last[storage[slot]] = at
-        self.kept = {storage[slot] for slot in self.outputs} | self.filled_once
+        self.at, (self.last, self.kept) = 0, last_uses(plan, self.outputs, self.filled_once)  # (at: the record now)
 
     def const(self, value: Any) -> str:
         name = f"_c{len(self.ns)}"
@@ -207,6 +192,7 @@ class _Compiler:
             self.ns["_P"] = self.progress
         before = 0
         for index, record in enumerate(self.plan.records):
+            self.at = index
             if self.progress is not None:
                 self.lines.append(f"_P[0] = {index}")  # which op a failure (a CUDA graph capture) comes from
             if self.meta:  # (meta tensors compute nothing: every call through its front, no kernel resolved)
@@ -370,29 +356,7 @@ class _Compiler:
         meta = self.plan._slot_meta[value.index]
         return Ref(self.array(value.index), meta._shape, meta._dtype)
 
-    def spare(self, index: int, record: Any) -> frozenset[int]:
-        """The ids of the arrays of buffers that record ``index`` reads last and may write over
-        (Lowering.spare): a buffer of the plan, not kept, no later record using its storage, and no other
-        argument of the call (out included) on the same storage."""
-        storage = self.plan._slot_storage
-        slots = slot_indices((record.args, record.kwargs))
-        if record.buffer is not None:
-            slots.append(record.result.index)
-        spare = set()
-        for slot in slots:
-            key = storage[slot]
-            if (
-                slot in self.static
-                and key not in self.kept
-                and self.last.get(key) == index
-                and all(other == slot for other in slots if storage[other] == key)
-            ):
-                spare.add(id(self.static[slot]._array))
-        return frozenset(spare)
-
-    def lower(
-        self, index: int, record: Any, op: Any, bound: dict[str, Any], handler: Any, spec: Any, target: Slot
-    ) -> bool:
+    def lower(self, record: Any, op: Any, bound: dict[str, Any], handler: Any, spec: Any, target: Slot) -> bool:
         """Emit the raw calls the kernel lowers this call to (devtensor.lowering): the ufunc family's one call
         (alpha folded) when the op has the direct path, else the kernel's registered lowering; False when there
         is none or it declines (plain values only, NumPy only, NumPy's state variable needed)."""
@@ -402,7 +366,7 @@ class _Compiler:
         if not all(type(bound[p.name]) is Slot or type(bound[p.name]) in _PLAIN for p in params):
             return False
         lw = Lowering(np, lambda shape, dtype: np.empty(shape, dtype))
-        lw.spare = self.spare(index, record)
+        lw.spare = spare_arrays(self.plan._slot_storage, self.static, self.last, self.kept, self.at, record)
         out = self.ref(target)
         ufunc = getattr(op.meta, DIRECT, None)
         lowering = LOWERINGS.get(kernel_function(handler))
@@ -581,7 +545,7 @@ class _Compiler:
             # A view of an argument, made when the argument's array changed: its write check once per view.
             name = self.const((record.name.removesuffix(".out"), "self" if first else "out"))
             self.lines.append(f"if not t{target.index}._write_checked: _WCHECK({name}, t{target.index})")
-        if self.lower(index, record, op, bound, handler, spec, target):
+        if self.lower(record, op, bound, handler, spec, target):
             self.lines += bump
             self.direct_count += 1
             self.lowered += 1
