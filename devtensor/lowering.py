@@ -47,7 +47,7 @@ class Lowering:
     """The calls one recorded op lowers to (see the module's docstring). ``xp``: the plan's array module;
     ``alloc(shape, dtype)``: a new array on the plan's device."""
 
-    __slots__ = ("_alloc", "calls", "deferred", "quiet", "temps", "xp")
+    __slots__ = ("_alloc", "calls", "deferred", "quiet", "spare", "temps", "xp")
 
     def __init__(self, xp: Any, alloc: Callable[[tuple[int, ...], Any], Any]) -> None:
         self.xp = xp
@@ -59,6 +59,9 @@ class Lowering:
         #: Whether the calls run in the quiet state (divide, invalid and over ignored, under as the caller has
         #: it: kernels/ufunc_family.py's ``quiet``), as kernels whose steps make such conditions on purpose do.
         self.quiet = False
+        #: The ids of the arrays among the call's that the lowered calls may write over: buffers of the plan
+        #: that no later op reads (their last use is this call) and that no other argument shares memory with.
+        self.spare: frozenset[int] = frozenset()
 
     def temp(self, shape: tuple[int, ...], dtype: Any) -> Any:
         """A temporary array (allocated now, once per set of buffers, reused on every replay)."""

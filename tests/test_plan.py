@@ -657,6 +657,25 @@ def test_returned_views_of_arguments_replay_without_their_fronts(contiguous: boo
             arg.add_(1.0)  # a write through the argument shows in the next replay's views, as in eager's
 
 
+def test_a_step_of_single_views_of_arguments_gains_only_without_the_compiled_core() -> None:
+    """Views of arguments made without their fronts count as gains only when the compiled core (whose view lane
+    makes them in C) is absent: decided at plan time; ``dt.planned`` then runs such a step eagerly, with eager's
+    results."""
+    from devtensor.structured import core
+
+    def step(t: Tensor) -> tuple[Tensor, Tensor]:
+        return t.reshape(3, 2), t.T
+
+    a = dt.tensor(np.arange(6.0).reshape(2, 3))
+    plan = dt.plan(step, a)
+    assert plan.gains == (core.CORE is None)
+    fast = dt.planned(step)
+    for _ in range(3):
+        got, want = fast(a), step(a)
+        assert all(_layout(g) == _layout(w) and g._storage is a._storage for g, w in zip(got, want, strict=True))
+    assert fast._eager == (core.CORE is not None)
+
+
 def test_nested_arguments_replay_through_a_compiled_flattener() -> None:
     def step(a: Tensor, sizes: tuple[int, int], opts: dict[str, float]) -> Tensor:
         return a.reshape(sizes) * opts["scale"]

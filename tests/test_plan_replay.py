@@ -123,9 +123,13 @@ def test_buffers_share_memory_by_liveness() -> None:
 
     a = dt.tensor(np.ones(1000, np.float32))
     plan = dt.plan(chain, a)
-    assert plan.memory_bytes == plan.peak_bytes_eager == 2 * 4000  # two live results at a time
-    assert _same(plan(a), chain(a))
-    assert "8000 bytes" in repr(plan)
+    assert plan.peak_bytes_eager == 2 * 4000  # two live results at a time
+    # each elementwise result takes the bytes of the input it consumes last (memory.plan_memory's reuse): one
+    # buffer, written in place, as NumPy code reusing its array would
+    assert plan.memory_bytes == 4000
+    assert len({b._array.__array_interface__["data"][0] for b in plan.buffers}) == 1
+    assert _same(plan(a), chain(a)) and _same(plan(a), chain(a))
+    assert "4000 bytes" in repr(plan)
 
 
 def test_planned_memory_at_most_the_eager_peak_on_the_tests_models() -> None:
@@ -157,6 +161,74 @@ def test_memory_planner_places_overlapping_lifetimes_apart() -> None:
     memory = plan_memory(requests, uses, {"c"})
     assert memory.arena_bytes == memory.peak_bytes_eager == 200
     assert memory.offsets[0] != memory.offsets[1] and memory.offsets[1] != memory.offsets[2]
+
+
+def test_memory_planner_reuse_takes_exactly_the_input_bytes() -> None:
+    # buffer 1 is made by record 1 from buffer 0, whose last use that is: it takes buffer 0's bytes; buffer 2
+    # (record 2 from buffer 1, which record 3 still reads) cannot take buffer 1's, nor buffer 3 buffer 0's (its
+    # lifetime does not end where buffer 3's starts)
+    requests = [(0, 100, 4, "a"), (1, 100, 4, "b"), (2, 100, 4, "c"), (3, 100, 4, "d")]
+    uses = [["a"], ["a", "b"], ["b", "c"], ["b", "c", "d"], ["d"]]
+    memory = plan_memory(requests, uses, {"d"}, {1: 0, 2: 1, 3: 0})
+    assert memory.offsets[1] == memory.offsets[0]
+    assert len({memory.offsets[1], memory.offsets[2], memory.offsets[3]}) == 3
+    assert memory.arena_bytes == memory.peak_bytes_eager == 300
+    # another buffer live at the reuse, in the way of the source's bytes: no reuse
+    requests = [(0, 100, 4, "a"), (1, 100, 4, "b")]
+    assert plan_memory(requests, [["a"], ["a", "b"], ["b"]], {"b"}, {1: 0}).offsets[1] == 0
+    assert plan_memory(requests, [["a"], ["a", "b"], ["a", "b"]], {"b"}, {1: 0}).offsets[1] == 100
+
+
+def test_buffers_reuse_only_a_dying_input_of_an_elementwise_op_and_stay_exact() -> None:
+    def step(t: Tensor, w: Tensor) -> tuple[Tensor, Tensor]:
+        u = t * 2.0
+        v = dt.exp(u)  # u's last use, elementwise: v takes u's bytes
+        s = dt.softmax(v, 0)  # softmax may not write over its input: its own buffer
+        z = s + s.T  # s read through a view beside it: its own buffer
+        q = z * 3.0  # z dies here: q takes z's bytes
+        w.sub_(q + 1.0, alpha=0.5)  # (q + 1.0) * 0.5 computed in q + 1.0's own buffer, which dies there
+        return v, q
+
+    def args() -> tuple[Tensor, Tensor]:
+        return dt.tensor(np.linspace(-1.0, 1.0, 9).reshape(3, 3)), dt.tensor(np.arange(9.0).reshape(3, 3))
+
+    t, w = args()
+    plan = dt.plan(step, t, w)
+    assert plan.memory_bytes <= plan.peak_bytes_eager
+    t2, w2 = args()
+    for _ in range(3):
+        got = plan(t, w)
+        want = step(t2, w2)
+        assert all(_same(g, e) for g, e in zip(got, want, strict=True))
+        assert _same(w, w2) and w._storage.version == w2._storage.version
+    at = [
+        plan.buffers[record.buffer]._array.__array_interface__["data"][0]
+        for record in plan.records
+        if record.buffer is not None
+    ]  # u, v, s, z, q, q + 1.0
+    assert at[1] == at[0] and at[2] != at[1] and at[3] != at[2] and at[4] == at[3] and at[5] != at[4]
+    assert plan.buffers[1]._array is plan.buffers[0]._array  # (one array: NumPy sees out is the input)
+
+
+def test_buffers_of_other_ops_reuse_only_their_first_argument() -> None:
+    # addmm and scatter may write over their first argument only: mat1 (or src), a dying buffer of out's shape
+    # and dtype, keeps its own bytes, as the kernels read it after writing out
+    def step(b: Tensor, m: Tensor, idx: Tensor) -> tuple[Tensor, Tensor]:
+        m1 = m * 2.0
+        first = dt.addmm(b, m1, m)
+        src = m + 1.0
+        second = dt.scatter(m * 3.0, 0, idx, src)
+        return first, second
+
+    def args() -> tuple[Tensor, Tensor, Tensor]:
+        m = dt.tensor(np.arange(9.0).reshape(3, 3) / 7.0)
+        return dt.tensor(np.ones((3, 3))), m, dt.tensor(np.array([[2, 0, 1], [0, 1, 2], [1, 2, 0]]))
+
+    plan = dt.plan(step, *args())
+    a, e = args(), args()
+    for _ in range(2):
+        got, want = plan(*a), step(*e)
+        assert all(_same(g, w) for g, w in zip(got, want, strict=True))
 
 
 def test_indexing_inside_the_step_is_recorded() -> None:

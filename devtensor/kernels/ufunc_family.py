@@ -494,8 +494,9 @@ def _scaled_call(ufunc: np.ufunc) -> Callable[..., Any]:
 def lower_ufunc(lw: Lowering, ufunc: np.ufunc, operands: list[Any], alpha: Any, out: Any) -> bool:
     """The family's lowering (devtensor.lowering), for a static plan's replay of a one-ufunc op on the CPU (its
     direct path: meta.DIRECT): ``ufunc(*operands, out=out)``; for ``add``/``sub`` with an ``alpha`` other than 1,
-    :func:`_scaled_call`'s two steps with the product in a temporary (``alpha * other`` in ``other``'s dtype when
-    both operands are arrays of one dtype, as ``scaled`` computes it), the conditions reported after the write.
+    :func:`_scaled_call`'s two steps with the product in a temporary, or in ``other`` itself when the plan reads it
+    no more (``lw.spare``), (``alpha * other`` in ``other``'s dtype when both operands are arrays of one dtype, as
+    ``scaled`` computes it), the conditions reported after the write.
     ``alpha``: None for ops without one. False (the kernel replays) for the other operand kinds."""
     if alpha is None or (alpha == 1 and type(alpha) is not complex):
         lw.call(ufunc, *operands, out=out)
@@ -503,7 +504,8 @@ def lower_ufunc(lw: Lowering, ufunc: np.ufunc, operands: list[Any], alpha: Any, 
     a, b = operands
     if not (isinstance(a, (_ndarray, Ref)) and isinstance(b, (_ndarray, Ref))) or a.dtype != b.dtype:
         return False
-    product = lw.temp(b.shape, b.dtype)
+    # (the product into other itself when the plan reads it no more: as NumPy code scaling its array in place)
+    product = b if id(b) in lw.spare else lw.temp(b.shape, b.dtype)
     lw.call(_np.multiply, b, alpha, out=product, dtype=b.dtype)
     lw.call(ufunc, a, product, out=out)
     lw.deferred = True

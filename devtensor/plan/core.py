@@ -46,6 +46,7 @@ from devtensor.plan.values import scalar_key as _scalar_key
 from devtensor.plan.values import signature as _signature
 from devtensor.plan.values import slot_indices as _slot_indices
 from devtensor.plan.values import unflatten as _unflatten
+from devtensor.structured.fronts import _inline_kind
 from devtensor.tensor import Tensor
 
 __all__ = ["Plan", "plan"]
@@ -162,7 +163,7 @@ class Plan:
         self._slot_meta: list[Any] = keep
         self._slot_storage: list[int] = [id(tensor._storage) for tensor in keep]
         device = self.device if self.device is not None else Device("cpu")
-        memory = plan_memory(*self._liveness(tracer.buffers))
+        memory = plan_memory(*self._liveness(tracer.buffers), self._reuse(tracer.buffers))
         self._memory = (memory, tracer.buffers, device)
         self.buffers, self.memory_bytes = make_buffers(memory, tracer.buffers, device)
         self.peak_bytes_eager: int = memory.peak_bytes_eager
@@ -293,6 +294,49 @@ class Plan:
         ]
         kept = {storage[slot] for slot in _slot_indices(self._output)} | self._filled_once()
         return requests, uses, kept
+
+    def _reuse(self, specs: list[tuple[tuple[int, ...], DType]]) -> dict[int, int]:
+        """Per buffer, the buffer whose bytes it may take exactly (memory.plan_memory's ``reuse``): a tensor
+        argument of the functional call that makes it, of an op that may write over its input
+        (``out_may_be_input``), that is itself a buffer of the same shape and dtype, not kept, last used by
+        that call, and the call's only argument on its storage (no view of it passed beside it); any operand of
+        the ufunc family's elementwise ops, else the first argument only."""
+        storage = self._slot_storage
+        kept = {storage[slot] for slot in _slot_indices(self._output)} | self._filled_once()
+        last: dict[int, int] = {}
+        for index, record in enumerate(self.records):
+            for slot in _slot_indices((record.args, record.kwargs, record.result)):
+                last[storage[slot]] = index
+        own = {record.result.index: record.buffer for record in self.records if record.buffer is not None}
+        reuse: dict[int, int] = {}
+        for index, record in enumerate(self.records):
+            if (
+                record.buffer is None
+                or record.variant != "functional"
+                or record.kwargs.get("out") is not None
+                or not getattr(record.op, "out_may_be_input", False)
+            ):
+                continue
+            inputs = _slot_indices((record.args, record.kwargs))
+            # (any operand of the ufunc family's elementwise ops; of the others, only the first argument, which
+            # the kernel may write over: scatter's src or addmm's mat1 as out would be read after being written)
+            first = record.args[0] if record.args else None
+            candidates = (
+                inputs if _inline_kind(record.op)[0] is not None else [first.index] if type(first) is _Slot else []
+            )
+            for slot in candidates:
+                source = own.get(slot)
+                key = storage[slot]
+                if (
+                    source is not None
+                    and specs[source] == specs[record.buffer]
+                    and key not in kept
+                    and last[key] == index
+                    and all(other == slot for other in inputs if storage[other] == key)
+                ):
+                    reuse[record.buffer] = source
+                    break
+        return reuse
 
     def _check(self, args: tuple[Any, ...]) -> list[Any]:
         """The argument leaves, after checking them against the signature (PlanError naming the argument)."""

@@ -11,11 +11,14 @@ from typing import Any
 import numpy as np
 
 from devtensor.kernels.ufunc_family import report_conditions
+from devtensor.plan.values import slot_indices
 from devtensor.storage import KeptViews
 from devtensor.structured.rules import check_writable
 from devtensor.tensor import Tensor, check_no_internal_overlap
 
 __all__ = [
+    "last_uses",
+    "spare_arrays",
     "write_check",
     "kept_views_lines",
     "keep_layout_lines",
@@ -223,3 +226,36 @@ def write_check(where: tuple[str, str], tensor: Tensor) -> None:
     check_writable(where[0], where[1], tensor)
     check_no_internal_overlap(where[0], where[1], tensor)
     tensor._write_checked = True
+
+
+def last_uses(plan: Any, outputs: set[int], filled_once: set[Any]) -> tuple[dict[Any, int], set[Any]]:
+    """Per storage key of ``plan``'s tensors, the last record using it; and the keys kept to the end (those of
+    the ``outputs`` slots, and ``filled_once``)."""
+    storage = plan._slot_storage
+    last: dict[Any, int] = {}
+    for at, record in enumerate(plan.records):
+        for slot in slot_indices((record.args, record.kwargs, record.result)):
+            last[storage[slot]] = at
+    return last, {storage[slot] for slot in outputs} | filled_once
+
+
+def spare_arrays(
+    storage: list[Any], static: dict[int, Any], last: dict[Any, int], kept: set[Any], index: int, record: Any
+) -> frozenset[int]:
+    """The ids of the arrays of buffers that record ``index`` reads last and may write over (Lowering.spare): a
+    buffer of the plan (in ``static``), not kept, no later record using its storage, and no other argument of
+    the call (its buffer included) on the same storage."""
+    slots = slot_indices((record.args, record.kwargs))
+    if record.buffer is not None:
+        slots.append(record.result.index)
+    spare = set()
+    for slot in slots:
+        key = storage[slot]
+        if (
+            slot in static
+            and key not in kept
+            and last.get(key) == index
+            and all(other == slot for other in slots if storage[other] == key)
+        ):
+            spare.add(id(static[slot]._array))
+    return frozenset(spare)

@@ -8,6 +8,11 @@ each in the tightest gap left by the buffers already placed whose lifetimes over
 offset planner of TensorFlow Lite's memory planner, described in Pisarchyk and Lee, "Efficient Memory
 Management for Deep Neural Net Inference", 2020); a buffer is a view of its bytes with its own dtype and shape.
 
+A buffer may also take exactly the bytes of an input of the op that writes it when that input is a buffer of the
+same shape and dtype whose last use is that op, and the op may write over its input (``out_may_be_input``:
+elementwise ops; the call then writes in place, as NumPy code reusing its arrays does): the step touches less
+memory. The two lifetimes meet at that one op, where the output is exactly the input (never a partial overlap).
+
 ``peak_bytes_eager`` is the eager run's peak of live results by the same liveness (a result freed right after
 its last use, as a step that drops its references at once would). Exact packing is NP-hard, so the arena is not
 promised to reach that peak in general; it is reported beside it.
@@ -16,7 +21,7 @@ promised to reach that peak in general; it is reported beside it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +43,10 @@ class MemoryPlan:
 
 
 def plan_memory(
-    requests: Sequence[tuple[int, int, int, Any]], uses: Sequence[Sequence[Any]], kept: set[Any]
+    requests: Sequence[tuple[int, int, int, Any]],
+    uses: Sequence[Sequence[Any]],
+    kept: set[Any],
+    reuse: Mapping[int, int] | None = None,
 ) -> MemoryPlan:
     """Place buffers in one arena by liveness.
 
@@ -48,6 +56,9 @@ def plan_memory(
             views).
         uses: per record, the storage keys it reads or writes.
         kept: the storage keys live to the end (the step's outputs).
+        reuse: per buffer, a buffer of the same size whose bytes it may take exactly (an input of the op that
+            writes it, last used there; see the module's docstring): taken when no other buffer live then is
+            in the way, else the buffer is placed as any other.
     Returns:
         the :class:`MemoryPlan`.
     """
@@ -67,9 +78,22 @@ def plan_memory(
         peak = max(peak, live)
     offsets = [0] * len(requests)
     placed: list[int] = []
+    placed_set: set[int] = set()
     for buffer in sorted(range(len(requests)), key=lambda b: (-requests[b][1], b)):
         nbytes, align = requests[buffer][1], max(requests[buffer][2], 1)
         start, stop = lives[buffer]
+        source = reuse.get(buffer) if reuse else None
+        if source is not None and source in placed_set and lives[source][1] == start:
+            low = offsets[source]
+            if not any(
+                offsets[other] < low + nbytes and low < offsets[other] + requests[other][1]
+                for other in placed
+                if other != source and lives[other][0] <= stop and start <= lives[other][1]
+            ):
+                offsets[buffer] = low  # exactly the input's bytes, which the op writes over
+                placed.append(buffer)
+                placed_set.add(buffer)
+                continue
         taken = sorted(
             (offsets[other], offsets[other] + requests[other][1])
             for other in placed
@@ -86,6 +110,7 @@ def plan_memory(
             cursor = max(cursor, high)
         offsets[buffer] = best if best is not None else -(-cursor // align) * align
         placed.append(buffer)
+        placed_set.add(buffer)
     arena = max((offset + request[1] for offset, request in zip(offsets, requests, strict=True)), default=0)
     return MemoryPlan(tuple(offsets), arena, peak)
 
@@ -103,9 +128,14 @@ def make_buffers(
         return buffers, sum(int(buffer._array.nbytes) for buffer in buffers)
     arena = empty((max(memory.arena_bytes, 1),), dtype=uint8, device=device)
     buffers = []
+    # (buffers of one layout at one offset, one taking the other's bytes, share one array: NumPy sees an op's
+    # output and input as the same object, not two arrays it must prove equal, as its ufuncs otherwise do)
+    arrays: dict[tuple[int, tuple[int, ...], Any], Any] = {}
     for (shape, dtype), offset in zip(specs, memory.offsets, strict=True):
         nbytes = math.prod(shape) * dtype.itemsize
-        array = arena._array[offset : offset + nbytes].view(dtype).reshape(shape)
+        array = arrays.get((offset, shape, dtype))
+        if array is None:
+            array = arrays[offset, shape, dtype] = arena._array[offset : offset + nbytes].view(dtype).reshape(shape)
         buffer = arena._backend.wrap_view(array, arena)
         buffer._write_checked = True  # fresh memory devtensor allocated: writable
         buffers.append(buffer)

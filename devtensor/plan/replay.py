@@ -32,12 +32,7 @@ from typing import Any
 import numpy as np
 
 from devtensor.dispatcher import META_ONLY
-from devtensor.kernels.ufunc_family import (
-    EXTOBJ,
-    Recorder,
-    lower_ufunc,
-    recording_state_of,
-)
+from devtensor.kernels.ufunc_family import EXTOBJ, Recorder, lower_ufunc, recording_state_of
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
 from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
@@ -46,14 +41,17 @@ from devtensor.plan.kept import (
     keep_layouts_lines,
     keep_underflow,
     kept_views_lines,
+    last_uses,
     locate,
     report_seen,
+    spare_arrays,
     step_lines,
     write_check,
 )
 from devtensor.plan.tracing import step_code
 from devtensor.plan.values import MISS, Slot, decode, flatten_source, has_tensor, slot_indices
 from devtensor.storage import KeptViews
+from devtensor.structured import core as _structured_core
 from devtensor.structured.fronts import _inline_kind
 from devtensor.tensor import Tensor, check_no_internal_overlap
 from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
@@ -75,6 +73,7 @@ _KEYWORD_OUT = frozenset({np.maximum, np.minimum})
 _INLINE_LINES = 40
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
 _CODE: dict[tuple[Any, str], Any] = {}
+_VIEW_GAINS = int(_structured_core.CORE is None)  # (a returned view of an argument gains only without _core_view.h)
 
 
 class _Compiler:
@@ -124,6 +123,7 @@ class _Compiler:
         self.cached: dict[int, str] = {}
         #: Per argument slot, the kept views of it taken before any front call: (slot, the source making it).
         self.hoisted: dict[int, list[tuple[int, str]]] = {}
+        self.at, (self.last, self.kept) = 0, last_uses(plan, self.outputs, self.filled_once)  # (at: the record now)
 
     def const(self, value: Any) -> str:
         name = f"_c{len(self.ns)}"
@@ -192,6 +192,7 @@ class _Compiler:
             self.ns["_P"] = self.progress
         before = 0
         for index, record in enumerate(self.plan.records):
+            self.at = index
             if self.progress is not None:
                 self.lines.append(f"_P[0] = {index}")  # which op a failure (a CUDA graph capture) comes from
             if self.meta:  # (meta tensors compute nothing: every call through its front, no kernel resolved)
@@ -365,6 +366,7 @@ class _Compiler:
         if not all(type(bound[p.name]) is Slot or type(bound[p.name]) in _PLAIN for p in params):
             return False
         lw = Lowering(np, lambda shape, dtype: np.empty(shape, dtype))
+        lw.spare = spare_arrays(self.plan._slot_storage, self.static, self.last, self.kept, self.at, record)
         out = self.ref(target)
         ufunc = getattr(op.meta, DIRECT, None)
         lowering = LOWERINGS.get(kernel_function(handler))
@@ -431,7 +433,7 @@ class _Compiler:
         self.lines.append(f"t{record.result.index} = {self.const(self.backend.wrap_view)}({call}, {base_src})")
         self.defined.add(record.result.index)
         self.direct_count += 1
-        self.calls += 1  # (the view kernel without its front: a plan of such views gains)
+        self.calls += _VIEW_GAINS  # (the view kernel without its front)
 
     def layout_view(self, index: int, record: Any, base: Slot) -> None:
         """A returned view of an argument whose layout depends on the argument's strides (reshape, view, flatten,
@@ -443,7 +445,7 @@ class _Compiler:
         self.lines += keep_layout_lines(self.ns, cache, array, src, f"t{slot}", self.front_call(record))
         self.defined.add(slot)
         self.direct_count += 1
-        self.calls += 1  # (no front on the replays of one argument array: a plan of such views gains)
+        self.calls += _VIEW_GAINS  # (no front on the replays of one argument array)
 
     def base_array(self, base: Slot) -> str:
         """The source of the array of a view's base (an argument, or a kept view of one): the head's read of an
