@@ -21,7 +21,7 @@ import argparse
 import importlib
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -281,18 +281,16 @@ def stencil(rounds: int) -> dict[str, float]:
     return {k_: v / best["numpy"] for k_, v in best.items()}
 
 
-def samples(rounds: int, show: int = 8) -> None:
-    """Each op sample of tests/op_samples.py (its first two per op) as a one-op step: ``dt.planned`` and
-    ``dt.plan`` (warm) against the eager call, best of ``rounds`` rounds of 20 calls, interleaved, in the
-    process's CPU time (the shared machine's other work moves wall time); prints the medians, how many are slower
-    than eager by over 5%, and the ``show`` slowest of those."""
+def one_op_steps() -> Iterator[tuple[str, int, Any, tuple[Any, ...]]]:
+    """(op name, sample index, step, arguments) for the first two op samples of tests/op_samples.py of each
+    deterministic, data-independent op with a functional variant and a tensor positional argument: the step calls
+    the op's functional with the sample's keywords. Warnings are ignored from the first step on."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     op_samples: Any = importlib.import_module("op_samples")
     ops = op_samples.builtin_ops()
     import warnings
 
     warnings.simplefilter("ignore")
-    ratios: list[tuple[float, float, str]] = []
     for name in sorted(op_samples.OPS):
         op = ops.get(name)
         if op is None or getattr(op, "nondeterministic", False) or getattr(op, "data_dependent", False):
@@ -300,7 +298,7 @@ def samples(rounds: int, show: int = 8) -> None:
         functional = getattr(op, "functional", None)
         if functional is None:
             continue
-        for sample in op_samples.OPS[name].samples[:2]:
+        for index, sample in enumerate(op_samples.OPS[name].samples[:2]):
             args, kwargs = sample.make("cpu")
             if not any(isinstance(a, Tensor) for a in args):
                 continue
@@ -308,21 +306,31 @@ def samples(rounds: int, show: int = 8) -> None:
             def step(*a: Any, fn: Any = functional, kw: Any = kwargs) -> Any:
                 return fn(*a, **kw)
 
-            try:
-                step(*args)
-                plan = dt.plan(step, *args)
-                plan(*args)
-                fast = dt.planned(step)
-                fast(*args)
-            except Exception:
-                continue
-            best = _best(
-                {"eager": partial(step, *args), "plan": partial(plan, *args), "planned": partial(fast, *args)},
-                rounds,
-                20,
-                time.process_time,
-            )
-            ratios.append((best["planned"] / best["eager"], best["plan"] / best["eager"], name))
+            yield name, index, step, tuple(args)
+
+
+def samples(rounds: int, show: int = 8) -> None:
+    """Each op sample of tests/op_samples.py (its first two per op) as a one-op step: ``dt.planned`` and
+    ``dt.plan`` (warm) against the eager call, best of ``rounds`` rounds of 20 calls, interleaved, in the
+    process's CPU time (the shared machine's other work moves wall time); prints the medians, how many are slower
+    than eager by over 5%, and the ``show`` slowest of those."""
+    ratios: list[tuple[float, float, str]] = []
+    for name, _, step, args in one_op_steps():
+        try:
+            step(*args)
+            plan = dt.plan(step, *args)
+            plan(*args)
+            fast = dt.planned(step)
+            fast(*args)
+        except Exception:
+            continue
+        best = _best(
+            {"eager": partial(step, *args), "plan": partial(plan, *args), "planned": partial(fast, *args)},
+            rounds,
+            20,
+            time.process_time,
+        )
+        ratios.append((best["planned"] / best["eager"], best["plan"] / best["eager"], name))
     planned = sorted(r[0] for r in ratios)
     plain = sorted(r[1] for r in ratios)
     slower = [r for r in ratios if r[0] > 1.05]

@@ -22,49 +22,29 @@ from __future__ import annotations
 import argparse
 import gc
 import glob
-import importlib
-import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
+from plan_replay import one_op_steps  # (the sibling script, first on sys.path when run)
+
 import devtensor as dt
-from devtensor import Tensor
 
 
 def run(calls: int, warmup: int, names_file: str) -> None:
     """Make and time (as ``exec`` segments) each one-op step: eager, plan, planned."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    op_samples: Any = importlib.import_module("op_samples")
-    ops = op_samples.builtin_ops()
-    warnings.simplefilter("ignore")
     steps: list[tuple[str, Any, Any, Any, tuple[Any, ...]]] = []
-    for name in sorted(op_samples.OPS):
-        op = ops.get(name)
-        if op is None or getattr(op, "nondeterministic", False) or getattr(op, "data_dependent", False):
-            continue
-        functional = getattr(op, "functional", None)
-        if functional is None:
-            continue
-        for index, sample in enumerate(op_samples.OPS[name].samples[:2]):
-            args, kwargs = sample.make("cpu")
-            if not any(isinstance(a, Tensor) for a in args):
-                continue
-
-            def step(*a: Any, fn: Any = functional, kw: Any = kwargs) -> Any:
-                return fn(*a, **kw)
-
-            try:
+    for name, index, step, args in one_op_steps():
+        try:
+            step(*args)
+            plan = dt.plan(step, *args)
+            fast = dt.planned(step)
+            for _ in range(warmup):  # (past CPython's specialization of the replay's code)
+                plan(*args)
+                fast(*args)
                 step(*args)
-                plan = dt.plan(step, *args)
-                fast = dt.planned(step)
-                for _ in range(warmup):  # (past CPython's specialization of the replay's code)
-                    plan(*args)
-                    fast(*args)
-                    step(*args)
-            except Exception:
-                continue
-            steps.append((f"{name}[{index}]", step, plan, fast, args))
+        except Exception:
+            continue
+        steps.append((f"{name}[{index}]", step, plan, fast, args))
     code = compile(f"for _ in range({calls}): f(*a)", "<segment>", "exec")  # (compiled once: not counted)
     gc.collect()
     gc.disable()  # (a collection would fall in whichever segment crosses its threshold; eager frees by count)
