@@ -13,6 +13,7 @@ from devtensor.codegen.pyright_forms import (
     has_numbers,
     op_class,
     pyright_overloads,
+    xp_param_texts,
 )
 from devtensor.structured import Param, StructuredOp, plan_imports
 
@@ -93,19 +94,9 @@ def _xp_kernel_params(op: StructuredOp, tensor: str = "_XP") -> list[str]:
     """Parameter texts of the type of an impl registered for CPU and CUDA at once (``@<op>.xp``): the array
     module first, then every tensor typed ``tensor``: the one TypeVar ``_XP``, constrained to (CPUTensor,
     CUDATensor), or one of those classes (see :func:`_xp_protocol`)."""
-    texts = ["xp: ModuleType"]
-    star = False
-    for p in op.schema.params:
-        if p.kw_only and not star:
-            texts.append("*")
-            star = True
-        texts.append(f"{p.name}: {tensor_annotation(p, tensor)}")
-    if not star:
-        texts.append("*")
-    if op.schema.plan is not None:
-        texts.append(f"plan: {op.schema.plan}")
-    texts.append(f"out: ConstOut[{tensor}]")
-    return texts
+    return xp_param_texts(
+        op, "ModuleType", lambda p: tensor_annotation(p, tensor), op.schema.plan, f"ConstOut[{tensor}]"
+    )
 
 
 def _xp_protocol(op: StructuredOp, name: str) -> tuple[list[str], str]:

@@ -5,9 +5,9 @@ docs/design.md ("What pyright checks without a plugin beyond the Protocols")."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from devtensor.structured import StructuredOp
+from devtensor.structured import Param, StructuredOp
 
 #: Dispatch keys with typed kernels and bindings: device type -> (refined tensor class, key name).
 KEYS: dict[str, tuple[str, str]] = {"cpu": ("CPUTensor", "CPU"), "cuda": ("CUDATensor", "CUDA")}
@@ -187,22 +187,31 @@ def op_class(op: StructuredOp, pyright_typed: dict[str, str], inexact: Inexact) 
     return lines
 
 
-def _loose_xp(op: StructuredOp) -> str:
-    """The parameters of an impl of ``op`` taking ``xp`` first, any types (``override``/``register_kernel`` take one
-    for any key, an out-of-tree backend's too)."""
-    texts = ["xp: Any"]
+def xp_param_texts(
+    op: StructuredOp, xp: str, annotation: Callable[[Param], str], plan: str | None, out: str
+) -> list[str]:
+    """Parameter texts of an impl of ``op`` taking the array module first: ``xp: <xp>``, the schema's parameters
+    annotated by ``annotation`` (keyword-only ones after ``*``), then, keyword-only, ``plan: <plan>`` (when the op
+    has a plan) and ``out: <out>``."""
+    texts = [f"xp: {xp}"]
     star = False
     for p in op.schema.params:
         if p.kw_only and not star:
             texts.append("*")
             star = True
-        texts.append(f"{p.name}: Any")
+        texts.append(f"{p.name}: {annotation(p)}")
     if not star:
         texts.append("*")
     if op.schema.plan is not None:
-        texts.append("plan: Any")
-    texts.append("out: Any")
-    return ", ".join(texts)
+        texts.append(f"plan: {plan}")
+    texts.append(f"out: {out}")
+    return texts
+
+
+def _loose_xp(op: StructuredOp) -> str:
+    """The parameters of an impl of ``op`` taking ``xp`` first, any types (``override``/``register_kernel`` take one
+    for any key, an out-of-tree backend's too)."""
+    return ", ".join(xp_param_texts(op, "Any", lambda _: "Any", "Any", "Any"))
 
 
 def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]], inexact: Inexact) -> list[str]:
