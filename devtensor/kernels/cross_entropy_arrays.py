@@ -32,13 +32,7 @@ def _cross_entropy_cpu(x: Any, t: Any, out: Any) -> None:
     n, c = x.shape
     index = None
     if n and t.dtype in _GATHERS:
-        # The class check folded into the target logits' flat indices (as the lowering's): ravel_multi_index
-        # raises for an index outside [0, C), a negative one too; check_classes then raises the op's error.
-        try:
-            index = _ravel_multi_index((_rows(n), t), (n, c))
-        except ValueError:
-            check_classes(np, "cross_entropy", "target", t, c)
-            raise
+        index = _target_index(_rows(n), t, (n, c))  # (the class check with the gather, as the lowering's)
     else:
         check_classes(np, "cross_entropy", "target", t, c)
     compute = _CE_COMPUTE.get(x.dtype)
@@ -129,11 +123,7 @@ def _cross_entropy_into(
         np.subtract(lse, x[_rows(n), t], out=lse)
     else:
         rows, shape, flat = gather
-        try:
-            index = _ravel_multi_index((rows, t), shape)
-        except ValueError:
-            check_classes(np, "cross_entropy", "target", t, shape[1])
-            raise
+        index = _target_index(rows, t, shape)
         np.subtract(lse, (x.reshape(-1) if flat is None else flat)[index], out=lse)
     total = _np_sum(lse)
     if not math.isfinite(total):
@@ -147,6 +137,19 @@ _CE_COMPUTE: Final[dict[Any, Any]] = {}
 _GATHERS: Final = frozenset(np.dtype(k) for k in np.typecodes["AllInteger"] if np.can_cast(k, np.intp))
 #: np.ravel_multi_index without its __array_function__ dispatcher (plain arrays only).
 _ravel_multi_index: Final = getattr(np.ravel_multi_index, "_implementation", np.ravel_multi_index)
+
+
+def _target_index(rows: Any, t: Any, shape: tuple[int, int]) -> Any:
+    """The target logits' flat indices in logits of ``shape`` [N, C] (C order), ``rows`` ``arange(N)``: the class
+    check folded into the gather, since ravel_multi_index raises for an index outside [0, C), a negative one too;
+    check_classes then raises the op's IndexError naming it."""
+    try:
+        return _ravel_multi_index((rows, t), shape)
+    except ValueError:
+        check_classes(np, "cross_entropy", "target", t, shape[1])
+        raise
+
+
 #: np.copyto without its __array_function__ dispatcher (cross_entropy passes it plain arrays only).
 _np_copyto: Final = getattr(np.copyto, "_implementation", np.copyto)
 
