@@ -62,12 +62,13 @@ def bump_on_condition(lines: list[str], bumps: list[tuple[int, int, str]], ns: d
     """``lines`` with each write of ``bumps`` (its first line, its end, its version bump) in a ``try`` whose
     handler bumps the version when a floating-point condition the caller made an error (``np.errstate`` "raise",
     a warning filter "error") surfaces after the write, as the fronts do (rules.written_then_raised): the write
-    happened. No cost on a replay that raises nothing (a ``try`` costs nothing until it catches)."""
+    happened. On a replay that raises nothing this costs one jump per write (over the handler)."""
     ns["_FPE"] = (Warning, FloatingPointError)
     lines = list(lines)
     for begin, end, bump in reversed(bumps):
         mark = lines[begin].partition("  #@")[2]
         mark = f"  #@{mark}" if mark else ""
-        body = ["    " + line for line in lines[begin:end]]
-        lines[begin:end] = [f"try:{mark}", *body, f"except _FPE: {bump}; raise{mark}"]
+        body = lines[begin:end]  # (one line: "try: call", no NOP for the try's own line)
+        head = [f"try: {body[0]}"] if len(body) == 1 else [f"try:{mark}", *("    " + line for line in body)]
+        lines[begin:end] = [*head, f"except _FPE: {bump}; raise{mark}"]
     return lines
