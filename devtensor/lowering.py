@@ -14,7 +14,9 @@ too). Lowerings emit calls with :meth:`Lowering.call` into temporaries from :met
 per set of the plan's buffers) and set :attr:`Lowering.deferred` when the calls are several steps whose
 floating-point conditions eager reports after the last write (kernels/ufunc_family.py's deferred_conditions):
 the replay then records conditions for the whole step with one state switch and reports them after its last
-write, at the caller's line. A lowering must give the kernel's values bit for bit (tests/test_plan_replay.py
+write, at the caller's line. What calls alone cannot say (a result a later step reads, a branch on a value, an
+error turned into the kernel's) a lowering writes as a line of source, :meth:`Lowering.line`, into the replay
+itself: no helper frame per replay. A lowering must give the kernel's values bit for bit (tests/test_plan_replay.py
 compares lowered and kernel replays for every op that offers one).
 """
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["LOWERINGS", "Lowering", "Ref", "kernel_function", "lowers"]
+__all__ = ["LOWERINGS", "Local", "Lowering", "Ref", "kernel_function", "lowers"]
 
 
 class Ref:
@@ -43,6 +45,13 @@ class Ref:
         return len(self.shape)
 
 
+class Local:
+    """A value a lowered step computes on each replay for a later step to read (:meth:`Lowering.line`): a local
+    variable of the generated replay, named by the compiler."""
+
+    __slots__ = ()
+
+
 class Lowering:
     """The calls one recorded op lowers to (see the module's docstring). ``xp``: the plan's array module;
     ``alloc(shape, dtype)``: a new array on the plan's device."""
@@ -52,7 +61,8 @@ class Lowering:
     def __init__(self, xp: Any, alloc: Callable[[tuple[int, ...], Any], Any]) -> None:
         self.xp = xp
         self._alloc = alloc
-        self.calls: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
+        #: The steps: ``(fn, args, kwargs)`` for a call, ``(template, values, {})`` for a line of source.
+        self.calls: list[tuple[Callable[..., Any] | str, tuple[Any, ...], dict[str, Any]]] = []
         self.temps: list[Any] = []
         #: Whether the calls' floating-point conditions must be reported after the last write (several steps).
         self.deferred = False
@@ -72,6 +82,13 @@ class Lowering:
     def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         """Emit ``fn(*args, **kwargs)``: arrays and :class:`Ref` among the arguments, its result unused."""
         self.calls.append((fn, args, kwargs))
+
+    def line(self, template: str, *values: Any) -> None:
+        """Emit one statement: ``template`` with each ``{}`` replaced by the source of the next value (a
+        :class:`Ref` or :class:`Local` by its name, anything else as a constant of the replay), e.g.
+        ``lw.line("{} = {}({})", total, np.add.reduce, x)``; ``try:``/``except ...:`` with a simple statement on one
+        line each, as Python allows."""
+        self.calls.append((template, values, {}))
 
 
 #: Per kernel function, its lowering ``lower(lw, args, out, plan) -> bool`` (False: not this call).

@@ -1,5 +1,5 @@
 """cross_entropy's CPU array kernel (:func:`_cross_entropy_cpu`: the op's direct path and the body of its CPU
-kernel) and the array steps its lowering replays (:func:`_cross_entropy_into`, :func:`_classes_below`); the op, its
+kernel) and the array steps its lowering calls (:func:`_finite_total`, :func:`_classes_below`); the op, its
 meta function, its xp kernel and its lowering are in :mod:`devtensor.kernels.nn`. Follows PyTorch's
 ``torch.nn.functional.cross_entropy`` with class indices and mean reduction."""
 
@@ -106,29 +106,11 @@ def _classes_below(unsigned: Any, c: int, t: Any) -> None:
         check_classes(np, "cross_entropy", "target", t, c)
 
 
-def _cross_entropy_into(
-    x: Any, t: Any, n: int, m: Any, e: Any, sums: Any, o: Any, gather: tuple[Any, Any, Any] | None = None
-) -> None:
-    """:func:`_cross_entropy_mean` with the row maxima ``m`` computed and its temporaries given (``e`` of x's
-    shape, ``sums`` [n, 1]); ``o`` of the compute dtype (the lowered replay's, in the quiet state). ``gather``:
-    None (the classes were checked), or (row index, (n, c), x's flat view or None) to check them while taking
-    the target logits by flat index (the same elements)."""
-    np.subtract(x, m, out=e)
-    np.exp(e, out=e)
-    _np_sum(e, 1, None, sums, keepdims=True)
-    np.log(sums, out=sums)
-    np.add(sums, m, out=sums)
-    lse = sums.reshape(n)
-    if gather is None:
-        np.subtract(lse, x[_rows(n), t], out=lse)
-    else:
-        rows, shape, flat = gather
-        index = _target_index(rows, t, shape)
-        np.subtract(lse, (x.reshape(-1) if flat is None else flat)[index], out=lse)
-    total = _np_sum(lse)
-    if not math.isfinite(total):
-        total = _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
-    o[()] = float(total) / n
+def _finite_total(x: Any, t: Any, n: int, m: Any) -> Any:
+    """The loss's total (a NumPy scalar of x's dtype) computed again with each non-finite row maximum of ``m``
+    replaced by 0, as the general path computes it: the lowered replay's data-dependent step, taken when the total
+    it computed is not finite (see :func:`_cross_entropy_mean`)."""
+    return _ce_total(x, t, n, np.where(np.isfinite(m), m, 0))
 
 
 #: Each input dtype's compute dtype (what float_result and compute_dtype give; both only read the dtype).

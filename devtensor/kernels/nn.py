@@ -12,6 +12,7 @@ Ops that need floating-point arithmetic (softmax, log_softmax, cross_entropy) ke
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from types import ModuleType
@@ -29,13 +30,14 @@ from devtensor.kernels.cross_entropy_arrays import (
     _CE_COMPUTE,
     _classes_below,
     _cross_entropy_cpu,
-    _cross_entropy_into,
+    _finite_total,
+    _ravel_multi_index,
     _rows,
 )
 from devtensor.kernels.reduction_family import compute_dtype, float_result
 from devtensor.kernels.reductions import logsumexp_body
 from devtensor.kernels.ufunc_family import EXTOBJ, QUIET, D, deferred_conditions, quiet, quiet_extobj
-from devtensor.lowering import Lowering, lowers
+from devtensor.lowering import Local, Lowering, lowers
 from devtensor.meta import memoized, normalize_dim, offers_direct, offers_specs
 from devtensor.structured import PlannedSpec, TensorSpec, structured_op
 from devtensor.structured.core import CORE
@@ -424,21 +426,16 @@ def _cross_entropy_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: 
     dtype, at least one sample and an out of that dtype, decided at plan time: the loss's steps in the quiet
     state into temporaries (the row maxima, the exponentials, the row sums), the class check with the gather of
     the target logits (targets castable to intp; else by one reduce first), both before any write but the
-    temporaries'; its data-dependent step (a non-finite total computed again with finite maxima) stays in
-    :func:`_cross_entropy_into`. Other calls replay the kernel."""
+    temporaries', then the total, its data-dependent step (a non-finite total computed again with finite maxima,
+    :func:`_finite_total`) and the mean, all written into the replay (no helper frame). Other calls replay the
+    kernel."""
     x, t = args["input"], args["target"]
     n, c = x.shape
     compute = _CE_COMPUTE.get(x.dtype) or compute_dtype(float_result("cross_entropy", x.dtype, "input"))
     if QUIET is None or n == 0 or x.dtype != compute or out.dtype != compute:
         return False
-    gather = None
-    if np.can_cast(t.dtype, np.intp):
-        # The class check folded into the target logits' gather: their flat indices by ravel_multi_index, which
-        # raises for an index outside [0, C) (a negative one too) before any write but the private temporaries'
-        # (check_classes then raises eager's error); x's flat view taken now when x is a buffer of the plan.
-        flat = x.reshape(-1) if isinstance(x, np.ndarray) and x.flags.c_contiguous else None
-        gather = (_rows(n), (n, c), flat)
-    else:
+    gather = np.can_cast(t.dtype, np.intp)
+    if not gather:
         twin = _UNSIGNED.get(t.dtype)
         if twin is not None and c <= twin[1]:  # (check_classes's one reduce, its decisions taken now)
             lw.call(_classes_below, twin[0], c, t)
@@ -448,8 +445,31 @@ def _cross_entropy_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: 
     e = lw.temp((n, c), compute)
     sums = lw.temp((n, 1), compute)
     lw.quiet = lw.deferred = True
+    # (_cross_entropy_mean's steps, the temporaries as out, each row's maximum and sum used in place)
     lw.call(_np_max, x, 1, None, m, True)
-    lw.call(_cross_entropy_into, x, t, n, m, e, sums, out, gather)
+    lw.call(np.subtract, x, m, e)
+    lw.call(np.exp, e, e)
+    lw.call(_np_sum, e, 1, None, sums, True)
+    lw.call(np.log, sums, sums)
+    lw.call(np.add, sums, m, sums)
+    lse, picked, total = sums.reshape(n), Local(), Local()
+    if gather:
+        # The class check folded into the target logits' gather: their flat indices by ravel_multi_index, which
+        # raises for an index outside [0, C) (a negative one too) before any write but the temporaries'
+        # (check_classes then raises eager's error); by x's flat view, taken now, when x is a buffer of the plan.
+        index = Local()
+        lw.line("try: {} = {}(({}, {}), {})", index, _ravel_multi_index, _rows(n), t, (n, c))
+        lw.line("except ValueError: {}({}, {}, {}, {}, {}); raise", check_classes, np, "cross_entropy", "target", t, c)
+        if isinstance(x, np.ndarray) and x.flags.c_contiguous:
+            lw.line("{} = {}[{}]", picked, x.reshape(-1), index)
+        else:
+            lw.line("{} = {}({}, {})", picked, np.ndarray.take, x, index)
+    else:
+        lw.line("{} = {}[{}, {}]", picked, x, _rows(n), t)
+    lw.call(np.subtract, lse, picked, lse)
+    lw.line("{} = {}({})", total, _np_sum, lse)
+    lw.line("if not {}({}): {} = {}({}, {}, {}, {})", math.isfinite, total, total, _finite_total, x, t, n, m)
+    lw.line("{}[()] = {}({}) / {}", out, float, total, n)  # (np.mean's last step, as _cross_entropy_mean's)
     return True
 
 

@@ -506,7 +506,12 @@ def lower_ufunc(lw: Lowering, ufunc: np.ufunc, operands: list[Any], alpha: Any, 
         return False
     # (the product into other itself when the plan reads it no more: as NumPy code scaling its array in place)
     product = b if id(b) in lw.spare else lw.temp(b.shape, b.dtype)
-    lw.call(_np.multiply, b, alpha, out=product, dtype=b.dtype)
+    if b.dtype.kind == "f" and type(alpha) in (int, float):
+        # (a floating b and a Python float or int: NumPy 2 computes in b's dtype without dtype=, as NEP 50 takes
+        # such a scalar, so the same loop and conversions with no keyword, which a constant call pays for)
+        lw.call(_np.multiply, b, alpha, out=product)
+    else:
+        lw.call(_np.multiply, b, alpha, out=product, dtype=b.dtype)
     lw.call(ufunc, a, product, out=out)
     lw.deferred = True
     return True

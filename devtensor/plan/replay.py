@@ -36,6 +36,7 @@ from devtensor.kernels.ufunc_family import EXTOBJ, Recorder, lower_ufunc, record
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
 from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
+from devtensor.plan.emit import bump_on_condition, call_line, lowered_lines
 from devtensor.plan.kept import (
     keep_layout_lines,
     keep_layouts_lines,
@@ -67,8 +68,6 @@ _LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsquee
 #: Whether records are lowered to raw calls (devtensor.lowering); the tests turn it off to compare a lowered
 #: replay with the kernels' own (item 0: a list, so that it can be switched).
 LOWER = [True]
-#: The ufuncs whose out NumPy wants as a keyword (a positional one is deprecated since NumPy 2.4).
-_KEYWORD_OUT = frozenset({np.maximum, np.minimum})
 #: The most lines of a replay that its entry repeats inline (binding.entry_lines).
 _INLINE_LINES = 40
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
@@ -123,6 +122,10 @@ class _Compiler:
         self.cached: dict[int, str] = {}
         #: Per argument slot, the kept views of it taken before any front call: (slot, the source making it).
         self.hoisted: dict[int, list[tuple[int, str]]] = {}
+        #: Per write into a tensor, (its first line, its end, the version bump): see :meth:`bumped`.
+        self.bumps: list[tuple[int, int, str]] = []
+        #: The names of the lowered steps' locals (devtensor.lowering.Local) in the generated source.
+        self.locals: dict[Any, str] = {}
         self.at, (self.last, self.kept) = 0, last_uses(plan, self.outputs, self.filled_once)  # (at: the record now)
 
     def const(self, value: Any) -> str:
@@ -211,6 +214,8 @@ class _Compiler:
                         self.lines[at] += f"  #@{record.line}"
             before = len(self.lines)
         output = self.src(self.plan._output)
+        if not self.deferred:  # (in the recording state no condition raises before the end of the body)
+            self.lines = bump_on_condition(self.lines, self.bumps, self.ns)
         self.lines[:0] = self.kept_views()
         if self.deferred:
             # One floating-point state for the whole step: every condition recorded, reported after the last
@@ -386,10 +391,7 @@ class _Compiler:
         if not done:
             return False
         start = len(self.lines)
-        for fn, call_args, call_kwargs in lw.calls:
-            parts = [self.lowered_src(value) for value in call_args]
-            parts += [f"{key}={self.lowered_src(value)}" for key, value in call_kwargs.items()]
-            self.call(self.const(fn), parts)
+        self.lines += lowered_lines(lw, self.ns, self.const, self.locals)
         if lw.quiet:
             # The quiet state of the kernels (divide, invalid and over ignored, under as the caller has it) inside
             # the step's recording state: the conditions of these calls go to a set of their own (``_QS``), of
@@ -403,10 +405,6 @@ class _Compiler:
             self.deferred = True
         self.deferred = self.deferred or lw.deferred
         return True
-
-    def lowered_src(self, value: Any) -> str:
-        """The source of one value of a lowered call."""
-        return value.name if type(value) is Ref else self.const(value)
 
     def fresh_view(self, index: int, record: Any, base: Slot) -> None:
         """A view of an argument the step returns, made on each replay: by the view kernel with the spec the meta
@@ -464,25 +462,16 @@ class _Compiler:
         self.direct_count += 1
         self.calls += 1
 
+    def bumped(self, begin: int, bump: list[str]) -> None:
+        """The version bump of a write (``lines[begin:]``, whose target ``bump`` names, or none): kept in
+        :attr:`bumps` for :func:`emit.bump_on_condition`, the caller's state raising after the write."""
+        if bump:
+            self.bumps.append((begin, len(self.lines), bump[0]))
+        self.lines += bump
+
     def call(self, func: str, parts: list[str]) -> None:
-        """Emit ``func(*parts)`` (``parts``: sources, ``name=source`` for keywords); when every part is a constant
-        or a static buffer, as one ``functools.partial`` made now: a shorter line to compile and a C-level call."""
-        fn = self.ns.get(func)
-        if type(fn) is np.ufunc and fn not in _KEYWORD_OUT and sum("=" not in part for part in parts) == fn.nin:
-            # (a ufunc's out passed positionally: the same call, whose arguments NumPy parses faster)
-            outs = [part for part in parts if part.startswith("out=")]
-            if len(outs) == 1:
-                rest = [part for part in parts if "=" in part and part is not outs[0]]
-                parts = [*(part for part in parts if "=" not in part), outs[0][4:], *rest]
-        names = [part.partition("=")[2] if "=" in part else part for part in parts]
-        if all(name in self.ns for name in names):
-            positional = [self.ns[name] for part, name in zip(parts, names, strict=True) if "=" not in part]
-            keywords = {
-                part.partition("=")[0]: self.ns[name] for part, name in zip(parts, names, strict=True) if "=" in part
-            }
-            self.lines.append(f"{self.const(functools.partial(self.ns[func], *positional, **keywords))}()")
-        else:
-            self.lines.append(f"{func}({', '.join(parts)})")
+        """Emit ``func(*parts)`` (``parts``: sources, ``name=source`` for keywords; emit.call_line)."""
+        self.lines.append(call_line(self.ns, self.const, func, parts))
 
     def direct(self, index: int, record: Any) -> bool:
         """Emit the direct call of a structured op's kernel (or ufunc); False when the call must go through the
@@ -545,8 +534,9 @@ class _Compiler:
             # A view of an argument, made when the argument's array changed: its write check once per view.
             name = self.const((record.name.removesuffix(".out"), "self" if first else "out"))
             self.lines.append(f"if not t{target.index}._write_checked: _WCHECK({name}, t{target.index})")
+        begin = len(self.lines)
         if self.lower(record, op, bound, handler, spec, target):
-            self.lines += bump
+            self.bumped(begin, bump)
             self.direct_count += 1
             self.lowered += 1
             return True
@@ -565,7 +555,7 @@ class _Compiler:
                 for v in (bound[p.name] for p in params if p.name != "alpha")
             ]
             self.call(self.const(ufunc[1]), [*sources, f"out={self.array(target.index)}"])
-            self.lines += bump
+            self.bumped(begin, bump)
             self.direct_count += 1
             return True
         call = [self.src(bound[p.name]) for p in params if not p.kw_only]
@@ -580,7 +570,7 @@ class _Compiler:
             self.lines += [f"_o = {'_IO' if first else '_NCO'}()", f"_SET(_o, a{target.index}.view())"]
             call.append("out=_o")
         self.call(self.const(handler), call)
-        self.lines += bump
+        self.bumped(begin, bump)
         self.direct_count += 1
         return True
 
