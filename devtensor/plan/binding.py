@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from devtensor.plan.values import MISS, Exact, scalar_key
 
-__all__ = ["entry_lines", "guard_head", "signature_guard"]
+__all__ = ["body_lines", "entry_lines", "guard_head", "signature_guard"]
 
 
 def _bind(op: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any] | None:
@@ -84,7 +85,7 @@ def guard_head(plan: Any, written: set[int], slow: Callable[[Any], Any], ns: dic
         out = slow(L)
         return ns["_CALL"](A, K) if out is MISS else out
 
-    ns.update(_SLOW=slow, _SLOWE=slow_entry, _REF=weakref.ref, _id=id)
+    ns.update(_SLOW=slow, _SLOWE=slow_entry, _REF=weakref.ref, _id=id, _WRITTEN=frozenset(written))
     names = [name for leaf in firsts for name in (f"_W{leaf}", f"_S{leaf}")]
     lines = [f"global {', '.join(names)}"] if names else []
     lines += [f"if len(L) != {len(keys)}: return _MISS"]
@@ -155,3 +156,21 @@ def entry_lines(head: list[str] | None, body: list[str], flatten: list[str] | No
         ]
     own = [line.replace("return _MISS", "return _CALL(A, K)").replace("_SLOW(L)", "_SLOWE(L, A, K)") for line in head]
     return ["def entry(*A, **K):", *("    " + line for line in [*prologue, *own, *body])]
+
+
+def body_lines(ns: dict[str, Any], args: list[int], body: list[str]) -> list[str]:
+    """The source of ``body(...)``, the replay after its signature check, for the compiled entry
+    (:mod:`devtensor.plan.entry`): its parameters are the argument tensors ``tN`` and arrays ``aN`` that ``body``
+    reads, in ``ns["_BODY_PARAMS"]`` as (slot, whether the array) pairs."""
+    text = "\n".join(body)
+    if re.search(r"\bL\b", text):  # (a body reading the leaves themselves: no compiled entry)
+        return []
+    params = [
+        (slot, array)
+        for slot in args
+        for array, name in ((False, f"t{slot}"), (True, f"a{slot}"))
+        if re.search(rf"\b{name}\b", text)
+    ]
+    ns["_BODY_PARAMS"] = params
+    names = ", ".join(f"{'a' if array else 't'}{slot}" for slot, array in params)
+    return [f"def body({names}):", *("    " + line for line in body)]
