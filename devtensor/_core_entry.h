@@ -45,8 +45,12 @@ typedef struct {
     EntryTensor *tensors;
     EntryScalar *scalars;
     Py_ssize_t *same;   /* pairs: leaf, first */
-    Py_ssize_t *params; /* pairs: leaf, 1 for its array (0: the tensor) */
+    Py_ssize_t *params; /* pairs: leaf, what (PARAM_TENSOR, PARAM_ARRAY, PARAM_CONST: item i of consts) */
+    PyObject *consts;   /* a tuple, one item per param (the PARAM_CONST ones' values) */
+    PyObject *kwnames;  /* the names of the last params, passed as keywords; NULL: none */
 } Entry;
+
+enum { PARAM_TENSOR = 0, PARAM_ARRAY = 1, PARAM_CONST = 2 };
 
 static PyTypeObject Entry_type;
 
@@ -57,6 +61,8 @@ static int entry_traverse(Entry *e, visitproc visit, void *arg) {
     Py_VISIT(e->gen);
     Py_VISIT(e->g);
     Py_VISIT(e->scalar_key);
+    Py_VISIT(e->consts);
+    Py_VISIT(e->kwnames);
     for (Py_ssize_t i = 0; i < e->ntensors; i++) {
         EntryTensor *t = &e->tensors[i];
         Py_VISIT(t->kind);
@@ -80,6 +86,8 @@ static int entry_clear(Entry *e) {
     Py_CLEAR(e->gen);
     Py_CLEAR(e->g);
     Py_CLEAR(e->scalar_key);
+    Py_CLEAR(e->consts);
+    Py_CLEAR(e->kwnames);
     for (Py_ssize_t i = 0; i < e->ntensors; i++) {
         EntryTensor *t = &e->tensors[i];
         Py_CLEAR(t->kind);
@@ -221,12 +229,18 @@ static PyObject *entry_call(Entry *e, PyObject *args, PyObject *kwargs) {
         return r;
     }
     PyObject *params[ENTRY_MAX_PARAMS];
+    Py_ssize_t nkw = e->kwnames != NULL ? PyTuple_GET_SIZE(e->kwnames) : 0;
     for (Py_ssize_t i = 0; i < e->nparams; i++) {
+        Py_ssize_t what = e->params[2 * i + 1];
+        if (what == PARAM_CONST) {
+            params[i] = PyTuple_GET_ITEM(e->consts, i);
+            continue;
+        }
         PyObject *t = L[e->params[2 * i]];
-        params[i] = e->params[2 * i + 1] ? SLOT(t, off_array) : t;
+        params[i] = what == PARAM_ARRAY ? SLOT(t, off_array) : t;
         if (params[i] == NULL) return entry_general(e, args, kwargs); /* (an attribute deleted: Python raises) */
     }
-    return PyObject_Vectorcall(e->body, params, e->nparams, NULL);
+    return PyObject_Vectorcall(e->body, params, e->nparams - nkw, e->kwnames);
 }
 
 static PyObject *entry_get_owner(Entry *e, void *closure) { return PyLong_FromUnsignedLong(e->owner); }
@@ -295,6 +309,7 @@ static Entry *entry_new(PyObject *general, PyObject *body) {
     e->tensors = NULL;
     e->scalars = NULL;
     e->same = e->params = NULL;
+    e->consts = e->kwnames = NULL;
     return e;
 }
 
@@ -326,16 +341,26 @@ static int entry_spec(PyObject *spec, Py_ssize_t size, const char *what) {
     return 0;
 }
 
-/* replay_entry(general, slow, body, generation_list, generation, nargs, tensors, scalars, same, params, scalar_key)
+/* replay_entry(general, slow, body, generation_list, generation, nargs, tensors, scalars, same, params, scalar_key,
+ *              kwnames)
  * tensors: (leaf, type, shape, dtype, device, written) each; scalars: (leaf, type, value, exact); same: (leaf,
- * first); params: (leaf, as_array). */
+ * first); params: (leaf, what, value): the leaf's tensor (what 0) or its array (1), or value (2); kwnames: the names
+ * of the last params, passed as keywords (a tuple of str), or None. */
 static PyObject *core_replay_entry(PyObject *module, PyObject *args) {
-    PyObject *general, *slow, *body, *gen, *g, *tensors, *scalars, *same, *params, *scalar_key;
+    PyObject *general, *slow, *body, *gen, *g, *tensors, *scalars, *same, *params, *scalar_key, *kwnames;
     Py_ssize_t nargs;
-    if (!PyArg_ParseTuple(args, "OOOO!OnO!O!O!O!O:replay_entry", &general, &slow, &body, &PyList_Type, &gen, &g, &nargs,
-                          &PyTuple_Type, &tensors, &PyTuple_Type, &scalars, &PyTuple_Type, &same, &PyTuple_Type,
-                          &params, &scalar_key))
+    if (!PyArg_ParseTuple(args, "OOOO!OnO!O!O!O!OO:replay_entry", &general, &slow, &body, &PyList_Type, &gen, &g,
+                          &nargs, &PyTuple_Type, &tensors, &PyTuple_Type, &scalars, &PyTuple_Type, &same, &PyTuple_Type,
+                          &params, &scalar_key, &kwnames))
         return NULL;
+    if (kwnames != Py_None) {
+        int ok = PyTuple_CheckExact(kwnames) && PyTuple_GET_SIZE(kwnames) <= PyTuple_GET_SIZE(params);
+        for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(kwnames); i++) ok = PyUnicode_CheckExact(PyTuple_GET_ITEM(kwnames, i));
+        if (!ok) {
+            PyErr_SetString(PyExc_TypeError, "replay_entry: kwnames must be None or a tuple of str, one per last param");
+            return NULL;
+        }
+    }
     if (PyList_GET_SIZE(gen) != 1 || PyTuple_GET_SIZE(params) > ENTRY_MAX_PARAMS) {
         PyErr_SetString(PyExc_ValueError, "replay_entry: a one-item generation list, at most 32 params");
         return NULL;
@@ -346,6 +371,10 @@ static PyObject *core_replay_entry(PyObject *module, PyObject *args) {
     e->gen = Py_NewRef(gen);
     e->g = Py_NewRef(g);
     e->scalar_key = Py_NewRef(scalar_key);
+    e->kwnames = kwnames == Py_None || PyTuple_GET_SIZE(kwnames) == 0 ? NULL : Py_NewRef(kwnames);
+    e->consts = PyTuple_New(PyTuple_GET_SIZE(params));
+    if (e->consts == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(params); i++) PyTuple_SET_ITEM(e->consts, i, Py_NewRef(Py_None));
     e->nargs = nargs;
     Py_ssize_t nt = PyTuple_GET_SIZE(tensors), ns = PyTuple_GET_SIZE(scalars);
     Py_ssize_t nsame = PyTuple_GET_SIZE(same), np = PyTuple_GET_SIZE(params);
@@ -390,11 +419,21 @@ static PyObject *core_replay_entry(PyObject *module, PyObject *args) {
     }
     for (Py_ssize_t i = 0; i < np; i++, e->nparams++) {
         PyObject *s = PyTuple_GET_ITEM(params, i);
-        if (entry_spec(s, 2, "param") < 0) goto fail;
+        if (entry_spec(s, 3, "param") < 0) goto fail;
+        Py_ssize_t what = PyLong_AsSsize_t(PyTuple_GET_ITEM(s, 1));
+        if (what == -1 && PyErr_Occurred()) goto fail;
+        if (what < PARAM_TENSOR || what > PARAM_CONST) {
+            PyErr_SetString(PyExc_ValueError, "replay_entry: a param is a tensor (0), an array (1) or a value (2)");
+            goto fail;
+        }
+        e->params[2 * i + 1] = what;
+        if (what == PARAM_CONST) {
+            PyObject *old = PyTuple_GET_ITEM(e->consts, i);
+            PyTuple_SET_ITEM(e->consts, i, Py_NewRef(PyTuple_GET_ITEM(s, 2)));
+            Py_DECREF(old);
+            continue;
+        }
         if ((e->params[2 * i] = entry_index(s, 0, nargs)) < 0) goto fail;
-        int array = PyObject_IsTrue(PyTuple_GET_ITEM(s, 1));
-        if (array < 0) goto fail;
-        e->params[2 * i + 1] = array;
         /* (a param must be a tensor argument: its slots are read unchecked) */
         int found = 0;
         for (Py_ssize_t j = 0; j < e->ntensors; j++) found |= e->tensors[j].leaf == e->params[2 * i];

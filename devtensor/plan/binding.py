@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from devtensor.plan.values import MISS, Exact, scalar_key
+from devtensor.structured import core as _structured_core
 
 __all__ = ["body_lines", "entry_lines", "guard_head", "signature_guard"]
 
@@ -131,14 +132,23 @@ def guard_head(plan: Any, written: set[int], slow: Callable[[Any], Any], ns: dic
     return [*lines, "if _n:", *("    " + line for line in new)]
 
 
-def entry_lines(head: list[str] | None, body: list[str], flatten: list[str] | None = None) -> list[str]:
+def entry_lines(
+    head: list[str] | None,
+    body: list[str],
+    flatten: list[str] | None = None,
+    ns: dict[str, Any] | None = None,
+    args: set[int] | None = None,
+) -> list[str]:
     """The source of ``entry(*A, **K)``, a plan's call (a class whose ``__call__`` it is makes ``plan(*args)``
     run it directly): the replay (``head`` and ``body`` inline; with ``head`` None, a call of ``replay``) when
     no keyword is given, no dispatch mode is active, no registration made the plan stale and the calling
     thread's replica is the one of this replay; else, and for another signature, ``_CALL(A, K)`` (the general
     call, which raises naming the argument that differs). ``flatten``: for nested arguments, the lines binding
     ``L``, the leaves, from ``A`` (values.flatten_source, returning ``_CALL(A, K)`` for another nesting); None
-    when the arguments are the leaves."""
+    when the arguments are the leaves. With ``ns`` and ``args`` (the argument slots), flat arguments and the
+    compiled core, followed by :func:`body_lines`' (the compiled entry's body, plan/entry.py)."""
+    if ns is not None and args is not None and flatten is None and _structured_core.CORE is not None:
+        return [*entry_lines(head, body), *body_lines(ns, sorted(args), body)]
     prologue = [
         "if K or _ACTIVE[0] or _GEN[0] != _G: return _CALL(A, K)",
         "try:",

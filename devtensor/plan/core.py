@@ -31,7 +31,7 @@ from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, NoDataError, PlanError
 from devtensor.plan.checking import check_plan
 from devtensor.plan.cuda_graph import CudaGraph
-from devtensor.plan.entry import replay_entry, set_general
+from devtensor.plan.entry import calls_front, replay_entry, set_general
 from devtensor.plan.memory import make_buffers, plan_memory
 from devtensor.plan.replay import compile_replay, signature_guard
 from devtensor.plan.tracing import _describe, _step_line, _Tracer, step_code
@@ -180,7 +180,7 @@ class Plan:
         #: The first replica's replay with the call inline (binding.entry_lines; None for nested arguments, a
         #: CUDA graph): the ``__call__`` of this plan's class, or of the ``dt.planned`` that made it.
         #: Where the core is built, the compiled entry (plan/entry.py) of flat arguments.
-        ns = replay.__globals__
+        ns = self._entry_ns = replay.__globals__
         self._entry: Callable[..., Any] | None = (
             None if cuda_graph else replay_entry(self, ns, self._general) or ns.get("entry")
         )
@@ -217,9 +217,10 @@ class Plan:
             ns["_LOC"] = self._local
             self.__class__ = entry_class(Plan, self._entry)
         #: Whether a replay can beat the eager step: some op call runs without its front (lowered to raw calls,
-        #: its one ufunc call, or its kernel called directly). A plan of views only, or of calls that all go
-        #: through their fronts, cannot: ``dt.planned`` runs such a step eagerly.
-        self.gains = cuda_graph or getattr(replay, "__calls__", 0) > 0
+        #: its one ufunc call, or its kernel called directly), or the compiled entry calls the step's one view's
+        #: front with no frame between (plan/entry.py). A plan of views only, or of calls that all go through
+        #: their fronts, cannot: ``dt.planned`` runs such a step eagerly.
+        self.gains = cuda_graph or getattr(replay, "__calls__", 0) > 0 or calls_front(self._entry)
 
     def _static_of(self, buffers: list[Tensor]) -> dict[int, Tensor]:
         """Per result slot that lives in a buffer, its buffer among ``buffers``."""
@@ -421,7 +422,7 @@ class Plan:
         if self._entry is None:
             return None
         self.__class__ = Plan
-        set_general(self._entry, call)
+        set_general(self._entry, self._entry_ns, call)
         return entry_class(base, self._entry)
 
     def _call(self, *args: Any, copy_outputs: bool = False) -> Any:

@@ -35,7 +35,7 @@ from devtensor.dispatcher import META_ONLY
 from devtensor.kernels.ufunc_family import EXTOBJ, Recorder, lower_ufunc, recording_state_of
 from devtensor.lowering import LOWERINGS, Lowering, Ref, kernel_function
 from devtensor.meta import DIRECT, ONE
-from devtensor.plan.binding import _bind, body_lines, entry_lines, guard_head, signature_guard
+from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
 from devtensor.plan.kept import (
     keep_layout_lines,
     keep_layouts_lines,
@@ -251,9 +251,7 @@ class _Compiler:
             if not self.plan._flat:  # nested arguments: their leaves read inline (values.flatten_source)
                 found, leaves = flatten_source(self.plan._structure, "A", "return _CALL(A, K)", self.const)
                 flatten = [*found, f"L = {leaves}"]
-            lines += entry_lines(head if inline else None, [*body, f"return {output}"], flatten)
-            if flatten is None and _structured_core.CORE is not None:  # (the compiled entry's: plan/entry.py)
-                lines += body_lines(self.ns, sorted(self.args), [*body, f"return {output}"])
+            lines += entry_lines(head if inline else None, [*body, f"return {output}"], flatten, self.ns, self.args)
         source = "\n".join(lines)
         step = step_code(self.plan.step)
         key = (step, source)
