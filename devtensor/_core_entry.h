@@ -46,6 +46,7 @@ typedef struct {
     EntryScalar *scalars;
     Py_ssize_t *same;   /* pairs: leaf, first */
     Py_ssize_t *params; /* pairs: leaf, what (PARAM_TENSOR, PARAM_ARRAY, PARAM_CONST: item i of consts) */
+    PyObject *structure; /* nested arguments: their structure (values.flatten's); NULL: the arguments are the leaves */
     PyObject *consts;   /* a tuple, one item per param (the PARAM_CONST ones' values) */
     PyObject *kwnames;  /* the names of the last params, passed as keywords; NULL: none */
 } Entry;
@@ -62,6 +63,7 @@ static int entry_traverse(Entry *e, visitproc visit, void *arg) {
     Py_VISIT(e->g);
     Py_VISIT(e->scalar_key);
     Py_VISIT(e->consts);
+    Py_VISIT(e->structure);
     Py_VISIT(e->kwnames);
     for (Py_ssize_t i = 0; i < e->ntensors; i++) {
         EntryTensor *t = &e->tensors[i];
@@ -87,6 +89,7 @@ static int entry_clear(Entry *e) {
     Py_CLEAR(e->g);
     Py_CLEAR(e->scalar_key);
     Py_CLEAR(e->consts);
+    Py_CLEAR(e->structure);
     Py_CLEAR(e->kwnames);
     for (Py_ssize_t i = 0; i < e->ntensors; i++) {
         EntryTensor *t = &e->tensors[i];
@@ -201,6 +204,61 @@ static int entry_check(Entry *e, PyObject *const *L, Py_ssize_t n) {
 }
 
 #define ENTRY_MAX_PARAMS 32
+#define ENTRY_MAX_LEAVES 64
+
+/* The leaves of obj nested as node (values.flatten's structure: a leaf's index, or (type, items), a dict's items
+ * (key, node) pairs in order) into L, borrowed: 1, or 0 when its nesting differs (the container types exactly,
+ * their lengths, a dict's keys in order), as values.flatten_source's lines test. Keys are str (checked when made):
+ * comparing them runs no Python code. */
+static int entry_flatten(PyObject *node, PyObject *obj, PyObject **L) {
+    if (PyLong_CheckExact(node)) {
+        L[PyLong_AsSsize_t(node)] = obj;
+        return 1;
+    }
+    PyObject *kind = PyTuple_GET_ITEM(node, 0), *items = PyTuple_GET_ITEM(node, 1);
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    if ((PyObject *)Py_TYPE(obj) != kind) return 0;
+    if (kind == (PyObject *)&PyDict_Type) {
+        if (PyDict_GET_SIZE(obj) != n) return 0;
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        for (Py_ssize_t i = 0; i < n && PyDict_Next(obj, &pos, &key, &value); i++) {
+            PyObject *item = PyTuple_GET_ITEM(items, i), *want = PyTuple_GET_ITEM(item, 0);
+            if (key != want && (!PyUnicode_CheckExact(key) || PyUnicode_Compare(key, want) != 0)) return 0;
+            if (!entry_flatten(PyTuple_GET_ITEM(item, 1), value, L)) return 0;
+        }
+        return 1;
+    }
+    int tuple = kind == (PyObject *)&PyTuple_Type;
+    if ((tuple ? PyTuple_GET_SIZE(obj) : PyList_GET_SIZE(obj)) != n) return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!entry_flatten(PyTuple_GET_ITEM(items, i), tuple ? PyTuple_GET_ITEM(obj, i) : PyList_GET_ITEM(obj, i), L))
+            return 0;
+    return 1;
+}
+
+/* Whether node is a structure entry_flatten reads: leaf indices below nargs, tuples, lists and dicts with str keys;
+ * counts its leaves into *count. */
+static int entry_structure_ok(PyObject *node, Py_ssize_t nargs, Py_ssize_t *count) {
+    if (PyLong_CheckExact(node)) {
+        Py_ssize_t i = PyLong_AsSsize_t(node);
+        *count += 1;
+        return i >= 0 && i < nargs;
+    }
+    if (!PyTuple_CheckExact(node) || PyTuple_GET_SIZE(node) != 2 || !PyTuple_CheckExact(PyTuple_GET_ITEM(node, 1)))
+        return 0;
+    PyObject *kind = PyTuple_GET_ITEM(node, 0), *items = PyTuple_GET_ITEM(node, 1);
+    int dict = kind == (PyObject *)&PyDict_Type;
+    if (!dict && kind != (PyObject *)&PyTuple_Type && kind != (PyObject *)&PyList_Type) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items); i++) {
+        PyObject *item = PyTuple_GET_ITEM(items, i);
+        if (dict && (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2 ||
+                     !PyUnicode_CheckExact(PyTuple_GET_ITEM(item, 0))))
+            return 0;
+        if (!entry_structure_ok(dict ? PyTuple_GET_ITEM(item, 1) : item, nargs, count)) return 0;
+    }
+    return 1;
+}
 
 static PyObject *entry_call(Entry *e, PyObject *args, PyObject *kwargs) {
     int keywords = kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0;
@@ -218,14 +276,25 @@ static PyObject *entry_call(Entry *e, PyObject *args, PyObject *kwargs) {
     }
     if (e->owner == 0 || PyThread_get_thread_ident() != e->owner) return entry_general(e, args, kwargs);
     PyObject *const *L = &PyTuple_GET_ITEM(args, 0);
-    int passed = entry_check(e, L, PyTuple_GET_SIZE(args));
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    PyObject *leaves[ENTRY_MAX_LEAVES];
+    if (e->structure != NULL) {
+        if (!entry_flatten(e->structure, args, leaves)) return entry_general(e, args, kwargs);
+        L = leaves;
+        n = e->nargs;
+    }
+    int passed = entry_check(e, L, n);
     if (passed < 0) return NULL;
     if (passed == 0) return entry_general(e, args, kwargs);
     if (passed == 2) {
-        PyObject *k = PyDict_New();
-        if (k == NULL) return NULL;
-        PyObject *r = PyObject_CallFunctionObjArgs(e->slow, args, args, k, NULL);
-        Py_DECREF(k);
+        PyObject *k = PyDict_New(), *list = e->structure != NULL ? PyList_New(n) : Py_NewRef(args);
+        PyObject *r = NULL;
+        if (k != NULL && list != NULL) {
+            for (Py_ssize_t i = 0; e->structure != NULL && i < n; i++) PyList_SET_ITEM(list, i, Py_NewRef(L[i]));
+            r = PyObject_CallFunctionObjArgs(e->slow, list, args, k, NULL);
+        }
+        Py_XDECREF(k);
+        Py_XDECREF(list);
         return r;
     }
     PyObject *params[ENTRY_MAX_PARAMS];
@@ -309,7 +378,7 @@ static Entry *entry_new(PyObject *general, PyObject *body) {
     e->tensors = NULL;
     e->scalars = NULL;
     e->same = e->params = NULL;
-    e->consts = e->kwnames = NULL;
+    e->consts = e->kwnames = e->structure = NULL;
     return e;
 }
 
@@ -342,17 +411,25 @@ static int entry_spec(PyObject *spec, Py_ssize_t size, const char *what) {
 }
 
 /* replay_entry(general, slow, body, generation_list, generation, nargs, tensors, scalars, same, params, scalar_key,
- *              kwnames)
+ *              kwnames, structure)
  * tensors: (leaf, type, shape, dtype, device, written) each; scalars: (leaf, type, value, exact); same: (leaf,
  * first); params: (leaf, what, value): the leaf's tensor (what 0) or its array (1), or value (2); kwnames: the names
- * of the last params, passed as keywords (a tuple of str), or None. */
+ * of the last params, passed as keywords (a tuple of str), or None; structure: the arguments' nesting
+ * (values.flatten's, str dict keys), or None when they are the leaves. */
 static PyObject *core_replay_entry(PyObject *module, PyObject *args) {
-    PyObject *general, *slow, *body, *gen, *g, *tensors, *scalars, *same, *params, *scalar_key, *kwnames;
+    PyObject *general, *slow, *body, *gen, *g, *tensors, *scalars, *same, *params, *scalar_key, *kwnames, *structure;
     Py_ssize_t nargs;
-    if (!PyArg_ParseTuple(args, "OOOO!OnO!O!O!O!OO:replay_entry", &general, &slow, &body, &PyList_Type, &gen, &g,
+    if (!PyArg_ParseTuple(args, "OOOO!OnO!O!O!O!OOO:replay_entry", &general, &slow, &body, &PyList_Type, &gen, &g,
                           &nargs, &PyTuple_Type, &tensors, &PyTuple_Type, &scalars, &PyTuple_Type, &same, &PyTuple_Type,
-                          &params, &scalar_key, &kwnames))
+                          &params, &scalar_key, &kwnames, &structure))
         return NULL;
+    Py_ssize_t count = 0;
+    if (structure != Py_None && (nargs > ENTRY_MAX_LEAVES || !entry_structure_ok(structure, nargs, &count) ||
+                                 count != nargs || PyTuple_GET_ITEM(structure, 0) != (PyObject *)&PyTuple_Type)) {
+        PyErr_SetString(PyExc_ValueError, "replay_entry: a structure of tuples, lists and str-keyed dicts, at most 64 "
+                                          "leaves, is read in C");
+        return NULL;
+    }
     if (kwnames != Py_None) {
         int ok = PyTuple_CheckExact(kwnames) && PyTuple_GET_SIZE(kwnames) <= PyTuple_GET_SIZE(params);
         for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(kwnames); i++) ok = PyUnicode_CheckExact(PyTuple_GET_ITEM(kwnames, i));
@@ -371,6 +448,7 @@ static PyObject *core_replay_entry(PyObject *module, PyObject *args) {
     e->gen = Py_NewRef(gen);
     e->g = Py_NewRef(g);
     e->scalar_key = Py_NewRef(scalar_key);
+    e->structure = structure == Py_None ? NULL : Py_NewRef(structure);
     e->kwnames = kwnames == Py_None || PyTuple_GET_SIZE(kwnames) == 0 ? NULL : Py_NewRef(kwnames);
     e->consts = PyTuple_New(PyTuple_GET_SIZE(params));
     if (e->consts == NULL) goto fail;

@@ -101,6 +101,62 @@ def test_compiled_entry_takes_the_calls_the_python_entry_takes(names: list[str])
         assert got == want, name
 
 
+def _nested(t: Tensor, sizes: tuple[int, int], opts: dict[str, Any]) -> Tensor:
+    t.add_(opts["u"])
+    return t.reshape(sizes) * opts["s"]
+
+
+def _nested_variant(name: str, base: list[Any]) -> tuple[Any, ...]:
+    """Arguments of ``_nested`` differing from ``base`` (the plan's example) as ``name`` says."""
+    t, sizes, opts = base
+    fresh = dt.tensor(np.full((2, 3), 0.5, dtype=np.float32))
+    return {
+        "same": (t, sizes, opts),
+        "an equal dict": (t, (3, 2), {"u": opts["u"], "s": 2.0}),
+        "a new tensor inside": (t, sizes, {"u": fresh, "s": 2.0}),
+        "a list for the tuple": (t, [3, 2], opts),
+        "another size": (t, (6, 1), opts),
+        "a longer tuple": (t, (3, 2, 1), opts),
+        "the keys in another order": (t, sizes, {"s": 2.0, "u": opts["u"]}),
+        "another key": (t, sizes, {"u": opts["u"], "z": 2.0}),
+        "a key more": (t, sizes, {**opts, "z": 1}),
+        "the same tensor twice": (t, sizes, {"u": t, "s": 2.0}),
+        "a tuple for the dict": (t, sizes, ("u", "s")),
+        "fewer": (t, sizes),
+    }[name]
+
+
+_NESTED = [
+    "same",
+    "an equal dict",
+    "a new tensor inside",
+    "a list for the tuple",
+    "another size",
+    "a longer tuple",
+    "the keys in another order",
+    "another key",
+    "a key more",
+    "the same tensor twice",
+    "a tuple for the dict",
+    "fewer",
+]
+
+
+@needs_core
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(_NESTED), min_size=1, max_size=8))
+def test_compiled_entry_reads_nested_arguments_as_the_python_entry(names: list[str]) -> None:
+    base = [dt.tensor(np.ones((2, 3), np.float32)), (3, 2), {"u": dt.tensor(np.ones((2, 3), np.float32)), "s": 2.0}]
+    plan = dt.plan(_nested, *base)
+    compiled: Any = plan._entry
+    assert type(compiled) is CORE.Entry  # type: ignore[union-attr]
+    python = plan._entry_ns["entry"]
+    set_general(compiled, plan._entry_ns, lambda a, k: ("general", len(a), tuple(k)))
+    for name in names:
+        args = _nested_variant(name, base)
+        assert _outcome(compiled, args, {}) == _outcome(python, args, {}), name
+
+
 @needs_core
 def test_compiled_entry_leaves_modes_stale_plans_and_other_threads_to_the_general_call() -> None:
     base = [dt.tensor(np.ones((2, 3), np.float32)), dt.tensor(np.ones((2, 3), np.float32)), 2.0]

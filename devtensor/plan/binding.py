@@ -145,10 +145,10 @@ def entry_lines(
     thread's replica is the one of this replay; else, and for another signature, ``_CALL(A, K)`` (the general
     call, which raises naming the argument that differs). ``flatten``: for nested arguments, the lines binding
     ``L``, the leaves, from ``A`` (values.flatten_source, returning ``_CALL(A, K)`` for another nesting); None
-    when the arguments are the leaves. With ``ns`` and ``args`` (the argument slots), flat arguments and the
-    compiled core, followed by :func:`body_lines`' (the compiled entry's body, plan/entry.py)."""
-    if ns is not None and args is not None and flatten is None and _structured_core.CORE is not None:
-        return [*entry_lines(head, body), *body_lines(ns, sorted(args), body)]
+    when the arguments are the leaves. With ``ns`` and ``args`` (the argument slots) and the compiled core,
+    followed by :func:`body_lines`' (the compiled entry's body, plan/entry.py)."""
+    if ns is not None and args is not None and _structured_core.CORE is not None:
+        return [*entry_lines(head, body, flatten), *body_lines(ns, sorted(args), body)]
     prologue = [
         "if K or _ACTIVE[0] or _GEN[0] != _G: return _CALL(A, K)",
         "try:",

@@ -29,7 +29,7 @@ def replay_entry(plan: Any, ns: dict[str, Any], general: Callable[..., Any]) -> 
     calls it (:func:`direct_front`); None without the core or a body."""
     core = _structured_core.CORE
     params = ns.get("_BODY_PARAMS")
-    if core is None or params is None or "body" not in ns or not plan._flat:
+    if core is None or params is None or "body" not in ns:
         return None
     keys, same, arg_slots, written = plan._keys, plan._same, plan._arg_slots, ns["_WRITTEN"]
     first_leaf = {arg_slots[leaf]: leaf for leaf, key in enumerate(keys) if len(key) == 4 and same[leaf] == leaf}
@@ -60,6 +60,7 @@ def replay_entry(plan: Any, ns: dict[str, Any], general: Callable[..., Any]) -> 
             body_params,
             scalar_key,
             kwnames,
+            None if plan._flat else plan._structure,
         )
     except (TypeError, ValueError):  # (a signature the compiled entry does not take: the Python entry serves)
         return None
