@@ -203,7 +203,7 @@ static int entry_check(Entry *e, PyObject *const *L, Py_ssize_t n) {
     return 1;
 }
 
-#define ENTRY_MAX_PARAMS 32
+#define ENTRY_MAX_PARAMS 64
 #define ENTRY_MAX_LEAVES 64
 
 /* The leaves of obj nested as node (values.flatten's structure: a leaf's index, or (type, items), a dict's items
@@ -439,7 +439,7 @@ static PyObject *core_replay_entry(PyObject *module, PyObject *args) {
         }
     }
     if (PyList_GET_SIZE(gen) != 1 || PyTuple_GET_SIZE(params) > ENTRY_MAX_PARAMS) {
-        PyErr_SetString(PyExc_ValueError, "replay_entry: a one-item generation list, at most 32 params");
+        PyErr_SetString(PyExc_ValueError, "replay_entry: a one-item generation list, at most 64 params");
         return NULL;
     }
     Entry *e = entry_new(general, body);

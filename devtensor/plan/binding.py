@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -170,17 +169,9 @@ def entry_lines(
 
 def body_lines(ns: dict[str, Any], args: list[int], body: list[str]) -> list[str]:
     """The source of ``body(...)``, the replay after its signature check, for the compiled entry
-    (:mod:`devtensor.plan.entry`): its parameters are the argument tensors ``tN`` and arrays ``aN`` that ``body``
-    reads, in ``ns["_BODY_PARAMS"]`` as (slot, whether the array) pairs."""
-    text = "\n".join(body)
-    if re.search(r"\bL\b", text):  # (a body reading the leaves themselves: no compiled entry)
-        return []
-    params = [
-        (slot, array)
-        for slot in args
-        for array, name in ((False, f"t{slot}"), (True, f"a{slot}"))
-        if re.search(rf"\b{name}\b", text)
-    ]
+    (:mod:`devtensor.plan.entry`): its parameters are what the head binds, each argument's tensor ``tN`` and array
+    ``aN`` (``body`` reads no other name of the head's), in ``ns["_BODY_PARAMS"]`` as (slot, whether the array)."""
+    params = [(slot, array) for slot in args for array in (False, True)]
     ns["_BODY_PARAMS"] = params
-    names = ", ".join(f"{'a' if array else 't'}{slot}" for slot, array in params)
-    return [f"def body({names}):", *("    " + line for line in body)]
+    signature = ", ".join(f"{'at'[not array]}{slot}" for slot, array in params)
+    return [f"def body({signature}):", *("    " + line for line in body)]
