@@ -84,16 +84,22 @@ def _outcome(entry: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return out if isinstance(out, tuple) and out and out[0] == "general" else ("result", id(out))
 
 
+def _entries(step: Any, base: list[Any]) -> tuple[Any, Any]:
+    """The compiled and the generated entry of ``step``'s plan for ``base``, their general call answering
+    ("general", how many positional arguments, the keyword names)."""
+    plan = dt.plan(step, *base)
+    compiled: Any = plan._entry
+    assert type(compiled) is CORE.Entry  # type: ignore[union-attr]
+    set_general(compiled, plan._entry_ns, lambda a, k: ("general", len(a), tuple(k)))
+    return compiled, plan._entry_ns["entry"]
+
+
 @needs_core
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from(_NAMES), min_size=1, max_size=8))
 def test_compiled_entry_takes_the_calls_the_python_entry_takes(names: list[str]) -> None:
     base = [dt.tensor(np.ones((2, 3), np.float32)), dt.tensor(np.ones((2, 3), np.float32)), 2.0]
-    plan = dt.plan(_step, *base)
-    compiled: Any = plan._entry
-    assert type(compiled) is CORE.Entry  # type: ignore[union-attr]
-    python = plan._entry_ns["entry"]
-    set_general(compiled, plan._entry_ns, lambda a, k: ("general", len(a), tuple(k)))
+    compiled, python = _entries(_step, base)
     for name in names:
         args, kwargs = _variant(name, base)
         want = _outcome(python, args, kwargs)
@@ -103,7 +109,8 @@ def test_compiled_entry_takes_the_calls_the_python_entry_takes(names: list[str])
 
 def _nested(t: Tensor, sizes: tuple[int, int], opts: dict[str, Any]) -> Tensor:
     t.add_(opts["u"])
-    return t.reshape(sizes) * opts["s"]
+    scale: float = opts["s"]
+    return t.reshape(sizes) * scale
 
 
 def _nested_variant(name: str, base: list[Any]) -> tuple[Any, ...]:
@@ -147,11 +154,7 @@ _NESTED = [
 @given(st.lists(st.sampled_from(_NESTED), min_size=1, max_size=8))
 def test_compiled_entry_reads_nested_arguments_as_the_python_entry(names: list[str]) -> None:
     base = [dt.tensor(np.ones((2, 3), np.float32)), (3, 2), {"u": dt.tensor(np.ones((2, 3), np.float32)), "s": 2.0}]
-    plan = dt.plan(_nested, *base)
-    compiled: Any = plan._entry
-    assert type(compiled) is CORE.Entry  # type: ignore[union-attr]
-    python = plan._entry_ns["entry"]
-    set_general(compiled, plan._entry_ns, lambda a, k: ("general", len(a), tuple(k)))
+    compiled, python = _entries(_nested, base)
     for name in names:
         args = _nested_variant(name, base)
         assert _outcome(compiled, args, {}) == _outcome(python, args, {}), name
