@@ -161,6 +161,17 @@ def test_compiled_entry_reads_nested_arguments_as_the_python_entry(names: list[s
 
 
 @needs_core
+@pytest.mark.parametrize("planned_with", [-0.0, 0.0, float("nan"), complex(0.0, 1.0)])
+def test_compiled_entry_tells_scalars_apart_as_the_python_entry(planned_with: Any) -> None:
+    """Scalars that ``==`` does not tell apart (a zero's sign, NaN: values.Exact keys) are matched by their key."""
+    base = [dt.tensor(np.ones((2, 3), np.float32)), dt.tensor(np.ones((2, 3), np.float32)), planned_with]
+    compiled, python = _entries(_step, base)
+    for value in (-0.0, 0.0, float("nan"), 2.0, complex(0.0, 1.0), complex(-0.0, 1.0), 0):
+        args = (base[0], base[1], value)
+        assert _outcome(compiled, args, {}) == _outcome(python, args, {}), value
+
+
+@needs_core
 def test_compiled_entry_leaves_modes_stale_plans_and_other_threads_to_the_general_call() -> None:
     base = [dt.tensor(np.ones((2, 3), np.float32)), dt.tensor(np.ones((2, 3), np.float32)), 2.0]
     plan = dt.plan(_step, *base)
