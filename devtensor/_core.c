@@ -17,6 +17,7 @@
 #include "_core_general.h"
 #include "_core_view.h"
 #include "_core_softmax.h"
+#include "_core_entry.h"
 
 
 /* The Python front, built on first need (borrowed). Under the GIL: a second thread asking while the builder runs
@@ -453,6 +454,8 @@ static PyMethodDef core_methods[] = {
     {"setup", core_setup, METH_VARARGS, "Bind the Tensor, Storage and Device classes and the rules' helpers."},
     {"setup_general", core_setup_general, METH_VARARGS, "Bind the general lane's classes and the rules' helpers."},
     {"softmax_direct", core_softmax_direct, METH_VARARGS, "softmax's and log_softmax's direct path in C."},
+    {"replay_entry", core_replay_entry, METH_VARARGS, "A plan's call in C (devtensor/plan/entry.py)."},
+    {"eager_entry", core_eager_entry, METH_VARARGS, "A dt.planned's eager call in C (devtensor/plan/entry.py)."},
     {NULL},
 };
 
@@ -462,7 +465,7 @@ static struct PyModuleDef core_module = {
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
-    if (PyType_Ready(&Front_type) < 0) return NULL;
+    if (PyType_Ready(&Front_type) < 0 || PyType_Ready(&Entry_type) < 0) return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (m == NULL) return NULL;
     kw_order = Py_BuildValue("(s)", "order");
@@ -481,6 +484,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     if (!str_dtype || !str_flags || !str_c_contiguous || !str_kind) return NULL;
     Py_INCREF(&Front_type);
     if (PyModule_AddObject(m, "Front", (PyObject *)&Front_type) < 0) return NULL;
+    Py_INCREF(&Entry_type);
+    if (PyModule_AddObject(m, "Entry", (PyObject *)&Entry_type) < 0) return NULL;
     if (PyModule_AddStringConstant(m, "FINGERPRINT", DEVTENSOR_CORE_FINGERPRINT) < 0) return NULL;
     return m;
 }

@@ -263,6 +263,7 @@ def test_the_source_fingerprint_is_what_setup_compiles_in() -> None:
         "_core.c",
         "_core_common.h",
         "_core_elementwise.h",
+        "_core_entry.h",
         "_core_general.h",
         "_core_memo.h",
         "_core_softmax.h",

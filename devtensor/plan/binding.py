@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from devtensor.plan.values import MISS, Exact, scalar_key
+from devtensor.structured import core as _structured_core
 
-__all__ = ["entry_lines", "guard_head", "signature_guard"]
+__all__ = ["body_lines", "entry_lines", "guard_head", "signature_guard"]
 
 
 def _bind(op: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any] | None:
@@ -84,7 +85,7 @@ def guard_head(plan: Any, written: set[int], slow: Callable[[Any], Any], ns: dic
         out = slow(L)
         return ns["_CALL"](A, K) if out is MISS else out
 
-    ns.update(_SLOW=slow, _SLOWE=slow_entry, _REF=weakref.ref, _id=id)
+    ns.update(_SLOW=slow, _SLOWE=slow_entry, _REF=weakref.ref, _id=id, _WRITTEN=frozenset(written))
     names = [name for leaf in firsts for name in (f"_W{leaf}", f"_S{leaf}")]
     lines = [f"global {', '.join(names)}"] if names else []
     lines += [f"if len(L) != {len(keys)}: return _MISS"]
@@ -130,14 +131,23 @@ def guard_head(plan: Any, written: set[int], slow: Callable[[Any], Any], ns: dic
     return [*lines, "if _n:", *("    " + line for line in new)]
 
 
-def entry_lines(head: list[str] | None, body: list[str], flatten: list[str] | None = None) -> list[str]:
+def entry_lines(
+    head: list[str] | None,
+    body: list[str],
+    flatten: list[str] | None = None,
+    ns: dict[str, Any] | None = None,
+    args: set[int] | None = None,
+) -> list[str]:
     """The source of ``entry(*A, **K)``, a plan's call (a class whose ``__call__`` it is makes ``plan(*args)``
     run it directly): the replay (``head`` and ``body`` inline; with ``head`` None, a call of ``replay``) when
     no keyword is given, no dispatch mode is active, no registration made the plan stale and the calling
     thread's replica is the one of this replay; else, and for another signature, ``_CALL(A, K)`` (the general
     call, which raises naming the argument that differs). ``flatten``: for nested arguments, the lines binding
     ``L``, the leaves, from ``A`` (values.flatten_source, returning ``_CALL(A, K)`` for another nesting); None
-    when the arguments are the leaves."""
+    when the arguments are the leaves. With ``ns`` and ``args`` (the argument slots) and the compiled core,
+    followed by :func:`body_lines`' (the compiled entry's body, plan/entry.py)."""
+    if ns is not None and args is not None and _structured_core.CORE is not None:
+        return [*entry_lines(head, body, flatten), *body_lines(ns, sorted(args), body)]
     prologue = [
         "if K or _ACTIVE[0] or _GEN[0] != _G: return _CALL(A, K)",
         "try:",
@@ -155,3 +165,13 @@ def entry_lines(head: list[str] | None, body: list[str], flatten: list[str] | No
         ]
     own = [line.replace("return _MISS", "return _CALL(A, K)").replace("_SLOW(L)", "_SLOWE(L, A, K)") for line in head]
     return ["def entry(*A, **K):", *("    " + line for line in [*prologue, *own, *body])]
+
+
+def body_lines(ns: dict[str, Any], args: list[int], body: list[str]) -> list[str]:
+    """The source of ``body(...)``, the replay after its signature check, for the compiled entry
+    (:mod:`devtensor.plan.entry`): its parameters are what the head binds, each argument's tensor ``tN`` and array
+    ``aN`` (``body`` reads no other name of the head's), in ``ns["_BODY_PARAMS"]`` as (slot, whether the array)."""
+    params = [(slot, array) for slot in args for array in (False, True)]
+    ns["_BODY_PARAMS"] = params
+    signature = ", ".join(f"{'at'[not array]}{slot}" for slot, array in params)
+    return [f"def body({signature}):", *("    " + line for line in body)]

@@ -31,6 +31,7 @@ from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, NoDataError, PlanError
 from devtensor.plan.checking import check_plan
 from devtensor.plan.cuda_graph import CudaGraph
+from devtensor.plan.entry import calls_front, replay_entry, set_general
 from devtensor.plan.memory import make_buffers, plan_memory
 from devtensor.plan.replay import compile_replay, signature_guard
 from devtensor.plan.tracing import _describe, _step_line, _Tracer, step_code
@@ -57,13 +58,15 @@ MAX_THREADS = 16
 
 
 class _Replica:
-    """One set of a plan's buffers and the replay compiled to use them; one thread replays through it at a time."""
+    """One set of a plan's buffers and the replay compiled to use them; one thread replays through it at a time.
+    ``entry``: the plan's compiled entry (plan/entry.py) when it replays into this replica, else None."""
 
-    __slots__ = ("buffers", "replay")
+    __slots__ = ("buffers", "entry", "replay")
 
-    def __init__(self, buffers: list[Tensor], replay: Callable[[Any], Any]) -> None:
+    def __init__(self, buffers: list[Tensor], replay: Callable[[Any], Any], entry: Any = None) -> None:
         self.buffers = buffers
         self.replay = replay
+        self.entry = entry
 
 
 class _Lease:
@@ -77,6 +80,8 @@ class _Lease:
         self.free = free
 
     def __del__(self) -> None:
+        if self.replica.entry is not None:  # (before it is back in the pool: another thread may take it then)
+            self.replica.entry.owner = 0
         self.free.append(self.replica)
 
 
@@ -174,11 +179,15 @@ class Plan:
         replay, self.direct_ops = compile_replay(self, backend, functools.partial(self._replay_slow, self.buffers))
         #: The first replica's replay with the call inline (binding.entry_lines; None for nested arguments, a
         #: CUDA graph): the ``__call__`` of this plan's class, or of the ``dt.planned`` that made it.
-        self._entry: Callable[..., Any] | None = None if cuda_graph else replay.__globals__.get("entry")
+        #: Where the core is built, the compiled entry (plan/entry.py) of flat arguments.
+        ns = self._entry_ns = replay.__globals__
+        self._entry: Callable[..., Any] | None = (
+            None if cuda_graph else replay_entry(self, ns, self._general) or ns.get("entry")
+        )
         #: The class of the ``dt.planned`` that made this plan while the plan is its last used (its ``__call__``
         #: is this plan's entry), made on first use.
         self._owner_class: type | None = None
-        if self._entry is not None:
+        if ns.get("entry") is not None:
             replay.__globals__.update(
                 _CALL=self._general, _LOC=None, _ACTIVE=modes.ACTIVE, _GEN=dispatcher._generation, _G=generation
             )
@@ -202,14 +211,16 @@ class Plan:
         #: is captured on one set of buffers, so a graph plan has one.
         self.max_threads = 1 if cuda_graph else MAX_THREADS
         self._local = threading.local()
-        self._lease(_Replica(self.buffers, replay))
+        compiled = self._entry if self._entry is not None and self._entry is not ns.get("entry") else None
+        self._lease(_Replica(self.buffers, replay, compiled))
         if self._entry is not None:
-            self._entry.__globals__["_LOC"] = self._local
+            ns["_LOC"] = self._local
             self.__class__ = entry_class(Plan, self._entry)
         #: Whether a replay can beat the eager step: some op call runs without its front (lowered to raw calls,
-        #: its one ufunc call, or its kernel called directly). A plan of views only, or of calls that all go
-        #: through their fronts, cannot: ``dt.planned`` runs such a step eagerly.
-        self.gains = cuda_graph or getattr(replay, "__calls__", 0) > 0
+        #: its one ufunc call, or its kernel called directly), or the compiled entry calls the step's one view's
+        #: front with no frame between (plan/entry.py). A plan of views only, or of calls that all go through
+        #: their fronts, cannot: ``dt.planned`` runs such a step eagerly.
+        self.gains = cuda_graph or getattr(replay, "__calls__", 0) > 0 or calls_front(self._entry)
 
     def _static_of(self, buffers: list[Tensor]) -> dict[int, Tensor]:
         """Per result slot that lives in a buffer, its buffer among ``buffers``."""
@@ -219,6 +230,8 @@ class Plan:
         """Give ``replica`` to this thread (back in the pool when the thread ends); its replay."""
         self._local.lease = _Lease(replica, self._free)
         self._local.replay = replica.replay
+        if replica.entry is not None:
+            replica.entry.owner = threading.get_ident()
         return replica.replay
 
     def _thread_replay(self) -> Callable[[Any], Any]:
@@ -409,7 +422,7 @@ class Plan:
         if self._entry is None:
             return None
         self.__class__ = Plan
-        self._entry.__globals__["_CALL"] = call
+        set_general(self._entry, self._entry_ns, call)
         return entry_class(base, self._entry)
 
     def _call(self, *args: Any, copy_outputs: bool = False) -> Any:
@@ -482,7 +495,9 @@ class Plan:
 def entry_class(base: type, entry: Callable[..., Any]) -> type:
     """A subclass of ``base`` (same layout, same names) whose ``__call__`` is ``entry``: called as a static
     function, so that calling an instance runs ``entry`` itself, with no frame of a method in between."""
-    names = {"__call__": staticmethod(entry), "__slots__": (), "__module__": base.__module__}
+    # (a compiled entry is no descriptor: the class's attribute is called as it is)
+    call = staticmethod(entry) if hasattr(entry, "__get__") else entry
+    names = {"__call__": call, "__slots__": (), "__module__": base.__module__}
     return type(base.__name__, (base,), {**names, "__qualname__": base.__qualname__, "__doc__": base.__doc__})
 
 

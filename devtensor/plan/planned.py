@@ -13,6 +13,7 @@ from typing import Any, overload
 from devtensor import dispatcher, modes
 from devtensor.errors import ArgumentTypeError, ArgumentValueError
 from devtensor.plan.core import Plan, entry_class
+from devtensor.plan.entry import eager_entry
 from devtensor.plan.values import MISS
 from devtensor.plan.values import flag as _flag
 from devtensor.plan.values import map_tensors as _map_tensors
@@ -107,7 +108,7 @@ class Planned:
             # (meta tensors never gain, whatever the step: such a call, as Dask's meta run makes, decides nothing)
             self._eager = made.device is None or made.device.type != "meta"
             if self._eager:
-                self.__class__ = entry_class(Planned, _eager_entry(self.step, self._general))
+                self.__class__ = entry_class(Planned, eager_entry(self.step, self._general))
             return self.step(*args[:-1], **args[-1]) if step is not self.step else step(*args)
         if step is self.step:  # (the plan's entry replays inline: one frame per call of this signature)
             entry = made._owner_class
@@ -119,18 +120,6 @@ class Planned:
     def _general(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """:meth:`__call__` of the base class: an entry's path when it cannot replay inline."""
         return Planned.__call__(self, *args, **kwargs)
-
-
-def _eager_entry(step: Callable[..., Any], general: Callable[..., Any]) -> Callable[..., Any]:
-    """The call of a planned step that runs eagerly (its plans cannot gain): the step itself, or, with keyword
-    arguments (``copy_outputs=``, the step's own), the general call."""
-
-    def entry(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            return general(args, kwargs)
-        return step(*args)
-
-    return entry
 
 
 @overload

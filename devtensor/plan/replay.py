@@ -256,7 +256,7 @@ class _Compiler:
             if not self.plan._flat:  # nested arguments: their leaves read inline (values.flatten_source)
                 found, leaves = flatten_source(self.plan._structure, "A", "return _CALL(A, K)", self.const)
                 flatten = [*found, f"L = {leaves}"]
-            lines += entry_lines(head if inline else None, [*body, f"return {output}"], flatten)
+            lines += entry_lines(head if inline else None, [*body, f"return {output}"], flatten, self.ns, self.args)
         source = "\n".join(lines)
         step = step_code(self.plan.step)
         key = (step, source)
