@@ -38,10 +38,11 @@ What the plugin adds (error code ``kernel-signature`` unless said otherwise):
 
 Not checked (the run-time check still refuses these at registration): registrations whose op or key mypy cannot
 see as literals (an op held in a variable, a key computed at run time), ``op.impl(key)(fn)`` called without
-decorator syntax (types are checked, names and kinds are not), impls that are not plain functions (overloaded,
-``functools.partial``), an op that mypy reads from its cache and that was renamed (``structured_op(name=...)``
-in another module: then known by its meta function's name only), and data reads a meta function makes through a
-builtin conversion (``float(t)``, ``bool(t)``, ``if t:``) or by passing the tensor to another function.
+decorator syntax (types are checked, as the key's impl or an ``xp`` impl; names and kinds are not), impls that
+are not plain functions (overloaded, ``functools.partial``), an op that mypy reads from its cache and that was
+renamed (``structured_op(name=...)`` in another module: then known by its meta function's name only), and data
+reads a meta function makes through a builtin conversion (``float(t)``, ``bool(t)``, ``if t:``) or by passing the
+tensor to another function.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ from mypy.nodes import (
 )
 from mypy.options import Options
 from mypy.plugin import AttributeContext, FunctionContext, MethodContext, Plugin
-from mypy.types import CallableType, Instance, Type, get_proper_type
+from mypy.types import CallableType, Instance, Overloaded, Type, get_proper_type
 
 from devtensor_mypy._checks import (
     _METADATA,
@@ -234,6 +235,11 @@ class DevtensorPlugin(Plugin):
             if expected is not None and _check_exact(checker, decorator, op, method, expected, impl):
                 return ctx.default_return_type  # reported: not type-checked further (see _registrar_signature)
         bound = _bound_method(registrar, method)
+        if bound is not None and decorator is None and method != "xp":
+            # Called, not decorating a def (``op.impl("cuda")(fn)``): fn may be the key's impl or an xp impl (the
+            # run time takes either for one key); which one the plugin cannot tell from a def, so both forms.
+            xp = _bound_method(registrar, "xp")
+            return Overloaded([bound, xp]) if xp is not None else bound
         return bound if bound is not None else ctx.default_return_type
 
     def _decorator_of(self, checker: TypeChecker, expr: Expression) -> Decorator | None:
