@@ -10,9 +10,8 @@ from devtensor.codegen.pyright_forms import (
     Inexact,
     by_name_lines,
     camel,
-    has_numbers,
+    impl_protocols,
     op_class,
-    pyright_overloads,
     xp_param_texts,
 )
 from devtensor.structured import Param, StructuredOp, plan_imports
@@ -212,7 +211,25 @@ def _kernels_text(
             protocols[device] = (cls_name, typevars)
         xp_lines, xp_typed = _xp_protocol(op, f"{camel(op.name)}XPKernel")
         body += ["", "", *xp_lines]
-        registrar = f"_{camel(op.name)}Kernels"
+        # What mypy reads (``if MYPY:``, a name mypy takes as always true) and what pyright reads (the ``else``
+        # branch: pyright takes the last declaration of a name) where the two checkers need different forms.
+        mypy_lines: list[str] = []
+        typed: dict[str, str] = {}
+        any_typed: dict[str, str] = {}
+        for device, (cls_name, typevars) in protocols.items():
+            text = f"{cls_name}[{', '.join(typevars)}]"
+            args = _pyright_args(typevars, KEYS[device][1])
+            mypy_lines.append(f"def {device}(self, fn: {text}) -> {text}: ...")
+            typed[device] = f"{cls_name}[{', '.join(args)}]"
+            any_typed[device] = f"{cls_name}[{', '.join('Any' for _ in args)}]"
+        mypy_lines.append(f"def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
+        generic = f"{camel(op.name)}XPKernelGeneric"
+        typed["xp"], any_typed["xp"] = f"{generic}[_XPB]", f"{generic}[Any]"
+        pyright_typed[op.name] = typed
+        # pyright's decorators, one Protocol per key: the registrar's attributes, and get_op's impl (op_class).
+        body += impl_protocols(op, typed, any_typed, inexact)
+        cls = camel(op.name)
+        registrar = f"_{cls}Kernels"
         body += [
             "",
             "",
@@ -224,43 +241,14 @@ def _kernels_text(
             "    #: The op's meta function (the mypy plugin finds the registrar of an op by it).",
             f"    meta_function: Final = {_meta_fullname(op)!r}",
             "",
-        ]
-        # What mypy reads (``if MYPY:``, a name mypy takes as always true) and what pyright reads (the ``else``
-        # branch: pyright takes the last declaration of a name) where the two checkers need different forms.
-        mypy_lines: list[str] = []
-        pyright_lines: list[str] = []
-        typed: dict[str, str] = {}
-        for device, (cls_name, typevars) in protocols.items():
-            text = f"{cls_name}[{', '.join(typevars)}]"
-            args = _pyright_args(typevars, KEYS[device][1])
-            mypy_lines.append(f"def {device}(self, fn: {text}) -> {text}: ...")
-            typed[device] = f"{cls_name}[{', '.join(args)}]"
-            any_typed = f"{cls_name}[{', '.join('Any' for _ in args)}]"
-            pyright_lines += pyright_overloads(
-                f"def {device}(self, ", op, device, typed[device], (any_typed, typed[device]), inexact
-            )
-        mypy_lines.append(f"def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
-        generic = f"{camel(op.name)}XPKernelGeneric"
-        typed["xp"] = f"{generic}[_XPB]"
-        pyright_lines += pyright_overloads(
-            "def xp(self, ",
-            op,
-            "xp",
-            typed["xp"],
-            (f"{generic}[Any]", typed["xp"]),
-            inexact,
-            one_device=has_numbers(op),
-        )
-        pyright_typed[op.name] = typed
-        body += [
             "    if MYPY:",
             *("        " + line for line in mypy_lines),
             "    else:",
-            *("        " + line for line in pyright_lines),
+            *(f"        {m}: _{cls}{m.upper()}Impl[{any_typed[m]}]" for m in (*KEYS, "xp")),
         ]
         body += ["", "", f"{op.name}: {registrar}"]
         if split:
-            pyright_only += op_class(op, typed, inexact)
+            pyright_only += op_class(op)
     if split:
         # pyright's alone: mypy (taking MYPY as always true) skips the block; its plugin checks these forms.
         pyright_only += by_name_lines(ops, pyright_typed, inexact)
@@ -299,6 +287,8 @@ def _kernels_text(
         "",
         "# What a refused impl's decorator returns (see codegen.pyright_forms): solved by nothing, so unknown.",
         '_Refused = TypeVar("_Refused")',
+        "# What the refused forms of an impl decorator Protocol return (see codegen.pyright_forms.impl_protocols).",
+        '_RefusedAs = TypeVar("_RefusedAs", covariant=True)',
         '_CPUName: TypeAlias = Literal["cpu", "CPU"]',
         '_CUDAName: TypeAlias = Literal["cuda", "CUDA"]',
         "",

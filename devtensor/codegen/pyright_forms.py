@@ -139,34 +139,50 @@ def has_numbers(op: StructuredOp) -> bool:
     return any(p.category == "TensorOrScalar" for p in op.schema.params)
 
 
-def op_class(op: StructuredOp, pyright_typed: dict[str, str], inexact: Inexact) -> list[str]:
-    """The class ``library.get_op("<name>")`` is for pyright: the op's StructuredOp with ``impl`` typed per key
-    (a Protocol per key whose ``__call__`` has the registrar's overloads)."""
+def impl_protocols(op: StructuredOp, typed: dict[str, str], any_typed: dict[str, str], inexact: Inexact) -> list[str]:
+    """pyright's decorators of ``op``'s impls, one Protocol per key (``cpu``, ``cuda``, ``xp``) whose ``__call__``
+    has the overloads of :func:`pyright_overloads`: the type of the registrar's ``@<op>.cpu`` (an attribute of
+    the registrar in pyright's branch) and of ``get_op("<op>").impl("cpu")`` alike, written once. ``typed``:
+    the impl type per key; ``any_typed``: the same with ``Any`` for its TypeVars (the gradual form's return). A
+    refused (deprecated) form returns the Protocol's parameter: the registrar's attribute is
+    ``_<Op>CPUImpl[<the gradual form's return>]`` (every form returns one type, so an ``Any`` impl is not
+    ambiguous between them, and pyright reports a deprecated one: the callee is an attribute), ``impl("cpu")``'s
+    is ``_<Op>CPUImpl[_Refused]`` (unknown: pyright reports no deprecated overload on a call's result, but does a
+    decorator returning an unknown type, see :func:`pyright_overloads`). For one key, an ``xp`` impl is accepted
+    too (the run time takes it)."""
     cls = camel(op.name)
     lines: list[str] = []
     xp_generic = f"{cls}XPKernelGeneric[_XPB]"
     for method in (*KEYS, "xp"):
-        name = f"_{cls}{method.upper()}Impl"
         overloads = pyright_overloads(
             "def __call__(_k, ",
             op,
             method,
-            pyright_typed[method],
-            ("Callable[..., None]", "Callable[..., None]"),
+            typed[method],
+            (any_typed[method], typed[method]),
             inexact,
             xp_typed=xp_generic if method != "xp" else None,
-            refused="_Refused",
+            refused="_RefusedAs",
             one_device=method == "xp" and has_numbers(op),
         )
+        key = "CPU and CUDA (xp)" if method == "xp" else KEYS[method][1]
         lines += [
             "",
             "",
-            f"class {name}(Protocol):",
-            f'    """``{op.name}.impl({method!r})``\'s decorator, as pyright types it (see ``{cls}Op``)."""',
+            f"class _{cls}{method.upper()}Impl(Protocol[_RefusedAs]):",
+            f'    """The decorator that registers ``{op.name}``\'s {key} impl (``@{op.name}.{method}``), as pyright'
+            ' types it."""',
             "",
             *("    " + line for line in overloads),
         ]
-    lines += [
+    return lines
+
+
+def op_class(op: StructuredOp) -> list[str]:
+    """The class ``library.get_op("<name>")`` is for pyright: the op's StructuredOp with ``impl`` typed per key
+    (the Protocols of :func:`impl_protocols`)."""
+    cls = camel(op.name)
+    return [
         "",
         "",
         f"class {cls}Op(StructuredOp):",
@@ -174,17 +190,16 @@ def op_class(op: StructuredOp, pyright_typed: dict[str, str], inexact: Inexact) 
         f' ``@{op.name}.cpu`` / ``.cuda`` / ``.xp``."""',
         "",
         "    @overload",
-        f"    def impl(self, key: _CPUName, /) -> _{cls}CPUImpl: ...",
+        f"    def impl(self, key: _CPUName, /) -> _{cls}CPUImpl[_Refused]: ...",
         "    @overload",
-        f"    def impl(self, key: _CUDAName, /) -> _{cls}CUDAImpl: ...",
+        f"    def impl(self, key: _CUDAName, /) -> _{cls}CUDAImpl[_Refused]: ...",
         "    @overload",
-        f"    def impl(self, key: _CPUName, key2: _CUDAName, /) -> _{cls}XPImpl: ...",
+        f"    def impl(self, key: _CPUName, key2: _CUDAName, /) -> _{cls}XPImpl[_Refused]: ...",
         "    @overload",
-        f"    def impl(self, key: _CUDAName, key2: _CPUName, /) -> _{cls}XPImpl: ...",
+        f"    def impl(self, key: _CUDAName, key2: _CPUName, /) -> _{cls}XPImpl[_Refused]: ...",
         "    @overload",
         "    def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]: ...",
     ]
-    return lines
 
 
 def xp_param_texts(
