@@ -66,6 +66,7 @@ from mypy.nodes import (
 from mypy.options import Options
 from mypy.plugin import AttributeContext, FunctionContext, MethodContext, Plugin
 from mypy.types import CallableType, Instance, Overloaded, Type, get_proper_type
+from mypy.typevars import fill_typevars_with_any
 
 from devtensor_mypy._checks import (
     _METADATA,
@@ -92,10 +93,19 @@ from devtensor_mypy._checks import (
     _registrar_meta,
     _registrar_op_name,
     _registrar_use,
+    _with_name,
     _withdraw_call_errors,
 )
 
 __all__ = ["DevtensorPlugin", "plugin"]
+
+#: The functions whose first argument, a literal, names the op they define (kept in the op's type).
+_NAMING = (
+    "devtensor.structured.registry.structured_op",
+    "devtensor.kernels.ufunc_family.unary_ufunc",
+    "devtensor.kernels.ufunc_family.binary_ufunc",
+    "devtensor.kernels.reduction_family.reduction",
+)
 
 
 class DevtensorPlugin(Plugin):
@@ -149,7 +159,18 @@ class DevtensorPlugin(Plugin):
             return self._library_registration
         if fullname in ("devtensor.library.custom_ops.get_op", "devtensor.structured.registry.get_op"):
             return self._get_op
+        if fullname in _NAMING:
+            return self._named
         return None
+
+    def _named(self, ctx: FunctionContext) -> Type:
+        """``structured_op("mm")`` and the family helpers (``unary_ufunc("exp", ...)``): the op's type keeps its
+        name as a Literal (``StructuredOp[Literal["exp"]]``), so that an op object read from mypy's cache is known
+        by name (see ``_op_name``)."""
+        name = ctx.args[0][0] if ctx.args and ctx.args[0] else None
+        if isinstance(name, StrExpr) and isinstance(ctx.api, TypeChecker):
+            return _with_name(ctx.default_return_type, name.value, ctx.api)
+        return ctx.default_return_type
 
     def _get_op(self, ctx: FunctionContext) -> Type:
         """``get_op("name")`` of a structured op (one with typed kernel signatures) is a StructuredOp, not the
@@ -162,7 +183,7 @@ class DevtensorPlugin(Plugin):
                 checker, args[0].value
             ):
                 assert node is not None and isinstance(node.node, TypeInfo)
-                return Instance(node.node, [])
+                return fill_typevars_with_any(node.node)  # (StructuredOp is generic: its name Literal, for pyright)
         return ctx.default_return_type
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:

@@ -10,6 +10,7 @@ from devtensor.codegen.pyright_forms import (
     Inexact,
     by_name_lines,
     camel,
+    impl_of_lines,
     impl_protocols,
     op_class,
     xp_param_texts,
@@ -251,6 +252,7 @@ def _kernels_text(
             pyright_only += op_class(op)
     if split:
         # pyright's alone: mypy (taking MYPY as always true) skips the block; its plugin checks these forms.
+        pyright_only += impl_of_lines(ops, pyright_typed, inexact)
         pyright_only += by_name_lines(ops, pyright_typed, inexact)
         body += ["", "", "if not MYPY:", *("    " + line if line else "" for line in pyright_only[2:])]
     # Bounded by a union with a class no value has: mypy then infers each TypeVar as the impl's own annotation
@@ -289,6 +291,8 @@ def _kernels_text(
         '_Refused = TypeVar("_Refused")',
         "# What the refused forms of an impl decorator Protocol return (see codegen.pyright_forms.impl_protocols).",
         '_RefusedAs = TypeVar("_RefusedAs", covariant=True)',
+        "# The name Literal of an op typed StructuredOp[...] (see codegen.pyright_forms.impl_of_lines).",
+        '_KeyOf = TypeVar("_KeyOf", covariant=True)',
         '_CPUName: TypeAlias = Literal["cpu", "CPU"]',
         '_CUDAName: TypeAlias = Literal["cuda", "CUDA"]',
         "",

@@ -185,7 +185,7 @@ def op_class(op: StructuredOp) -> list[str]:
     return [
         "",
         "",
-        f"class {cls}Op(StructuredOp):",
+        f"class {cls}Op(StructuredOp[Literal[{op.name!r}]]):",
         f'    """``{op.name}`` as ``library.get_op({op.name!r})`` gives it to pyright: ``impl`` checked per key as'
         f' ``@{op.name}.cpu`` / ``.cuda`` / ``.xp``."""',
         "",
@@ -229,6 +229,91 @@ def _loose_xp(op: StructuredOp) -> str:
     return ", ".join(xp_param_texts(op, "Any", lambda _: "Any", "Any", "Any"))
 
 
+def _literal(group: Sequence[StructuredOp]) -> str:
+    return "Literal[" + ", ".join(repr(o.name) for o in group) + "]"
+
+
+def _shape_groups(ops: Sequence[StructuredOp], xp: bool) -> dict[tuple[int, tuple[str, ...]], list[StructuredOp]]:
+    """The ops by each call shape only an impl taking more than their schema accepts (see :func:`_inexact_shapes`)."""
+    shapes: dict[tuple[int, tuple[str, ...]], list[StructuredOp]] = {}
+    for op in ops:
+        for shape in _inexact_shapes(*_call_shape(op, xp)):
+            shapes.setdefault(shape, []).append(op)
+    return shapes
+
+
+def _kernel_groups(ops: Sequence[StructuredOp]) -> list[list[StructuredOp]]:
+    """The ops grouped by the kernel Protocols their schemas give: a group shares one overload (taking its first
+    op's Protocols), so that pyright evaluates fewer overloads on each call."""
+    same: dict[object, list[StructuredOp]] = {}
+    for op in ops:
+        schema = tuple((p.name, p.kw_only, p.category, p.annotation, p.optional) for p in op.schema.params)
+        same.setdefault((schema, op.schema.plan), []).append(op)
+    return list(same.values())
+
+
+def impl_of_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]], inexact: Inexact) -> list[str]:
+    """pyright's ``CPUImplOf``, ``CUDAImplOf`` and ``XPImplOf``: what ``op.impl("cpu")`` (``"cuda"``, both)
+    returns for an op object typed ``StructuredOp[<name Literal>]`` (``from devtensor.kernels.linalg import mm``;
+    devtensor.structured.registry declares ``impl`` so for pyright). Its ``__call__`` is overloaded on ``self``'s
+    name: for an op of devtensor's, the forms of :func:`pyright_overloads` (gradual, an ``xp`` impl for one key,
+    the refused call shapes, the one-device check, the kernel Protocol), each shared by the ops whose kernels or
+    call shapes are the same, then any other impl refused; an op of another name (or ``object``) takes any impl.
+    A refused form returns ``_Refused`` (pyright reports a decorator returning an unknown type)."""
+    groups = _kernel_groups(ops)
+    lines: list[str] = []
+    for method in (*KEYS, "xp"):
+        cls = f"{method.upper()}ImplOf"
+        xp = method == "xp"
+        key = "CPU and CUDA (xp)" if xp else KEYS[method][1]
+
+        def head(group: Sequence[StructuredOp], cls: str = cls) -> str:
+            return f"def __call__(self: {cls}[{_literal(group)}], "
+
+        body = ["@overload", "def __call__(self, fn: _Gradual) -> Callable[..., None]: ..."]
+        if not xp:
+            for group in groups:
+                generic = f"{camel(group[0].name)}XPKernelGeneric[_XPB]"
+                body += ["@overload", f"{head(group)}fn: {generic}) -> Callable[..., None]: ..."]
+        for (positional, keywords), group in _shape_groups(ops, xp).items():
+            message = (
+                f"the {key} impl takes {positional} arguments positionally"
+                + (f" with {', '.join(keywords)} by keyword" if keywords else "")
+                + ": more than the op's schema lets it (an extra parameter, or a keyword-only one such as out "
+                "taken positionally); the run-time check refuses it"
+            )
+            body += [
+                "@overload",
+                f"@deprecated({message!r})",
+                f"{head(group)}fn: {inexact.name((positional, keywords))}) -> _Refused: ...",
+            ]
+        for group in groups:
+            form = typed[group[0].name][method]
+            if xp and has_numbers(group[0]):
+                body += [
+                    "@overload",
+                    f"{head(group)}fn: {form.replace('[_XPB]', '[_XPCUDA]')}) -> Callable[..., None]: ...",
+                    "@overload",
+                    f"{head(group)}fn: {form.replace('[_XPB]', '[_XPCPU]')}) -> _Refused: ...",
+                ]
+            body += ["@overload", f"{head(group)}fn: {form}) -> Callable[..., None]: ..."]
+        body += [
+            "@overload",
+            f"{head(ops)}fn: Callable[..., None]) -> _Refused: ...",
+            "@overload",
+            "def __call__(self, fn: Callable[..., None]) -> Callable[..., None]: ...",
+        ]
+        lines += [
+            "",
+            "",
+            f"class {cls}(Protocol[_KeyOf]):",
+            f'    """``op.impl({method!r})`` of an op typed ``StructuredOp[<its name>]``, as pyright types it."""',
+            "",
+            *("    " + line for line in body),
+        ]
+    return lines
+
+
 def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]], inexact: Inexact) -> list[str]:
     """pyright's ``library.get_op``, ``library.override`` and ``library.register_kernel``: an op given by its name
     (a Literal) or as ``get_op`` typed it, and a CPU or CUDA key by name, take the op's impl type for that key; an
@@ -252,18 +337,11 @@ def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]],
         ]
 
     def named(group: Sequence[StructuredOp]) -> str:
-        return "Literal[" + ", ".join(repr(o.name) for o in group) + "]"
+        # an op by name, or an op object whose type carries its name (StructuredOp[Literal["mm"]])
+        return f"{_literal(group)} | StructuredOp[{_literal(group)}]"
 
-    shapes: dict[tuple[int, tuple[str, ...]], list[StructuredOp]] = {}
-    for op in ops:
-        for shape in _inexact_shapes(*_call_shape(op, False)):
-            shapes.setdefault(shape, []).append(op)
-    # Ops whose schemas give the same kernel Protocols share an overload (taking the first one's): fewer overloads
-    # for pyright to evaluate on each call.
-    same_kernels: dict[object, list[StructuredOp]] = {}
-    for op in ops:
-        schema = tuple((p.name, p.kw_only, p.category, p.annotation, p.optional) for p in op.schema.params)
-        same_kernels.setdefault((schema, op.schema.plan), []).append(op)
+    shapes = _shape_groups(ops, xp=False)
+    same_kernels = _kernel_groups(ops)
     for function in ("override", "register_kernel"):
         head = f"def {function}("
         lines += ["", "", "@overload", f"{head}op: OpLike, key: KeyLike, fn: _Gradual) -> RegistrationHandle: ..."]
@@ -283,7 +361,7 @@ def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]],
                 f"@deprecated({message!r})",
                 f"{head}op: {named(group)}, key: KeyLike, fn: {inexact.name(shape)}) -> RegistrationHandle: ...",
             ]
-        for group in same_kernels.values():
+        for group in same_kernels:
             for device in KEYS:
                 lines += [
                     "@overload",

@@ -92,6 +92,8 @@ if TYPE_CHECKING:
     _Refused = TypeVar("_Refused")
     # What the refused forms of an impl decorator Protocol return (see codegen.pyright_forms.impl_protocols).
     _RefusedAs = TypeVar("_RefusedAs", covariant=True)
+    # The name Literal of an op typed StructuredOp[...] (see codegen.pyright_forms.impl_of_lines).
+    _KeyOf = TypeVar("_KeyOf", covariant=True)
     _CPUName: TypeAlias = Literal["cpu", "CPU"]
     _CUDAName: TypeAlias = Literal["cuda", "CUDA"]
 
