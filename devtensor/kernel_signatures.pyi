@@ -280,6 +280,8 @@ _XPB = TypeVar("_XPB", bound=CPUTensor | CUDATensor | _NoTensor, contravariant=T
 # pyright's one-device check of an xp impl of an op with numbers (see codegen.pyright_forms).
 _XPCPU = TypeVar("_XPCPU", bound=CPUTensor | _NoTensor, contravariant=True)
 _XPCUDA = TypeVar("_XPCUDA", bound=CUDATensor | _NoTensor, contravariant=True)
+# The same, generic in one <Op>XPKernelBoth.__call__: an impl must take both device types.
+_XPD = TypeVar("_XPD", CPUTensor, CUDATensor)
 # mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.
 MYPY: bool
 
@@ -1462,6 +1464,30 @@ class BernoulliXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB, p: _XPB | Scalar, *, generator: Generator | None, out: ConstOut[_XPB]) -> None: ...
 
 
+class BernoulliXPKernelBoth(Protocol):
+    """The type of ``bernoulli``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD, p: _XPD | Scalar, *, generator: Generator | None, out: ConstOut[_XPD]) -> None: ...
+
+
+class BernoulliXPKernelPlain0(Protocol):
+    """An impl of ``bernoulli`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor, p: Never, *, generator: Never, out: Never) -> None: ...
+
+
+class BernoulliXPKernelPlain1(Protocol):
+    """An impl of ``bernoulli`` for CPU and CUDA at once that takes a plain Tensor at ``p``."""
+
+    def __call__(_k, xp: Never, self: Never, p: Tensor | Scalar, *, generator: Never, out: Never) -> None: ...
+
+
+class BernoulliXPKernelPlain2(Protocol):
+    """An impl of ``bernoulli`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, p: Never, *, generator: Never, out: ConstOut[Tensor]) -> None: ...
+
+
 class _BernoulliCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``bernoulli``'s CPU impl (``@bernoulli.cpu``), as pyright types it."""
 
@@ -1517,7 +1543,19 @@ class _BernoulliXPImpl(Protocol[_RefusedAs]):
     @deprecated("bernoulli's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then generator, out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact2) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: BernoulliXPKernelGeneric[_XPCUDA]) -> BernoulliXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("bernoulli's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BernoulliXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("bernoulli's impl for CPU and CUDA (xp) takes a plain Tensor at 'p', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BernoulliXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("bernoulli's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BernoulliXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: BernoulliXPKernelBoth) -> BernoulliXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("bernoulli's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: BernoulliXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("bernoulli's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: BernoulliXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -1963,6 +2001,30 @@ class AddXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, alpha: Scalar, out: ConstOut[_XPB]) -> None: ...
 
 
+class AddXPKernelBoth(Protocol):
+    """The type of ``add``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, alpha: Scalar, out: ConstOut[_XPD]) -> None: ...
+
+
+class AddXPKernelPlain0(Protocol):
+    """An impl of ``add`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, alpha: Never, out: Never) -> None: ...
+
+
+class AddXPKernelPlain1(Protocol):
+    """An impl of ``add`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, alpha: Never, out: Never) -> None: ...
+
+
+class AddXPKernelPlain2(Protocol):
+    """An impl of ``add`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, alpha: Never, out: ConstOut[Tensor]) -> None: ...
+
+
 class _AddCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``add``'s CPU impl (``@add.cpu``), as pyright types it."""
 
@@ -2018,7 +2080,19 @@ class _AddXPImpl(Protocol[_RefusedAs]):
     @deprecated("add's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then alpha, out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact19) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: AddXPKernelGeneric[_XPCUDA]) -> AddXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("add's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: AddXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("add's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: AddXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("add's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: AddXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: AddXPKernelBoth) -> AddXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("add's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: AddXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("add's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: AddXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -2072,6 +2146,30 @@ class SubXPKernelGeneric(Protocol[_XPB]):
     """The type of ``sub``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (the form pyright checks)."""
 
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, alpha: Scalar, out: ConstOut[_XPB]) -> None: ...
+
+
+class SubXPKernelBoth(Protocol):
+    """The type of ``sub``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, alpha: Scalar, out: ConstOut[_XPD]) -> None: ...
+
+
+class SubXPKernelPlain0(Protocol):
+    """An impl of ``sub`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, alpha: Never, out: Never) -> None: ...
+
+
+class SubXPKernelPlain1(Protocol):
+    """An impl of ``sub`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, alpha: Never, out: Never) -> None: ...
+
+
+class SubXPKernelPlain2(Protocol):
+    """An impl of ``sub`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, alpha: Never, out: ConstOut[Tensor]) -> None: ...
 
 
 class _SubCPUImpl(Protocol[_RefusedAs]):
@@ -2129,7 +2227,19 @@ class _SubXPImpl(Protocol[_RefusedAs]):
     @deprecated("sub's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then alpha, out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact19) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: SubXPKernelGeneric[_XPCUDA]) -> SubXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("sub's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: SubXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("sub's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: SubXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("sub's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: SubXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: SubXPKernelBoth) -> SubXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("sub's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: SubXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("sub's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: SubXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -2185,6 +2295,30 @@ class MulXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class MulXPKernelBoth(Protocol):
+    """The type of ``mul``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class MulXPKernelPlain0(Protocol):
+    """An impl of ``mul`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class MulXPKernelPlain1(Protocol):
+    """An impl of ``mul`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class MulXPKernelPlain2(Protocol):
+    """An impl of ``mul`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _MulCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``mul``'s CPU impl (``@mul.cpu``), as pyright types it."""
 
@@ -2231,7 +2365,19 @@ class _MulXPImpl(Protocol[_RefusedAs]):
     @deprecated("mul's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: MulXPKernelGeneric[_XPCUDA]) -> MulXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("mul's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: MulXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("mul's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: MulXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("mul's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: MulXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: MulXPKernelBoth) -> MulXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("mul's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: MulXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("mul's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: MulXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -2285,6 +2431,30 @@ class DivXPKernelGeneric(Protocol[_XPB]):
     """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (the form pyright checks)."""
 
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[_XPB]) -> None: ...
+
+
+class DivXPKernelBoth(Protocol):
+    """The type of ``div``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, rounding_mode: Literal['trunc', 'floor'] | None, out: ConstOut[_XPD]) -> None: ...
+
+
+class DivXPKernelPlain0(Protocol):
+    """An impl of ``div`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, rounding_mode: Never, out: Never) -> None: ...
+
+
+class DivXPKernelPlain1(Protocol):
+    """An impl of ``div`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, rounding_mode: Never, out: Never) -> None: ...
+
+
+class DivXPKernelPlain2(Protocol):
+    """An impl of ``div`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, rounding_mode: Never, out: ConstOut[Tensor]) -> None: ...
 
 
 class _DivCPUImpl(Protocol[_RefusedAs]):
@@ -2342,7 +2512,19 @@ class _DivXPImpl(Protocol[_RefusedAs]):
     @deprecated("div's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then rounding_mode, out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact23) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: DivXPKernelGeneric[_XPCUDA]) -> DivXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("div's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: DivXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("div's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: DivXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("div's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: DivXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: DivXPKernelBoth) -> DivXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("div's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: DivXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("div's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: DivXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -2398,6 +2580,30 @@ class RemainderXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class RemainderXPKernelBoth(Protocol):
+    """The type of ``remainder``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class RemainderXPKernelPlain0(Protocol):
+    """An impl of ``remainder`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class RemainderXPKernelPlain1(Protocol):
+    """An impl of ``remainder`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class RemainderXPKernelPlain2(Protocol):
+    """An impl of ``remainder`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _RemainderCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``remainder``'s CPU impl (``@remainder.cpu``), as pyright types it."""
 
@@ -2444,7 +2650,19 @@ class _RemainderXPImpl(Protocol[_RefusedAs]):
     @deprecated("remainder's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: RemainderXPKernelGeneric[_XPCUDA]) -> RemainderXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("remainder's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: RemainderXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("remainder's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: RemainderXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("remainder's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: RemainderXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: RemainderXPKernelBoth) -> RemainderXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("remainder's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: RemainderXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("remainder's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: RemainderXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -2500,6 +2718,30 @@ class PowXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class PowXPKernelBoth(Protocol):
+    """The type of ``pow``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class PowXPKernelPlain0(Protocol):
+    """An impl of ``pow`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class PowXPKernelPlain1(Protocol):
+    """An impl of ``pow`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class PowXPKernelPlain2(Protocol):
+    """An impl of ``pow`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _PowCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``pow``'s CPU impl (``@pow.cpu``), as pyright types it."""
 
@@ -2546,7 +2788,19 @@ class _PowXPImpl(Protocol[_RefusedAs]):
     @deprecated("pow's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: PowXPKernelGeneric[_XPCUDA]) -> PowXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("pow's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: PowXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("pow's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: PowXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("pow's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: PowXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: PowXPKernelBoth) -> PowXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("pow's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: PowXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("pow's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: PowXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -3439,6 +3693,30 @@ class MaximumXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class MaximumXPKernelBoth(Protocol):
+    """The type of ``maximum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class MaximumXPKernelPlain0(Protocol):
+    """An impl of ``maximum`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class MaximumXPKernelPlain1(Protocol):
+    """An impl of ``maximum`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class MaximumXPKernelPlain2(Protocol):
+    """An impl of ``maximum`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _MaximumCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``maximum``'s CPU impl (``@maximum.cpu``), as pyright types it."""
 
@@ -3485,7 +3763,19 @@ class _MaximumXPImpl(Protocol[_RefusedAs]):
     @deprecated("maximum's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: MaximumXPKernelGeneric[_XPCUDA]) -> MaximumXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("maximum's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: MaximumXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("maximum's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: MaximumXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("maximum's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: MaximumXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: MaximumXPKernelBoth) -> MaximumXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("maximum's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: MaximumXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("maximum's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: MaximumXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -3541,6 +3831,30 @@ class MinimumXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class MinimumXPKernelBoth(Protocol):
+    """The type of ``minimum``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class MinimumXPKernelPlain0(Protocol):
+    """An impl of ``minimum`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class MinimumXPKernelPlain1(Protocol):
+    """An impl of ``minimum`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class MinimumXPKernelPlain2(Protocol):
+    """An impl of ``minimum`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _MinimumCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``minimum``'s CPU impl (``@minimum.cpu``), as pyright types it."""
 
@@ -3587,7 +3901,19 @@ class _MinimumXPImpl(Protocol[_RefusedAs]):
     @deprecated("minimum's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: MinimumXPKernelGeneric[_XPCUDA]) -> MinimumXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("minimum's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: MinimumXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("minimum's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: MinimumXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("minimum's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: MinimumXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: MinimumXPKernelBoth) -> MinimumXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("minimum's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: MinimumXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("minimum's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: MinimumXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -3643,6 +3969,36 @@ class ClampXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB, min: _XPB | Scalar | None, max: _XPB | Scalar | None, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class ClampXPKernelBoth(Protocol):
+    """The type of ``clamp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD, min: _XPD | Scalar | None, max: _XPD | Scalar | None, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class ClampXPKernelPlain0(Protocol):
+    """An impl of ``clamp`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor, min: Never, max: Never, *, out: Never) -> None: ...
+
+
+class ClampXPKernelPlain1(Protocol):
+    """An impl of ``clamp`` for CPU and CUDA at once that takes a plain Tensor at ``min``."""
+
+    def __call__(_k, xp: Never, self: Never, min: Tensor | Scalar | None, max: Never, *, out: Never) -> None: ...
+
+
+class ClampXPKernelPlain2(Protocol):
+    """An impl of ``clamp`` for CPU and CUDA at once that takes a plain Tensor at ``max``."""
+
+    def __call__(_k, xp: Never, self: Never, min: Never, max: Tensor | Scalar | None, *, out: Never) -> None: ...
+
+
+class ClampXPKernelPlain3(Protocol):
+    """An impl of ``clamp`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, min: Never, max: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _ClampCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``clamp``'s CPU impl (``@clamp.cpu``), as pyright types it."""
 
@@ -3689,7 +4045,22 @@ class _ClampXPImpl(Protocol[_RefusedAs]):
     @deprecated("clamp's CPU and CUDA (xp) impl takes exactly its schema's parameters: 4 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact13) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: ClampXPKernelGeneric[_XPCUDA]) -> ClampXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("clamp's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: ClampXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("clamp's impl for CPU and CUDA (xp) takes a plain Tensor at 'min', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: ClampXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("clamp's impl for CPU and CUDA (xp) takes a plain Tensor at 'max', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: ClampXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    @deprecated("clamp's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: ClampXPKernelPlain3) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: ClampXPKernelBoth) -> ClampXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("clamp's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: ClampXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("clamp's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: ClampXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -3745,6 +4116,36 @@ class WhereXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, condition: _XPB, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class WhereXPKernelBoth(Protocol):
+    """The type of ``where``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, condition: _XPD, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class WhereXPKernelPlain0(Protocol):
+    """An impl of ``where`` for CPU and CUDA at once that takes a plain Tensor at ``condition``."""
+
+    def __call__(_k, xp: Never, condition: Tensor, self: Never, other: Never, *, out: Never) -> None: ...
+
+
+class WhereXPKernelPlain1(Protocol):
+    """An impl of ``where`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, condition: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class WhereXPKernelPlain2(Protocol):
+    """An impl of ``where`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, condition: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class WhereXPKernelPlain3(Protocol):
+    """An impl of ``where`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, condition: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _WhereCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``where``'s CPU impl (``@where.cpu``), as pyright types it."""
 
@@ -3791,7 +4192,22 @@ class _WhereXPImpl(Protocol[_RefusedAs]):
     @deprecated("where's CPU and CUDA (xp) impl takes exactly its schema's parameters: 4 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact13) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: WhereXPKernelGeneric[_XPCUDA]) -> WhereXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("where's impl for CPU and CUDA (xp) takes a plain Tensor at 'condition', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: WhereXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("where's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: WhereXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("where's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: WhereXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    @deprecated("where's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: WhereXPKernelPlain3) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: WhereXPKernelBoth) -> WhereXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("where's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: WhereXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("where's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: WhereXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -3847,6 +4263,30 @@ class EqXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class EqXPKernelBoth(Protocol):
+    """The type of ``eq``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class EqXPKernelPlain0(Protocol):
+    """An impl of ``eq`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class EqXPKernelPlain1(Protocol):
+    """An impl of ``eq`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class EqXPKernelPlain2(Protocol):
+    """An impl of ``eq`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _EqCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``eq``'s CPU impl (``@eq.cpu``), as pyright types it."""
 
@@ -3893,7 +4333,19 @@ class _EqXPImpl(Protocol[_RefusedAs]):
     @deprecated("eq's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: EqXPKernelGeneric[_XPCUDA]) -> EqXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("eq's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: EqXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("eq's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: EqXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("eq's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: EqXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: EqXPKernelBoth) -> EqXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("eq's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: EqXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("eq's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: EqXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -3949,6 +4401,30 @@ class NeXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class NeXPKernelBoth(Protocol):
+    """The type of ``ne``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class NeXPKernelPlain0(Protocol):
+    """An impl of ``ne`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class NeXPKernelPlain1(Protocol):
+    """An impl of ``ne`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class NeXPKernelPlain2(Protocol):
+    """An impl of ``ne`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _NeCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``ne``'s CPU impl (``@ne.cpu``), as pyright types it."""
 
@@ -3995,7 +4471,19 @@ class _NeXPImpl(Protocol[_RefusedAs]):
     @deprecated("ne's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: NeXPKernelGeneric[_XPCUDA]) -> NeXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("ne's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: NeXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("ne's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: NeXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("ne's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: NeXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: NeXPKernelBoth) -> NeXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("ne's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: NeXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("ne's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: NeXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -4051,6 +4539,30 @@ class LtXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class LtXPKernelBoth(Protocol):
+    """The type of ``lt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class LtXPKernelPlain0(Protocol):
+    """An impl of ``lt`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class LtXPKernelPlain1(Protocol):
+    """An impl of ``lt`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class LtXPKernelPlain2(Protocol):
+    """An impl of ``lt`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _LtCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``lt``'s CPU impl (``@lt.cpu``), as pyright types it."""
 
@@ -4097,7 +4609,19 @@ class _LtXPImpl(Protocol[_RefusedAs]):
     @deprecated("lt's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: LtXPKernelGeneric[_XPCUDA]) -> LtXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("lt's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LtXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("lt's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LtXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("lt's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LtXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: LtXPKernelBoth) -> LtXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("lt's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: LtXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("lt's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: LtXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -4153,6 +4677,30 @@ class LeXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class LeXPKernelBoth(Protocol):
+    """The type of ``le``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class LeXPKernelPlain0(Protocol):
+    """An impl of ``le`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class LeXPKernelPlain1(Protocol):
+    """An impl of ``le`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class LeXPKernelPlain2(Protocol):
+    """An impl of ``le`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _LeCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``le``'s CPU impl (``@le.cpu``), as pyright types it."""
 
@@ -4199,7 +4747,19 @@ class _LeXPImpl(Protocol[_RefusedAs]):
     @deprecated("le's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: LeXPKernelGeneric[_XPCUDA]) -> LeXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("le's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LeXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("le's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LeXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("le's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LeXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: LeXPKernelBoth) -> LeXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("le's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: LeXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("le's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: LeXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -4255,6 +4815,30 @@ class GtXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class GtXPKernelBoth(Protocol):
+    """The type of ``gt``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class GtXPKernelPlain0(Protocol):
+    """An impl of ``gt`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class GtXPKernelPlain1(Protocol):
+    """An impl of ``gt`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class GtXPKernelPlain2(Protocol):
+    """An impl of ``gt`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _GtCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``gt``'s CPU impl (``@gt.cpu``), as pyright types it."""
 
@@ -4301,7 +4885,19 @@ class _GtXPImpl(Protocol[_RefusedAs]):
     @deprecated("gt's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: GtXPKernelGeneric[_XPCUDA]) -> GtXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("gt's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: GtXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("gt's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: GtXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("gt's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: GtXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: GtXPKernelBoth) -> GtXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("gt's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: GtXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("gt's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: GtXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -4357,6 +4953,30 @@ class GeXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class GeXPKernelBoth(Protocol):
+    """The type of ``ge``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class GeXPKernelPlain0(Protocol):
+    """An impl of ``ge`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class GeXPKernelPlain1(Protocol):
+    """An impl of ``ge`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class GeXPKernelPlain2(Protocol):
+    """An impl of ``ge`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _GeCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``ge``'s CPU impl (``@ge.cpu``), as pyright types it."""
 
@@ -4403,7 +5023,19 @@ class _GeXPImpl(Protocol[_RefusedAs]):
     @deprecated("ge's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: GeXPKernelGeneric[_XPCUDA]) -> GeXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("ge's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: GeXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("ge's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: GeXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("ge's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: GeXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: GeXPKernelBoth) -> GeXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("ge's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: GeXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("ge's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: GeXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -4459,6 +5091,30 @@ class LogicalAndXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class LogicalAndXPKernelBoth(Protocol):
+    """The type of ``logical_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class LogicalAndXPKernelPlain0(Protocol):
+    """An impl of ``logical_and`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class LogicalAndXPKernelPlain1(Protocol):
+    """An impl of ``logical_and`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class LogicalAndXPKernelPlain2(Protocol):
+    """An impl of ``logical_and`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _LogicalAndCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``logical_and``'s CPU impl (``@logical_and.cpu``), as pyright types it."""
 
@@ -4505,7 +5161,19 @@ class _LogicalAndXPImpl(Protocol[_RefusedAs]):
     @deprecated("logical_and's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: LogicalAndXPKernelGeneric[_XPCUDA]) -> LogicalAndXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("logical_and's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogicalAndXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("logical_and's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogicalAndXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("logical_and's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogicalAndXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: LogicalAndXPKernelBoth) -> LogicalAndXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("logical_and's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: LogicalAndXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("logical_and's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: LogicalAndXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -4561,6 +5229,30 @@ class LogicalOrXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class LogicalOrXPKernelBoth(Protocol):
+    """The type of ``logical_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class LogicalOrXPKernelPlain0(Protocol):
+    """An impl of ``logical_or`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class LogicalOrXPKernelPlain1(Protocol):
+    """An impl of ``logical_or`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class LogicalOrXPKernelPlain2(Protocol):
+    """An impl of ``logical_or`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _LogicalOrCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``logical_or``'s CPU impl (``@logical_or.cpu``), as pyright types it."""
 
@@ -4607,7 +5299,19 @@ class _LogicalOrXPImpl(Protocol[_RefusedAs]):
     @deprecated("logical_or's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: LogicalOrXPKernelGeneric[_XPCUDA]) -> LogicalOrXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("logical_or's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogicalOrXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("logical_or's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogicalOrXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("logical_or's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogicalOrXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: LogicalOrXPKernelBoth) -> LogicalOrXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("logical_or's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: LogicalOrXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("logical_or's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: LogicalOrXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -4663,6 +5367,30 @@ class LogicalXorXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class LogicalXorXPKernelBoth(Protocol):
+    """The type of ``logical_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class LogicalXorXPKernelPlain0(Protocol):
+    """An impl of ``logical_xor`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class LogicalXorXPKernelPlain1(Protocol):
+    """An impl of ``logical_xor`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class LogicalXorXPKernelPlain2(Protocol):
+    """An impl of ``logical_xor`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _LogicalXorCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``logical_xor``'s CPU impl (``@logical_xor.cpu``), as pyright types it."""
 
@@ -4709,7 +5437,19 @@ class _LogicalXorXPImpl(Protocol[_RefusedAs]):
     @deprecated("logical_xor's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: LogicalXorXPKernelGeneric[_XPCUDA]) -> LogicalXorXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("logical_xor's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogicalXorXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("logical_xor's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogicalXorXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("logical_xor's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogicalXorXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: LogicalXorXPKernelBoth) -> LogicalXorXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("logical_xor's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: LogicalXorXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("logical_xor's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: LogicalXorXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -4858,6 +5598,30 @@ class BitwiseAndXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class BitwiseAndXPKernelBoth(Protocol):
+    """The type of ``bitwise_and``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class BitwiseAndXPKernelPlain0(Protocol):
+    """An impl of ``bitwise_and`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class BitwiseAndXPKernelPlain1(Protocol):
+    """An impl of ``bitwise_and`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class BitwiseAndXPKernelPlain2(Protocol):
+    """An impl of ``bitwise_and`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _BitwiseAndCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``bitwise_and``'s CPU impl (``@bitwise_and.cpu``), as pyright types it."""
 
@@ -4904,7 +5668,19 @@ class _BitwiseAndXPImpl(Protocol[_RefusedAs]):
     @deprecated("bitwise_and's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: BitwiseAndXPKernelGeneric[_XPCUDA]) -> BitwiseAndXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("bitwise_and's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseAndXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("bitwise_and's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseAndXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("bitwise_and's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseAndXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: BitwiseAndXPKernelBoth) -> BitwiseAndXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("bitwise_and's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: BitwiseAndXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("bitwise_and's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: BitwiseAndXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -4960,6 +5736,30 @@ class BitwiseOrXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class BitwiseOrXPKernelBoth(Protocol):
+    """The type of ``bitwise_or``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class BitwiseOrXPKernelPlain0(Protocol):
+    """An impl of ``bitwise_or`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class BitwiseOrXPKernelPlain1(Protocol):
+    """An impl of ``bitwise_or`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class BitwiseOrXPKernelPlain2(Protocol):
+    """An impl of ``bitwise_or`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _BitwiseOrCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``bitwise_or``'s CPU impl (``@bitwise_or.cpu``), as pyright types it."""
 
@@ -5006,7 +5806,19 @@ class _BitwiseOrXPImpl(Protocol[_RefusedAs]):
     @deprecated("bitwise_or's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: BitwiseOrXPKernelGeneric[_XPCUDA]) -> BitwiseOrXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("bitwise_or's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseOrXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("bitwise_or's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseOrXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("bitwise_or's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseOrXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: BitwiseOrXPKernelBoth) -> BitwiseOrXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("bitwise_or's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: BitwiseOrXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("bitwise_or's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: BitwiseOrXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -5062,6 +5874,30 @@ class BitwiseXorXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class BitwiseXorXPKernelBoth(Protocol):
+    """The type of ``bitwise_xor``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class BitwiseXorXPKernelPlain0(Protocol):
+    """An impl of ``bitwise_xor`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class BitwiseXorXPKernelPlain1(Protocol):
+    """An impl of ``bitwise_xor`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class BitwiseXorXPKernelPlain2(Protocol):
+    """An impl of ``bitwise_xor`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _BitwiseXorCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``bitwise_xor``'s CPU impl (``@bitwise_xor.cpu``), as pyright types it."""
 
@@ -5108,7 +5944,19 @@ class _BitwiseXorXPImpl(Protocol[_RefusedAs]):
     @deprecated("bitwise_xor's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: BitwiseXorXPKernelGeneric[_XPCUDA]) -> BitwiseXorXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("bitwise_xor's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseXorXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("bitwise_xor's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseXorXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("bitwise_xor's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseXorXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: BitwiseXorXPKernelBoth) -> BitwiseXorXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("bitwise_xor's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: BitwiseXorXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("bitwise_xor's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: BitwiseXorXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -5257,6 +6105,30 @@ class BitwiseLeftShiftXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class BitwiseLeftShiftXPKernelBoth(Protocol):
+    """The type of ``bitwise_left_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class BitwiseLeftShiftXPKernelPlain0(Protocol):
+    """An impl of ``bitwise_left_shift`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class BitwiseLeftShiftXPKernelPlain1(Protocol):
+    """An impl of ``bitwise_left_shift`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class BitwiseLeftShiftXPKernelPlain2(Protocol):
+    """An impl of ``bitwise_left_shift`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _BitwiseLeftShiftCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``bitwise_left_shift``'s CPU impl (``@bitwise_left_shift.cpu``), as pyright types it."""
 
@@ -5303,7 +6175,19 @@ class _BitwiseLeftShiftXPImpl(Protocol[_RefusedAs]):
     @deprecated("bitwise_left_shift's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: BitwiseLeftShiftXPKernelGeneric[_XPCUDA]) -> BitwiseLeftShiftXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("bitwise_left_shift's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseLeftShiftXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("bitwise_left_shift's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseLeftShiftXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("bitwise_left_shift's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseLeftShiftXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: BitwiseLeftShiftXPKernelBoth) -> BitwiseLeftShiftXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("bitwise_left_shift's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: BitwiseLeftShiftXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("bitwise_left_shift's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: BitwiseLeftShiftXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -5359,6 +6243,30 @@ class BitwiseRightShiftXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class BitwiseRightShiftXPKernelBoth(Protocol):
+    """The type of ``bitwise_right_shift``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class BitwiseRightShiftXPKernelPlain0(Protocol):
+    """An impl of ``bitwise_right_shift`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class BitwiseRightShiftXPKernelPlain1(Protocol):
+    """An impl of ``bitwise_right_shift`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class BitwiseRightShiftXPKernelPlain2(Protocol):
+    """An impl of ``bitwise_right_shift`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _BitwiseRightShiftCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``bitwise_right_shift``'s CPU impl (``@bitwise_right_shift.cpu``), as pyright types it."""
 
@@ -5405,7 +6313,19 @@ class _BitwiseRightShiftXPImpl(Protocol[_RefusedAs]):
     @deprecated("bitwise_right_shift's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: BitwiseRightShiftXPKernelGeneric[_XPCUDA]) -> BitwiseRightShiftXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("bitwise_right_shift's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseRightShiftXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("bitwise_right_shift's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseRightShiftXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("bitwise_right_shift's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: BitwiseRightShiftXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: BitwiseRightShiftXPKernelBoth) -> BitwiseRightShiftXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("bitwise_right_shift's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: BitwiseRightShiftXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("bitwise_right_shift's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: BitwiseRightShiftXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -7846,6 +8766,30 @@ class FillXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB, value: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class FillXPKernelBoth(Protocol):
+    """The type of ``fill``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD, value: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class FillXPKernelPlain0(Protocol):
+    """An impl of ``fill`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor, value: Never, *, out: Never) -> None: ...
+
+
+class FillXPKernelPlain1(Protocol):
+    """An impl of ``fill`` for CPU and CUDA at once that takes a plain Tensor at ``value``."""
+
+    def __call__(_k, xp: Never, self: Never, value: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class FillXPKernelPlain2(Protocol):
+    """An impl of ``fill`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, value: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _FillCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``fill``'s CPU impl (``@fill.cpu``), as pyright types it."""
 
@@ -7892,7 +8836,19 @@ class _FillXPImpl(Protocol[_RefusedAs]):
     @deprecated("fill's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: FillXPKernelGeneric[_XPCUDA]) -> FillXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("fill's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: FillXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("fill's impl for CPU and CUDA (xp) takes a plain Tensor at 'value', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: FillXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("fill's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: FillXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: FillXPKernelBoth) -> FillXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("fill's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: FillXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("fill's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: FillXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -9991,6 +10947,36 @@ class LinalgPinvXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, A: _XPB, *, atol: _XPB | Scalar | None, rtol: _XPB | Scalar | None, hermitian: bool, out: ConstOut[_XPB]) -> None: ...
 
 
+class LinalgPinvXPKernelBoth(Protocol):
+    """The type of ``linalg_pinv``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, A: _XPD, *, atol: _XPD | Scalar | None, rtol: _XPD | Scalar | None, hermitian: bool, out: ConstOut[_XPD]) -> None: ...
+
+
+class LinalgPinvXPKernelPlain0(Protocol):
+    """An impl of ``linalg_pinv`` for CPU and CUDA at once that takes a plain Tensor at ``A``."""
+
+    def __call__(_k, xp: Never, A: Tensor, *, atol: Never, rtol: Never, hermitian: Never, out: Never) -> None: ...
+
+
+class LinalgPinvXPKernelPlain1(Protocol):
+    """An impl of ``linalg_pinv`` for CPU and CUDA at once that takes a plain Tensor at ``atol``."""
+
+    def __call__(_k, xp: Never, A: Never, *, atol: Tensor | Scalar | None, rtol: Never, hermitian: Never, out: Never) -> None: ...
+
+
+class LinalgPinvXPKernelPlain2(Protocol):
+    """An impl of ``linalg_pinv`` for CPU and CUDA at once that takes a plain Tensor at ``rtol``."""
+
+    def __call__(_k, xp: Never, A: Never, *, atol: Never, rtol: Tensor | Scalar | None, hermitian: Never, out: Never) -> None: ...
+
+
+class LinalgPinvXPKernelPlain3(Protocol):
+    """An impl of ``linalg_pinv`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, A: Never, *, atol: Never, rtol: Never, hermitian: Never, out: ConstOut[Tensor]) -> None: ...
+
+
 class _LinalgPinvCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``linalg_pinv``'s CPU impl (``@linalg_pinv.cpu``), as pyright types it."""
 
@@ -10064,7 +11050,22 @@ class _LinalgPinvXPImpl(Protocol[_RefusedAs]):
     @deprecated("linalg_pinv's CPU and CUDA (xp) impl takes exactly its schema's parameters: 2 positional, then atol, rtol, hermitian, out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact62) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: LinalgPinvXPKernelGeneric[_XPCUDA]) -> LinalgPinvXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("linalg_pinv's impl for CPU and CUDA (xp) takes a plain Tensor at 'A', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LinalgPinvXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("linalg_pinv's impl for CPU and CUDA (xp) takes a plain Tensor at 'atol', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LinalgPinvXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("linalg_pinv's impl for CPU and CUDA (xp) takes a plain Tensor at 'rtol', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LinalgPinvXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    @deprecated("linalg_pinv's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LinalgPinvXPKernelPlain3) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: LinalgPinvXPKernelBoth) -> LinalgPinvXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("linalg_pinv's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: LinalgPinvXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("linalg_pinv's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: LinalgPinvXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -10118,6 +11119,36 @@ class LinalgMatrixRankXPKernelGeneric(Protocol[_XPB]):
     """The type of ``linalg_matrix_rank``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (the form pyright checks)."""
 
     def __call__(_k, xp: ModuleType, A: _XPB, *, atol: _XPB | Scalar | None, rtol: _XPB | Scalar | None, hermitian: bool, out: ConstOut[_XPB]) -> None: ...
+
+
+class LinalgMatrixRankXPKernelBoth(Protocol):
+    """The type of ``linalg_matrix_rank``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, A: _XPD, *, atol: _XPD | Scalar | None, rtol: _XPD | Scalar | None, hermitian: bool, out: ConstOut[_XPD]) -> None: ...
+
+
+class LinalgMatrixRankXPKernelPlain0(Protocol):
+    """An impl of ``linalg_matrix_rank`` for CPU and CUDA at once that takes a plain Tensor at ``A``."""
+
+    def __call__(_k, xp: Never, A: Tensor, *, atol: Never, rtol: Never, hermitian: Never, out: Never) -> None: ...
+
+
+class LinalgMatrixRankXPKernelPlain1(Protocol):
+    """An impl of ``linalg_matrix_rank`` for CPU and CUDA at once that takes a plain Tensor at ``atol``."""
+
+    def __call__(_k, xp: Never, A: Never, *, atol: Tensor | Scalar | None, rtol: Never, hermitian: Never, out: Never) -> None: ...
+
+
+class LinalgMatrixRankXPKernelPlain2(Protocol):
+    """An impl of ``linalg_matrix_rank`` for CPU and CUDA at once that takes a plain Tensor at ``rtol``."""
+
+    def __call__(_k, xp: Never, A: Never, *, atol: Never, rtol: Tensor | Scalar | None, hermitian: Never, out: Never) -> None: ...
+
+
+class LinalgMatrixRankXPKernelPlain3(Protocol):
+    """An impl of ``linalg_matrix_rank`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, A: Never, *, atol: Never, rtol: Never, hermitian: Never, out: ConstOut[Tensor]) -> None: ...
 
 
 class _LinalgMatrixRankCPUImpl(Protocol[_RefusedAs]):
@@ -10193,7 +11224,22 @@ class _LinalgMatrixRankXPImpl(Protocol[_RefusedAs]):
     @deprecated("linalg_matrix_rank's CPU and CUDA (xp) impl takes exactly its schema's parameters: 2 positional, then atol, rtol, hermitian, out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact62) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: LinalgMatrixRankXPKernelGeneric[_XPCUDA]) -> LinalgMatrixRankXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("linalg_matrix_rank's impl for CPU and CUDA (xp) takes a plain Tensor at 'A', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LinalgMatrixRankXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("linalg_matrix_rank's impl for CPU and CUDA (xp) takes a plain Tensor at 'atol', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LinalgMatrixRankXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("linalg_matrix_rank's impl for CPU and CUDA (xp) takes a plain Tensor at 'rtol', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LinalgMatrixRankXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    @deprecated("linalg_matrix_rank's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LinalgMatrixRankXPKernelPlain3) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: LinalgMatrixRankXPKernelBoth) -> LinalgMatrixRankXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("linalg_matrix_rank's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: LinalgMatrixRankXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("linalg_matrix_rank's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: LinalgMatrixRankXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -13696,6 +14742,30 @@ class Atan2XPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class Atan2XPKernelBoth(Protocol):
+    """The type of ``atan2``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class Atan2XPKernelPlain0(Protocol):
+    """An impl of ``atan2`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class Atan2XPKernelPlain1(Protocol):
+    """An impl of ``atan2`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class Atan2XPKernelPlain2(Protocol):
+    """An impl of ``atan2`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _Atan2CPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``atan2``'s CPU impl (``@atan2.cpu``), as pyright types it."""
 
@@ -13742,7 +14812,19 @@ class _Atan2XPImpl(Protocol[_RefusedAs]):
     @deprecated("atan2's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: Atan2XPKernelGeneric[_XPCUDA]) -> Atan2XPKernelGeneric[_XPCUDA]: ...
+    @deprecated("atan2's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: Atan2XPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("atan2's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: Atan2XPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("atan2's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: Atan2XPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: Atan2XPKernelBoth) -> Atan2XPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("atan2's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: Atan2XPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("atan2's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: Atan2XPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -13798,6 +14880,30 @@ class HypotXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class HypotXPKernelBoth(Protocol):
+    """The type of ``hypot``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class HypotXPKernelPlain0(Protocol):
+    """An impl of ``hypot`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class HypotXPKernelPlain1(Protocol):
+    """An impl of ``hypot`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class HypotXPKernelPlain2(Protocol):
+    """An impl of ``hypot`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _HypotCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``hypot``'s CPU impl (``@hypot.cpu``), as pyright types it."""
 
@@ -13844,7 +14950,19 @@ class _HypotXPImpl(Protocol[_RefusedAs]):
     @deprecated("hypot's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: HypotXPKernelGeneric[_XPCUDA]) -> HypotXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("hypot's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: HypotXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("hypot's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: HypotXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("hypot's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: HypotXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: HypotXPKernelBoth) -> HypotXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("hypot's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: HypotXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("hypot's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: HypotXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -13900,6 +15018,30 @@ class CopysignXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class CopysignXPKernelBoth(Protocol):
+    """The type of ``copysign``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class CopysignXPKernelPlain0(Protocol):
+    """An impl of ``copysign`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class CopysignXPKernelPlain1(Protocol):
+    """An impl of ``copysign`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class CopysignXPKernelPlain2(Protocol):
+    """An impl of ``copysign`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _CopysignCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``copysign``'s CPU impl (``@copysign.cpu``), as pyright types it."""
 
@@ -13946,7 +15088,19 @@ class _CopysignXPImpl(Protocol[_RefusedAs]):
     @deprecated("copysign's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: CopysignXPKernelGeneric[_XPCUDA]) -> CopysignXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("copysign's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: CopysignXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("copysign's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: CopysignXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("copysign's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: CopysignXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: CopysignXPKernelBoth) -> CopysignXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("copysign's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: CopysignXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("copysign's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: CopysignXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -14002,6 +15156,30 @@ class LogaddexpXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class LogaddexpXPKernelBoth(Protocol):
+    """The type of ``logaddexp``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class LogaddexpXPKernelPlain0(Protocol):
+    """An impl of ``logaddexp`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class LogaddexpXPKernelPlain1(Protocol):
+    """An impl of ``logaddexp`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class LogaddexpXPKernelPlain2(Protocol):
+    """An impl of ``logaddexp`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _LogaddexpCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``logaddexp``'s CPU impl (``@logaddexp.cpu``), as pyright types it."""
 
@@ -14048,7 +15226,19 @@ class _LogaddexpXPImpl(Protocol[_RefusedAs]):
     @deprecated("logaddexp's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: LogaddexpXPKernelGeneric[_XPCUDA]) -> LogaddexpXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("logaddexp's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogaddexpXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("logaddexp's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogaddexpXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("logaddexp's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: LogaddexpXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: LogaddexpXPKernelBoth) -> LogaddexpXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("logaddexp's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: LogaddexpXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("logaddexp's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: LogaddexpXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -14104,6 +15294,30 @@ class FloatPowerXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class FloatPowerXPKernelBoth(Protocol):
+    """The type of ``float_power``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class FloatPowerXPKernelPlain0(Protocol):
+    """An impl of ``float_power`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class FloatPowerXPKernelPlain1(Protocol):
+    """An impl of ``float_power`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class FloatPowerXPKernelPlain2(Protocol):
+    """An impl of ``float_power`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _FloatPowerCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``float_power``'s CPU impl (``@float_power.cpu``), as pyright types it."""
 
@@ -14150,7 +15364,19 @@ class _FloatPowerXPImpl(Protocol[_RefusedAs]):
     @deprecated("float_power's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: FloatPowerXPKernelGeneric[_XPCUDA]) -> FloatPowerXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("float_power's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: FloatPowerXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("float_power's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: FloatPowerXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("float_power's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: FloatPowerXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: FloatPowerXPKernelBoth) -> FloatPowerXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("float_power's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: FloatPowerXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("float_power's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: FloatPowerXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -14206,6 +15432,30 @@ class FmodXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class FmodXPKernelBoth(Protocol):
+    """The type of ``fmod``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class FmodXPKernelPlain0(Protocol):
+    """An impl of ``fmod`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class FmodXPKernelPlain1(Protocol):
+    """An impl of ``fmod`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class FmodXPKernelPlain2(Protocol):
+    """An impl of ``fmod`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _FmodCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``fmod``'s CPU impl (``@fmod.cpu``), as pyright types it."""
 
@@ -14252,7 +15502,19 @@ class _FmodXPImpl(Protocol[_RefusedAs]):
     @deprecated("fmod's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: FmodXPKernelGeneric[_XPCUDA]) -> FmodXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("fmod's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: FmodXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("fmod's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: FmodXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("fmod's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: FmodXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: FmodXPKernelBoth) -> FmodXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("fmod's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: FmodXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("fmod's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: FmodXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -14308,6 +15570,30 @@ class NextafterXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB | Scalar, other: _XPB | Scalar, *, out: ConstOut[_XPB]) -> None: ...
 
 
+class NextafterXPKernelBoth(Protocol):
+    """The type of ``nextafter``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD | Scalar, other: _XPD | Scalar, *, out: ConstOut[_XPD]) -> None: ...
+
+
+class NextafterXPKernelPlain0(Protocol):
+    """An impl of ``nextafter`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor | Scalar, other: Never, *, out: Never) -> None: ...
+
+
+class NextafterXPKernelPlain1(Protocol):
+    """An impl of ``nextafter`` for CPU and CUDA at once that takes a plain Tensor at ``other``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Tensor | Scalar, *, out: Never) -> None: ...
+
+
+class NextafterXPKernelPlain2(Protocol):
+    """An impl of ``nextafter`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, other: Never, *, out: ConstOut[Tensor]) -> None: ...
+
+
 class _NextafterCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``nextafter``'s CPU impl (``@nextafter.cpu``), as pyright types it."""
 
@@ -14354,7 +15640,19 @@ class _NextafterXPImpl(Protocol[_RefusedAs]):
     @deprecated("nextafter's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact12) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: NextafterXPKernelGeneric[_XPCUDA]) -> NextafterXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("nextafter's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: NextafterXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("nextafter's impl for CPU and CUDA (xp) takes a plain Tensor at 'other', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: NextafterXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("nextafter's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: NextafterXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: NextafterXPKernelBoth) -> NextafterXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("nextafter's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: NextafterXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("nextafter's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: NextafterXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -16606,6 +17904,36 @@ class ScatterXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB, dim: int, index: _XPB, src: _XPB | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[_XPB]) -> None: ...
 
 
+class ScatterXPKernelBoth(Protocol):
+    """The type of ``scatter``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD, dim: int, index: _XPD, src: _XPD | Scalar, *, reduce: Literal['add', 'multiply'] | None, plan: int, out: ConstOut[_XPD]) -> None: ...
+
+
+class ScatterXPKernelPlain0(Protocol):
+    """An impl of ``scatter`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor, dim: Never, index: Never, src: Never, *, reduce: Never, plan: Never, out: Never) -> None: ...
+
+
+class ScatterXPKernelPlain1(Protocol):
+    """An impl of ``scatter`` for CPU and CUDA at once that takes a plain Tensor at ``index``."""
+
+    def __call__(_k, xp: Never, self: Never, dim: Never, index: Tensor, src: Never, *, reduce: Never, plan: Never, out: Never) -> None: ...
+
+
+class ScatterXPKernelPlain2(Protocol):
+    """An impl of ``scatter`` for CPU and CUDA at once that takes a plain Tensor at ``src``."""
+
+    def __call__(_k, xp: Never, self: Never, dim: Never, index: Never, src: Tensor | Scalar, *, reduce: Never, plan: Never, out: Never) -> None: ...
+
+
+class ScatterXPKernelPlain3(Protocol):
+    """An impl of ``scatter`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, dim: Never, index: Never, src: Never, *, reduce: Never, plan: Never, out: ConstOut[Tensor]) -> None: ...
+
+
 class _ScatterCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``scatter``'s CPU impl (``@scatter.cpu``), as pyright types it."""
 
@@ -16670,7 +17998,22 @@ class _ScatterXPImpl(Protocol[_RefusedAs]):
     @deprecated("scatter's CPU and CUDA (xp) impl takes exactly its schema's parameters: 5 positional, then reduce, plan, out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact119) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: ScatterXPKernelGeneric[_XPCUDA]) -> ScatterXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("scatter's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: ScatterXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("scatter's impl for CPU and CUDA (xp) takes a plain Tensor at 'index', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: ScatterXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("scatter's impl for CPU and CUDA (xp) takes a plain Tensor at 'src', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: ScatterXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    @deprecated("scatter's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: ScatterXPKernelPlain3) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: ScatterXPKernelBoth) -> ScatterXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("scatter's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: ScatterXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("scatter's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: ScatterXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -17395,6 +18738,30 @@ class RepeatInterleaveXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, self: _XPB, repeats: _XPB | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[_XPB]) -> None: ...
 
 
+class RepeatInterleaveXPKernelBoth(Protocol):
+    """The type of ``repeat_interleave``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, self: _XPD, repeats: _XPD | Scalar, dim: int | None, *, output_size: int | None, out: ConstOut[_XPD]) -> None: ...
+
+
+class RepeatInterleaveXPKernelPlain0(Protocol):
+    """An impl of ``repeat_interleave`` for CPU and CUDA at once that takes a plain Tensor at ``self``."""
+
+    def __call__(_k, xp: Never, self: Tensor, repeats: Never, dim: Never, *, output_size: Never, out: Never) -> None: ...
+
+
+class RepeatInterleaveXPKernelPlain1(Protocol):
+    """An impl of ``repeat_interleave`` for CPU and CUDA at once that takes a plain Tensor at ``repeats``."""
+
+    def __call__(_k, xp: Never, self: Never, repeats: Tensor | Scalar, dim: Never, *, output_size: Never, out: Never) -> None: ...
+
+
+class RepeatInterleaveXPKernelPlain2(Protocol):
+    """An impl of ``repeat_interleave`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, self: Never, repeats: Never, dim: Never, *, output_size: Never, out: ConstOut[Tensor]) -> None: ...
+
+
 class _RepeatInterleaveCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``repeat_interleave``'s CPU impl (``@repeat_interleave.cpu``), as pyright types it."""
 
@@ -17450,7 +18817,19 @@ class _RepeatInterleaveXPImpl(Protocol[_RefusedAs]):
     @deprecated("repeat_interleave's CPU and CUDA (xp) impl takes exactly its schema's parameters: 4 positional, then output_size, out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact123) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: RepeatInterleaveXPKernelGeneric[_XPCUDA]) -> RepeatInterleaveXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("repeat_interleave's impl for CPU and CUDA (xp) takes a plain Tensor at 'self', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: RepeatInterleaveXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("repeat_interleave's impl for CPU and CUDA (xp) takes a plain Tensor at 'repeats', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: RepeatInterleaveXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("repeat_interleave's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: RepeatInterleaveXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: RepeatInterleaveXPKernelBoth) -> RepeatInterleaveXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("repeat_interleave's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: RepeatInterleaveXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("repeat_interleave's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: RepeatInterleaveXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -17599,6 +18978,36 @@ class SearchsortedXPKernelGeneric(Protocol[_XPB]):
     def __call__(_k, xp: ModuleType, sorted_sequence: _XPB, input: _XPB | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: _XPB | None, plan: bool, out: ConstOut[_XPB]) -> None: ...
 
 
+class SearchsortedXPKernelBoth(Protocol):
+    """The type of ``searchsorted``'s impl for CPU and CUDA at once: the array module first, tensors of one device type. (pyright: both device types, through a generic ``__call__``)."""
+
+    def __call__(_k, xp: ModuleType, sorted_sequence: _XPD, input: _XPD | Scalar, *, out_int32: bool, right: bool, side: str | None, sorter: _XPD | None, plan: bool, out: ConstOut[_XPD]) -> None: ...
+
+
+class SearchsortedXPKernelPlain0(Protocol):
+    """An impl of ``searchsorted`` for CPU and CUDA at once that takes a plain Tensor at ``sorted_sequence``."""
+
+    def __call__(_k, xp: Never, sorted_sequence: Tensor, input: Never, *, out_int32: Never, right: Never, side: Never, sorter: Never, plan: Never, out: Never) -> None: ...
+
+
+class SearchsortedXPKernelPlain1(Protocol):
+    """An impl of ``searchsorted`` for CPU and CUDA at once that takes a plain Tensor at ``input``."""
+
+    def __call__(_k, xp: Never, sorted_sequence: Never, input: Tensor | Scalar, *, out_int32: Never, right: Never, side: Never, sorter: Never, plan: Never, out: Never) -> None: ...
+
+
+class SearchsortedXPKernelPlain2(Protocol):
+    """An impl of ``searchsorted`` for CPU and CUDA at once that takes a plain Tensor at ``sorter``."""
+
+    def __call__(_k, xp: Never, sorted_sequence: Never, input: Never, *, out_int32: Never, right: Never, side: Never, sorter: Tensor | None, plan: Never, out: Never) -> None: ...
+
+
+class SearchsortedXPKernelPlain3(Protocol):
+    """An impl of ``searchsorted`` for CPU and CUDA at once that takes a plain Tensor at ``out``."""
+
+    def __call__(_k, xp: Never, sorted_sequence: Never, input: Never, *, out_int32: Never, right: Never, side: Never, sorter: Never, plan: Never, out: ConstOut[Tensor]) -> None: ...
+
+
 class _SearchsortedCPUImpl(Protocol[_RefusedAs]):
     """The decorator that registers ``searchsorted``'s CPU impl (``@searchsorted.cpu``), as pyright types it."""
 
@@ -17690,7 +19099,22 @@ class _SearchsortedXPImpl(Protocol[_RefusedAs]):
     @deprecated("searchsorted's CPU and CUDA (xp) impl takes exactly its schema's parameters: 3 positional, then out_int32, right, side, sorter, plan, out keyword-only; the run-time check refuses this impl")
     def __call__(_k, fn: _Inexact137) -> _RefusedAs: ...
     @overload
-    def __call__(_k, fn: SearchsortedXPKernelGeneric[_XPCUDA]) -> SearchsortedXPKernelGeneric[_XPCUDA]: ...
+    @deprecated("searchsorted's impl for CPU and CUDA (xp) takes a plain Tensor at 'sorted_sequence', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: SearchsortedXPKernelPlain0) -> _RefusedAs: ...
+    @overload
+    @deprecated("searchsorted's impl for CPU and CUDA (xp) takes a plain Tensor at 'input', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: SearchsortedXPKernelPlain1) -> _RefusedAs: ...
+    @overload
+    @deprecated("searchsorted's impl for CPU and CUDA (xp) takes a plain Tensor at 'sorter', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: SearchsortedXPKernelPlain2) -> _RefusedAs: ...
+    @overload
+    @deprecated("searchsorted's impl for CPU and CUDA (xp) takes a plain Tensor at 'out', not CPUTensor or CUDATensor")
+    def __call__(_k, fn: SearchsortedXPKernelPlain3) -> _RefusedAs: ...
+    @overload
+    def __call__(_k, fn: SearchsortedXPKernelBoth) -> SearchsortedXPKernelGeneric[Any]: ...
+    @overload
+    @deprecated("searchsorted's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CUDATensor only")
+    def __call__(_k, fn: SearchsortedXPKernelGeneric[_XPCUDA]) -> _RefusedAs: ...
     @overload
     @deprecated("searchsorted's impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar constrained to CPUTensor and CUDATensor); this one takes CPUTensor only")
     def __call__(_k, fn: SearchsortedXPKernelGeneric[_XPCPU]) -> _RefusedAs: ...
@@ -21549,7 +22973,15 @@ if not MYPY:
         @overload
         def __call__(self: XPImplOf[Literal['random']], fn: RandomXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['bernoulli']], fn: BernoulliXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['bernoulli']], fn: BernoulliXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['bernoulli']], fn: BernoulliXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['bernoulli']], fn: BernoulliXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['bernoulli']], fn: BernoulliXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['bernoulli']], fn: BernoulliXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['bernoulli']], fn: BernoulliXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload
@@ -21563,31 +22995,75 @@ if not MYPY:
         @overload
         def __call__(self: XPImplOf[Literal['relu', 'neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'logical_not', 'bitwise_not', 'positive', 'conj', 'real', 'imag', 'zero', 'floor', 'ceil', 'trunc', 'sign', 'square', 'reciprocal', 'log1p', 'expm1', 'log2', 'log10', 'isnan', 'isinf', 'isfinite', 'signbit', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh', 'clone']], fn: ReluXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['add', 'sub']], fn: AddXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['add', 'sub']], fn: AddXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['add', 'sub']], fn: AddXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['add', 'sub']], fn: AddXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['add', 'sub']], fn: AddXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['add', 'sub']], fn: AddXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['add', 'sub']], fn: AddXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['add', 'sub']], fn: AddXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['mul', 'remainder', 'pow', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'atan2', 'hypot', 'copysign', 'logaddexp', 'float_power', 'fmod', 'nextafter']], fn: MulXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['mul', 'remainder', 'pow', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'atan2', 'hypot', 'copysign', 'logaddexp', 'float_power', 'fmod', 'nextafter']], fn: MulXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['mul', 'remainder', 'pow', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'atan2', 'hypot', 'copysign', 'logaddexp', 'float_power', 'fmod', 'nextafter']], fn: MulXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['mul', 'remainder', 'pow', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'atan2', 'hypot', 'copysign', 'logaddexp', 'float_power', 'fmod', 'nextafter']], fn: MulXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['mul', 'remainder', 'pow', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'atan2', 'hypot', 'copysign', 'logaddexp', 'float_power', 'fmod', 'nextafter']], fn: MulXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['mul', 'remainder', 'pow', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'atan2', 'hypot', 'copysign', 'logaddexp', 'float_power', 'fmod', 'nextafter']], fn: MulXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['mul', 'remainder', 'pow', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'atan2', 'hypot', 'copysign', 'logaddexp', 'float_power', 'fmod', 'nextafter']], fn: MulXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['mul', 'remainder', 'pow', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'atan2', 'hypot', 'copysign', 'logaddexp', 'float_power', 'fmod', 'nextafter']], fn: MulXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['div']], fn: DivXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['div']], fn: DivXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['div']], fn: DivXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['div']], fn: DivXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['div']], fn: DivXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['div']], fn: DivXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['div']], fn: DivXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['div']], fn: DivXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['clamp']], fn: ClampXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['clamp']], fn: ClampXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['clamp']], fn: ClampXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['clamp']], fn: ClampXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['clamp']], fn: ClampXPKernelPlain3) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['clamp']], fn: ClampXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['clamp']], fn: ClampXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['clamp']], fn: ClampXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['clamp']], fn: ClampXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['where']], fn: WhereXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['where']], fn: WhereXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['where']], fn: WhereXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['where']], fn: WhereXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['where']], fn: WhereXPKernelPlain3) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['where']], fn: WhereXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['where']], fn: WhereXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['where']], fn: WhereXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload
@@ -21613,7 +23089,15 @@ if not MYPY:
         @overload
         def __call__(self: XPImplOf[Literal['fft_fftshift', 'fft_ifftshift']], fn: FftFftshiftXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['fill']], fn: FillXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['fill']], fn: FillXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['fill']], fn: FillXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['fill']], fn: FillXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['fill']], fn: FillXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['fill']], fn: FillXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['fill']], fn: FillXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload
@@ -21647,7 +23131,17 @@ if not MYPY:
         @overload
         def __call__(self: XPImplOf[Literal['linalg_det', 'linalg_inv', 'linalg_svdvals']], fn: LinalgDetXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['linalg_pinv', 'linalg_matrix_rank']], fn: LinalgPinvXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['linalg_pinv', 'linalg_matrix_rank']], fn: LinalgPinvXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['linalg_pinv', 'linalg_matrix_rank']], fn: LinalgPinvXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['linalg_pinv', 'linalg_matrix_rank']], fn: LinalgPinvXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['linalg_pinv', 'linalg_matrix_rank']], fn: LinalgPinvXPKernelPlain3) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['linalg_pinv', 'linalg_matrix_rank']], fn: LinalgPinvXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['linalg_pinv', 'linalg_matrix_rank']], fn: LinalgPinvXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['linalg_pinv', 'linalg_matrix_rank']], fn: LinalgPinvXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload
@@ -21699,7 +23193,17 @@ if not MYPY:
         @overload
         def __call__(self: XPImplOf[Literal['index_copy']], fn: IndexCopyXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['scatter']], fn: ScatterXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['scatter']], fn: ScatterXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['scatter']], fn: ScatterXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['scatter']], fn: ScatterXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['scatter']], fn: ScatterXPKernelPlain3) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['scatter']], fn: ScatterXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['scatter']], fn: ScatterXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['scatter']], fn: ScatterXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload
@@ -21715,7 +23219,15 @@ if not MYPY:
         @overload
         def __call__(self: XPImplOf[Literal['repeat']], fn: RepeatXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['repeat_interleave']], fn: RepeatInterleaveXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['repeat_interleave']], fn: RepeatInterleaveXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['repeat_interleave']], fn: RepeatInterleaveXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['repeat_interleave']], fn: RepeatInterleaveXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['repeat_interleave']], fn: RepeatInterleaveXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['repeat_interleave']], fn: RepeatInterleaveXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['repeat_interleave']], fn: RepeatInterleaveXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload
@@ -21723,7 +23235,17 @@ if not MYPY:
         @overload
         def __call__(self: XPImplOf[Literal['einsum']], fn: EinsumXPKernelGeneric[_XPB]) -> Callable[..., None]: ...
         @overload
-        def __call__(self: XPImplOf[Literal['searchsorted']], fn: SearchsortedXPKernelGeneric[_XPCUDA]) -> Callable[..., None]: ...
+        def __call__(self: XPImplOf[Literal['searchsorted']], fn: SearchsortedXPKernelPlain0) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['searchsorted']], fn: SearchsortedXPKernelPlain1) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['searchsorted']], fn: SearchsortedXPKernelPlain2) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['searchsorted']], fn: SearchsortedXPKernelPlain3) -> _Refused: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['searchsorted']], fn: SearchsortedXPKernelBoth) -> Callable[..., None]: ...
+        @overload
+        def __call__(self: XPImplOf[Literal['searchsorted']], fn: SearchsortedXPKernelGeneric[_XPCUDA]) -> _Refused: ...
         @overload
         def __call__(self: XPImplOf[Literal['searchsorted']], fn: SearchsortedXPKernelGeneric[_XPCPU]) -> _Refused: ...
         @overload

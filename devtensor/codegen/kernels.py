@@ -13,6 +13,7 @@ from devtensor.codegen.pyright_forms import (
     impl_of_lines,
     impl_protocols,
     op_class,
+    plain_targets,
     xp_param_texts,
 )
 from devtensor.structured import Param, StructuredOp, plan_imports
@@ -141,6 +142,32 @@ def _xp_protocol(op: StructuredOp, name: str) -> tuple[list[str], str]:
             "",
             "    @overload",
             f"    def __call__(_k, {', '.join(_xp_kernel_params(op, KEYS[device][0]))}) -> None: ...",
+        ]
+    # pyright's one-device check (codegen.pyright_forms.one_device_overloads): generic over both device types, and
+    # a detector of a plain Tensor per parameter.
+    generic += [
+        "",
+        "",
+        f"class {name}Both(Protocol):",
+        doc[:-3] + ' (pyright: both device types, through a generic ``__call__``)."""',
+        "",
+        f"    def __call__(_k, {', '.join(_xp_kernel_params(op, '_XPD'))}) -> None: ...",
+    ]
+    for i, target in enumerate(plain_targets(op)):
+        texts = xp_param_texts(
+            op,
+            "Never",
+            lambda p, target=target: tensor_annotation(p, "Tensor") if p.name == target else "Never",
+            "Never",
+            "ConstOut[Tensor]" if target == "out" else "Never",
+        )
+        generic += [
+            "",
+            "",
+            f"class {name}Plain{i}(Protocol):",
+            f'    """An impl of ``{op.name}`` for CPU and CUDA at once that takes a plain Tensor at ``{target}``."""',
+            "",
+            f"    def __call__(_k, {', '.join(texts)}) -> None: ...",
         ]
     return lines + generic, name
 
@@ -283,6 +310,8 @@ def _kernels_text(
         "# pyright's one-device check of an xp impl of an op with numbers (see codegen.pyright_forms).",
         '_XPCPU = TypeVar("_XPCPU", bound=CPUTensor | _NoTensor, contravariant=True)',
         '_XPCUDA = TypeVar("_XPCUDA", bound=CUDATensor | _NoTensor, contravariant=True)',
+        "# The same, generic in one <Op>XPKernelBoth.__call__: an impl must take both device types.",
+        '_XPD = TypeVar("_XPD", CPUTensor, CUDATensor)',
         "# mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.",
         "MYPY: bool",
         "",
@@ -368,8 +397,9 @@ def _kernels_text(
         return "\n".join(module), "\n".join(stub).replace("\n\n\n\n", "\n\n\n")
     lines = [
         *header,
-        # (pyright reports the registrars' two declarations, one per checker, as a redeclaration in strict mode)
-        "# pyright: reportRedeclaration=false",
+        # (pyright reports the registrars' two declarations, one per checker, as a redeclaration in strict mode, and
+        # its form, the decorator Protocols as attributes, as overriding KernelRegistrar's methods)
+        "# pyright: reportRedeclaration=false, reportIncompatibleMethodOverride=false",
         "",
         *imports,
         *_plan_import_lines(ops),

@@ -118,20 +118,44 @@ def pyright_overloads(
             f"{head}fn: {inexact.name(shape)}) -> {refused or any_return}: ...",
         ]
     if one_device:
-        cuda, cpu = typed.replace("[_XPB]", "[_XPCUDA]"), typed.replace("[_XPB]", "[_XPCPU]")
-        refuse = (
-            f"{op.name}'s impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar "
-            "constrained to CPUTensor and CUDATensor); this one takes CPUTensor only"
-        )
-        lines += [
-            "@overload",
-            f"{head}fn: {cuda}) -> {typed_return.replace('[_XPB]', '[_XPCUDA]')}: ...",
-            "@overload",
-            f"@deprecated({refuse!r})",
-            f"{head}fn: {cpu}) -> {refused or any_return}: ...",
-        ]
+        lines += one_device_overloads(head, op, typed, any_return, refused or any_return, deprecate=True)
     lines += ["@overload", f"{head}fn: {typed}) -> {typed_return}: ..."]
     return lines
+
+
+def one_device_overloads(
+    head: str, op: StructuredOp, typed: str, passed: str, refused: str, deprecate: bool
+) -> list[str]:
+    """pyright's check that an ``xp`` impl of an op with numbers (``typed``: its ``<Op>XPKernelGeneric[_XPB]``)
+    takes the tensors of both device types: an impl that takes a plain Tensor at a parameter
+    (``<Op>XPKernelPlain<i>``, the other parameters ``Never``) is refused; then one that fits
+    ``<Op>XPKernelBoth``, whose ``__call__`` is generic over a TypeVar constrained to CPUTensor and CUDATensor
+    (so the impl must accept both: a generic impl does, a one-device impl does not), passes; then one whose
+    tensors fit CUDATensor only, or CPUTensor only, is refused. (A Protocol of two overloads, one per device,
+    would say the same, but pyright matches no impl generic over a constrained TypeVar against one.)"""
+    base = typed.split("Generic[")[0]
+    lines: list[str] = []
+    for i, name in enumerate(plain_targets(op)):
+        message = (
+            f"{op.name}'s impl for CPU and CUDA (xp) takes a plain Tensor at {name!r}, not CPUTensor or CUDATensor"
+        )
+        lines += ["@overload", *([f"@deprecated({message!r})"] if deprecate else [])]
+        lines.append(f"{head}fn: {base}Plain{i}) -> {refused}: ...")
+    lines += ["@overload", f"{head}fn: {base}Both) -> {passed}: ..."]
+    for device in ("CUDA", "CPU"):
+        message = (
+            f"{op.name}'s impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar "
+            f"constrained to CPUTensor and CUDATensor); this one takes {device}Tensor only"
+        )
+        lines += ["@overload", *([f"@deprecated({message!r})"] if deprecate else [])]
+        lines.append(f"{head}fn: {typed.replace('[_XPB]', f'[_XP{device}]')}) -> {refused}: ...")
+    return lines
+
+
+def plain_targets(op: StructuredOp) -> list[str]:
+    """The parameters of an ``xp`` impl of ``op`` where pyright's one-device check looks for a plain Tensor (one
+    detector Protocol each, ``<Op>XPKernelPlain<i>``): every parameter with tensors, then ``out``."""
+    return [p.name for p in op.schema.params if p.category in ("Tensor", "TensorList", "TensorOrScalar")] + ["out"]
 
 
 def has_numbers(op: StructuredOp) -> bool:
@@ -290,12 +314,7 @@ def impl_of_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]],
         for group in groups:
             form = typed[group[0].name][method]
             if xp and has_numbers(group[0]):
-                body += [
-                    "@overload",
-                    f"{head(group)}fn: {form.replace('[_XPB]', '[_XPCUDA]')}) -> Callable[..., None]: ...",
-                    "@overload",
-                    f"{head(group)}fn: {form.replace('[_XPB]', '[_XPCPU]')}) -> _Refused: ...",
-                ]
+                body += one_device_overloads(head(group), group[0], form, "Callable[..., None]", "_Refused", False)
             body += ["@overload", f"{head(group)}fn: {form}) -> Callable[..., None]: ..."]
         body += [
             "@overload",

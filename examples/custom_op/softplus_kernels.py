@@ -5,7 +5,7 @@ The type of each impl of the ops defined in ``fused_softplus``, and typed regist
 
 from __future__ import annotations
 
-# pyright: reportRedeclaration=false
+# pyright: reportRedeclaration=false, reportIncompatibleMethodOverride=false
 
 from collections.abc import Sequence
 from types import ModuleType
@@ -84,6 +84,8 @@ if TYPE_CHECKING:
     # pyright's one-device check of an xp impl of an op with numbers (see codegen.pyright_forms).
     _XPCPU = TypeVar("_XPCPU", bound=CPUTensor | _NoTensor, contravariant=True)
     _XPCUDA = TypeVar("_XPCUDA", bound=CUDATensor | _NoTensor, contravariant=True)
+    # The same, generic in one <Op>XPKernelBoth.__call__: an impl must take both device types.
+    _XPD = TypeVar("_XPD", CPUTensor, CUDATensor)
     # mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.
     MYPY = False
 
