@@ -154,13 +154,11 @@ def _xp_protocol(op: StructuredOp, name: str) -> tuple[list[str], str]:
         f"    def __call__(_k, {', '.join(_xp_kernel_params(op, '_XPD'))}) -> None: ...",
     ]
     for i, target in enumerate(plain_targets(op)):
-        texts = xp_param_texts(
-            op,
-            "Never",
-            lambda p, target=target: tensor_annotation(p, "Tensor") if p.name == target else "Never",
-            "Never",
-            "ConstOut[Tensor]" if target == "out" else "Never",
-        )
+
+        def plain_at(p: Param, target: str = target) -> str:
+            return tensor_annotation(p, "Tensor") if p.name == target else "Never"
+
+        texts = xp_param_texts(op, "Never", plain_at, "Never", "ConstOut[Tensor]" if target == "out" else "Never")
         generic += [
             "",
             "",
