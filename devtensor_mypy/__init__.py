@@ -16,7 +16,8 @@ What the plugin adds (error code ``kernel-signature`` unless said otherwise):
 
 * every registration form is checked against the schema's parameter names and kinds, as the run-time check
   does: the typed registrars, ``op.impl(keys)`` used as a decorator (``op`` an op defined with
-  ``@structured_op`` / ``@library.custom_op`` in reach of mypy, or ``get_op("name")``), and
+  ``@structured_op`` / ``@library.custom_op`` in reach of mypy, an op object whose type carries its name,
+  ``StructuredOp[Literal["exp"]]``, as the family helpers' do, or ``get_op("name")``), and
   ``library.override(op, key, fn)`` / ``library.register_kernel(op, key, fn)`` with ``op`` a string literal, such
   an op, or ``get_op("name")``;
 * an op with no kernel Protocol (a custom op without generated signatures) whose meta function mypy sees: its
