@@ -16,7 +16,8 @@ What the plugin adds (error code ``kernel-signature`` unless said otherwise):
 
 * every registration form is checked against the schema's parameter names and kinds, as the run-time check
   does: the typed registrars, ``op.impl(keys)`` used as a decorator (``op`` an op defined with
-  ``@structured_op`` / ``@library.custom_op`` in reach of mypy, or ``get_op("name")``), and
+  ``@structured_op`` / ``@library.custom_op`` in reach of mypy, an op object whose type carries its name,
+  ``StructuredOp[Literal["exp"]]``, as the family helpers' do, or ``get_op("name")``), and
   ``library.override(op, key, fn)`` / ``library.register_kernel(op, key, fn)`` with ``op`` a string literal, such
   an op, or ``get_op("name")``;
 * an op with no kernel Protocol (a custom op without generated signatures) whose meta function mypy sees: its
@@ -38,10 +39,11 @@ What the plugin adds (error code ``kernel-signature`` unless said otherwise):
 
 Not checked (the run-time check still refuses these at registration): registrations whose op or key mypy cannot
 see as literals (an op held in a variable, a key computed at run time), ``op.impl(key)(fn)`` called without
-decorator syntax (types are checked, names and kinds are not), impls that are not plain functions (overloaded,
-``functools.partial``), an op that mypy reads from its cache and that was renamed (``structured_op(name=...)``
-in another module: then known by its meta function's name only), and data reads a meta function makes through a
-builtin conversion (``float(t)``, ``bool(t)``, ``if t:``) or by passing the tensor to another function.
+decorator syntax (types are checked, as the key's impl or an ``xp`` impl; names and kinds are not), impls that
+are not plain functions (overloaded, ``functools.partial``), an op that mypy reads from its cache and that was
+renamed (``structured_op(name=...)`` in another module: then known by its meta function's name only), and data
+reads a meta function makes through a builtin conversion (``float(t)``, ``bool(t)``, ``if t:``) or by passing the
+tensor to another function.
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ from mypy.nodes import (
 )
 from mypy.options import Options
 from mypy.plugin import AttributeContext, FunctionContext, MethodContext, Plugin
-from mypy.types import CallableType, Instance, Type, get_proper_type
+from mypy.types import CallableType, Instance, Overloaded, Type, get_proper_type
+from mypy.typevars import fill_typevars_with_any
 
 from devtensor_mypy._checks import (
     _METADATA,
@@ -91,10 +94,19 @@ from devtensor_mypy._checks import (
     _registrar_meta,
     _registrar_op_name,
     _registrar_use,
+    _with_name,
     _withdraw_call_errors,
 )
 
 __all__ = ["DevtensorPlugin", "plugin"]
+
+#: The functions whose first argument, a literal, names the op they define (kept in the op's type).
+_NAMING = (
+    "devtensor.structured.registry.structured_op",
+    "devtensor.kernels.ufunc_family.unary_ufunc",
+    "devtensor.kernels.ufunc_family.binary_ufunc",
+    "devtensor.kernels.reduction_family.reduction",
+)
 
 
 class DevtensorPlugin(Plugin):
@@ -148,7 +160,18 @@ class DevtensorPlugin(Plugin):
             return self._library_registration
         if fullname in ("devtensor.library.custom_ops.get_op", "devtensor.structured.registry.get_op"):
             return self._get_op
+        if fullname in _NAMING:
+            return self._named
         return None
+
+    def _named(self, ctx: FunctionContext) -> Type:
+        """``structured_op("mm")`` and the family helpers (``unary_ufunc("exp", ...)``): the op's type keeps its
+        name as a Literal (``StructuredOp[Literal["exp"]]``), so that an op object read from mypy's cache is known
+        by name (see ``_op_name``)."""
+        name = ctx.args[0][0] if ctx.args and ctx.args[0] else None
+        if isinstance(name, StrExpr) and isinstance(ctx.api, TypeChecker):
+            return _with_name(ctx.default_return_type, name.value, ctx.api)
+        return ctx.default_return_type
 
     def _get_op(self, ctx: FunctionContext) -> Type:
         """``get_op("name")`` of a structured op (one with typed kernel signatures) is a StructuredOp, not the
@@ -161,7 +184,7 @@ class DevtensorPlugin(Plugin):
                 checker, args[0].value
             ):
                 assert node is not None and isinstance(node.node, TypeInfo)
-                return Instance(node.node, [])
+                return fill_typevars_with_any(node.node)  # (StructuredOp is generic: its name Literal, for pyright)
         return ctx.default_return_type
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
@@ -234,6 +257,11 @@ class DevtensorPlugin(Plugin):
             if expected is not None and _check_exact(checker, decorator, op, method, expected, impl):
                 return ctx.default_return_type  # reported: not type-checked further (see _registrar_signature)
         bound = _bound_method(registrar, method)
+        if bound is not None and decorator is None and method != "xp":
+            # Called, not decorating a def (``op.impl("cuda")(fn)``): fn may be the key's impl or an xp impl (the
+            # run time takes either for one key); which one the plugin cannot tell from a def, so both forms.
+            xp = _bound_method(registrar, "xp")
+            return Overloaded([bound, xp]) if xp is not None else bound
         return bound if bound is not None else ctx.default_return_type
 
     def _decorator_of(self, checker: TypeChecker, expr: Expression) -> Decorator | None:

@@ -44,7 +44,16 @@ from mypy.nodes import (
     WithStmt,
 )
 from mypy.subtypes import is_subtype
-from mypy.types import CallableType, Instance, Overloaded, TupleType, Type, UnionType, get_proper_type
+from mypy.types import (
+    CallableType,
+    Instance,
+    LiteralType,
+    Overloaded,
+    TupleType,
+    Type,
+    UnionType,
+    get_proper_type,
+)
 
 KERNEL_SIGNATURE: Final = ErrorCode(
     "kernel-signature", "A kernel registration does not match its op's schema exactly", "devtensor"
@@ -300,6 +309,27 @@ def _callee_name(context: object) -> str | None:
     return None
 
 
+def _named_op(typ: Type) -> str | None:
+    """The name a ``StructuredOp[Literal["name"]]`` carries (see :func:`_with_name`)."""
+    typ = get_proper_type(typ)
+    if isinstance(typ, Instance) and typ.type.has_base(_STRUCTURED_OP) and typ.args:
+        name = get_proper_type(typ.args[0])
+        if isinstance(name, LiteralType) and isinstance(name.value, str):
+            return name.value
+    return None
+
+
+def _with_name(typ: Type, name: str, api: TypeChecker) -> Type:
+    """``StructuredOp[...]`` (or a callable returning one, ``structured_op(name)``'s) with the type argument the
+    literal ``name``: mypy infers ``str`` for the ``LiteralString`` TypeVar, pyright keeps the literal."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, CallableType):
+        return proper.copy_modified(ret_type=_with_name(proper.ret_type, name, api))
+    if isinstance(proper, Instance) and proper.type.has_base(_STRUCTURED_OP) and len(proper.args) == 1:
+        return proper.copy_modified(args=[LiteralType(name, api.named_type("builtins.str"))])
+    return typ
+
+
 def _op_name(expr: Expression) -> str | None:
     """The op an expression names: a string literal, an op defined by ``@structured_op`` / ``@custom_op``
     (its ``name`` argument, else the meta function's name), or ``get_op("name")``."""
@@ -310,6 +340,9 @@ def _op_name(expr: Expression) -> str | None:
         if expr.args and isinstance(expr.args[0], StrExpr):
             return expr.args[0].value.rpartition("::")[2]
         return None
+    if isinstance(expr, RefExpr) and isinstance(expr.node, Var) and expr.node.type is not None:
+        # an op made by a family helper (``exp = unary_ufunc("exp", ...)``): its type carries the name
+        return _named_op(expr.node.type)
     if isinstance(expr, RefExpr) and isinstance(expr.node, Decorator):
         for d in expr.node.decorators:
             callee = d.callee if isinstance(d, CallExpr) else d

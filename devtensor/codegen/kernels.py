@@ -10,9 +10,10 @@ from devtensor.codegen.pyright_forms import (
     Inexact,
     by_name_lines,
     camel,
-    has_numbers,
+    impl_of_lines,
+    impl_protocols,
     op_class,
-    pyright_overloads,
+    plain_targets,
     xp_param_texts,
 )
 from devtensor.structured import Param, StructuredOp, plan_imports
@@ -142,6 +143,30 @@ def _xp_protocol(op: StructuredOp, name: str) -> tuple[list[str], str]:
             "    @overload",
             f"    def __call__(_k, {', '.join(_xp_kernel_params(op, KEYS[device][0]))}) -> None: ...",
         ]
+    # pyright's one-device check (codegen.pyright_forms.one_device_overloads): generic over both device types, and
+    # a detector of a plain Tensor per parameter.
+    generic += [
+        "",
+        "",
+        f"class {name}Both(Protocol):",
+        doc[:-3] + ' (pyright: both device types, through a generic ``__call__``)."""',
+        "",
+        f"    def __call__(_k, {', '.join(_xp_kernel_params(op, '_XPD'))}) -> None: ...",
+    ]
+    for i, target in enumerate(plain_targets(op)):
+
+        def plain_at(p: Param, target: str = target) -> str:
+            return tensor_annotation(p, "Tensor") if p.name == target else "Never"
+
+        texts = xp_param_texts(op, "Never", plain_at, "Never", "ConstOut[Tensor]" if target == "out" else "Never")
+        generic += [
+            "",
+            "",
+            f"class {name}Plain{i}(Protocol):",
+            f'    """An impl of ``{op.name}`` for CPU and CUDA at once that takes a plain Tensor at ``{target}``."""',
+            "",
+            f"    def __call__(_k, {', '.join(texts)}) -> None: ...",
+        ]
     return lines + generic, name
 
 
@@ -212,7 +237,25 @@ def _kernels_text(
             protocols[device] = (cls_name, typevars)
         xp_lines, xp_typed = _xp_protocol(op, f"{camel(op.name)}XPKernel")
         body += ["", "", *xp_lines]
-        registrar = f"_{camel(op.name)}Kernels"
+        # What mypy reads (``if MYPY:``, a name mypy takes as always true) and what pyright reads (the ``else``
+        # branch: pyright takes the last declaration of a name) where the two checkers need different forms.
+        mypy_lines: list[str] = []
+        typed: dict[str, str] = {}
+        any_typed: dict[str, str] = {}
+        for device, (cls_name, typevars) in protocols.items():
+            text = f"{cls_name}[{', '.join(typevars)}]"
+            args = _pyright_args(typevars, KEYS[device][1])
+            mypy_lines.append(f"def {device}(self, fn: {text}) -> {text}: ...")
+            typed[device] = f"{cls_name}[{', '.join(args)}]"
+            any_typed[device] = f"{cls_name}[{', '.join('Any' for _ in args)}]"
+        mypy_lines.append(f"def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
+        generic = f"{camel(op.name)}XPKernelGeneric"
+        typed["xp"], any_typed["xp"] = f"{generic}[_XPB]", f"{generic}[Any]"
+        pyright_typed[op.name] = typed
+        # pyright's decorators, one Protocol per key: the registrar's attributes, and get_op's impl (op_class).
+        body += impl_protocols(op, typed, any_typed, inexact)
+        cls = camel(op.name)
+        registrar = f"_{cls}Kernels"
         body += [
             "",
             "",
@@ -224,45 +267,17 @@ def _kernels_text(
             "    #: The op's meta function (the mypy plugin finds the registrar of an op by it).",
             f"    meta_function: Final = {_meta_fullname(op)!r}",
             "",
-        ]
-        # What mypy reads (``if MYPY:``, a name mypy takes as always true) and what pyright reads (the ``else``
-        # branch: pyright takes the last declaration of a name) where the two checkers need different forms.
-        mypy_lines: list[str] = []
-        pyright_lines: list[str] = []
-        typed: dict[str, str] = {}
-        for device, (cls_name, typevars) in protocols.items():
-            text = f"{cls_name}[{', '.join(typevars)}]"
-            args = _pyright_args(typevars, KEYS[device][1])
-            mypy_lines.append(f"def {device}(self, fn: {text}) -> {text}: ...")
-            typed[device] = f"{cls_name}[{', '.join(args)}]"
-            any_typed = f"{cls_name}[{', '.join('Any' for _ in args)}]"
-            pyright_lines += pyright_overloads(
-                f"def {device}(self, ", op, device, typed[device], (any_typed, typed[device]), inexact
-            )
-        mypy_lines.append(f"def xp(self, fn: {xp_typed}) -> {xp_typed}: ...")
-        generic = f"{camel(op.name)}XPKernelGeneric"
-        typed["xp"] = f"{generic}[_XPB]"
-        pyright_lines += pyright_overloads(
-            "def xp(self, ",
-            op,
-            "xp",
-            typed["xp"],
-            (f"{generic}[Any]", typed["xp"]),
-            inexact,
-            one_device=has_numbers(op),
-        )
-        pyright_typed[op.name] = typed
-        body += [
             "    if MYPY:",
             *("        " + line for line in mypy_lines),
             "    else:",
-            *("        " + line for line in pyright_lines),
+            *(f"        {m}: _{cls}{m.upper()}Impl[{any_typed[m]}]" for m in (*KEYS, "xp")),
         ]
         body += ["", "", f"{op.name}: {registrar}"]
         if split:
-            pyright_only += op_class(op, typed, inexact)
+            pyright_only += op_class(op)
     if split:
         # pyright's alone: mypy (taking MYPY as always true) skips the block; its plugin checks these forms.
+        pyright_only += impl_of_lines(ops, pyright_typed, inexact)
         pyright_only += by_name_lines(ops, pyright_typed, inexact)
         body += ["", "", "if not MYPY:", *("    " + line if line else "" for line in pyright_only[2:])]
     # Bounded by a union with a class no value has: mypy then infers each TypeVar as the impl's own annotation
@@ -293,12 +308,18 @@ def _kernels_text(
         "# pyright's one-device check of an xp impl of an op with numbers (see codegen.pyright_forms).",
         '_XPCPU = TypeVar("_XPCPU", bound=CPUTensor | _NoTensor, contravariant=True)',
         '_XPCUDA = TypeVar("_XPCUDA", bound=CUDATensor | _NoTensor, contravariant=True)',
+        "# The same, generic in one <Op>XPKernelBoth.__call__: an impl must take both device types.",
+        '_XPD = TypeVar("_XPD", CPUTensor, CUDATensor)',
         "# mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.",
         "MYPY: bool",
         "",
         "",
         "# What a refused impl's decorator returns (see codegen.pyright_forms): solved by nothing, so unknown.",
         '_Refused = TypeVar("_Refused")',
+        "# What the refused forms of an impl decorator Protocol return (see codegen.pyright_forms.impl_protocols).",
+        '_RefusedAs = TypeVar("_RefusedAs", covariant=True)',
+        "# The name Literal of an op typed StructuredOp[...] (see codegen.pyright_forms.impl_of_lines).",
+        '_KeyOf = TypeVar("_KeyOf", covariant=True)',
         '_CPUName: TypeAlias = Literal["cpu", "CPU"]',
         '_CUDAName: TypeAlias = Literal["cuda", "CUDA"]',
         "",
@@ -374,8 +395,9 @@ def _kernels_text(
         return "\n".join(module), "\n".join(stub).replace("\n\n\n\n", "\n\n\n")
     lines = [
         *header,
-        # (pyright reports the registrars' two declarations, one per checker, as a redeclaration in strict mode)
-        "# pyright: reportRedeclaration=false",
+        # (pyright reports the registrars' two declarations, one per checker, as a redeclaration in strict mode, and
+        # its form, the decorator Protocols as attributes, as overriding KernelRegistrar's methods)
+        "# pyright: reportRedeclaration=false, reportIncompatibleMethodOverride=false",
         "",
         *imports,
         *_plan_import_lines(ops),

@@ -118,20 +118,44 @@ def pyright_overloads(
             f"{head}fn: {inexact.name(shape)}) -> {refused or any_return}: ...",
         ]
     if one_device:
-        cuda, cpu = typed.replace("[_XPB]", "[_XPCUDA]"), typed.replace("[_XPB]", "[_XPCPU]")
-        refuse = (
-            f"{op.name}'s impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar "
-            "constrained to CPUTensor and CUDATensor); this one takes CPUTensor only"
-        )
-        lines += [
-            "@overload",
-            f"{head}fn: {cuda}) -> {typed_return.replace('[_XPB]', '[_XPCUDA]')}: ...",
-            "@overload",
-            f"@deprecated({refuse!r})",
-            f"{head}fn: {cpu}) -> {refused or any_return}: ...",
-        ]
+        lines += one_device_overloads(head, op, typed, any_return, refused or any_return, deprecate=True)
     lines += ["@overload", f"{head}fn: {typed}) -> {typed_return}: ..."]
     return lines
+
+
+def one_device_overloads(
+    head: str, op: StructuredOp, typed: str, passed: str, refused: str, deprecate: bool
+) -> list[str]:
+    """pyright's check that an ``xp`` impl of an op with numbers (``typed``: its ``<Op>XPKernelGeneric[_XPB]``)
+    takes the tensors of both device types: an impl that takes a plain Tensor at a parameter
+    (``<Op>XPKernelPlain<i>``, the other parameters ``Never``) is refused; then one that fits
+    ``<Op>XPKernelBoth``, whose ``__call__`` is generic over a TypeVar constrained to CPUTensor and CUDATensor
+    (so the impl must accept both: a generic impl does, a one-device impl does not), passes; then one whose
+    tensors fit CUDATensor only, or CPUTensor only, is refused. (A Protocol of two overloads, one per device,
+    would say the same, but pyright matches no impl generic over a constrained TypeVar against one.)"""
+    base = typed.split("Generic[")[0]
+    lines: list[str] = []
+    for i, name in enumerate(plain_targets(op)):
+        message = (
+            f"{op.name}'s impl for CPU and CUDA (xp) takes a plain Tensor at {name!r}, not CPUTensor or CUDATensor"
+        )
+        lines += ["@overload", *([f"@deprecated({message!r})"] if deprecate else [])]
+        lines.append(f"{head}fn: {base}Plain{i}) -> {refused}: ...")
+    lines += ["@overload", f"{head}fn: {base}Both) -> {passed}: ..."]
+    for device in ("CUDA", "CPU"):
+        message = (
+            f"{op.name}'s impl for CPU and CUDA (xp) takes the tensors of either device type (as a TypeVar "
+            f"constrained to CPUTensor and CUDATensor); this one takes {device}Tensor only"
+        )
+        lines += ["@overload", *([f"@deprecated({message!r})"] if deprecate else [])]
+        lines.append(f"{head}fn: {typed.replace('[_XPB]', f'[_XP{device}]')}) -> {refused}: ...")
+    return lines
+
+
+def plain_targets(op: StructuredOp) -> list[str]:
+    """The parameters of an ``xp`` impl of ``op`` where pyright's one-device check looks for a plain Tensor (one
+    detector Protocol each, ``<Op>XPKernelPlain<i>``): every parameter with tensors, then ``out``."""
+    return [p.name for p in op.schema.params if p.category in ("Tensor", "TensorList", "TensorOrScalar")] + ["out"]
 
 
 def has_numbers(op: StructuredOp) -> bool:
@@ -139,52 +163,67 @@ def has_numbers(op: StructuredOp) -> bool:
     return any(p.category == "TensorOrScalar" for p in op.schema.params)
 
 
-def op_class(op: StructuredOp, pyright_typed: dict[str, str], inexact: Inexact) -> list[str]:
-    """The class ``library.get_op("<name>")`` is for pyright: the op's StructuredOp with ``impl`` typed per key
-    (a Protocol per key whose ``__call__`` has the registrar's overloads)."""
+def impl_protocols(op: StructuredOp, typed: dict[str, str], any_typed: dict[str, str], inexact: Inexact) -> list[str]:
+    """pyright's decorators of ``op``'s impls, one Protocol per key (``cpu``, ``cuda``, ``xp``) whose ``__call__``
+    has the overloads of :func:`pyright_overloads`: the type of the registrar's ``@<op>.cpu`` (an attribute of
+    the registrar in pyright's branch) and of ``get_op("<op>").impl("cpu")`` alike, written once. ``typed``:
+    the impl type per key; ``any_typed``: the same with ``Any`` for its TypeVars (the gradual form's return). A
+    refused (deprecated) form returns the Protocol's parameter: the registrar's attribute is
+    ``_<Op>CPUImpl[<the gradual form's return>]`` (every form returns one type, so an ``Any`` impl is not
+    ambiguous between them, and pyright reports a deprecated one: the callee is an attribute), ``impl("cpu")``'s
+    is ``_<Op>CPUImpl[_Refused]`` (unknown: pyright reports no deprecated overload on a call's result, but does a
+    decorator returning an unknown type, see :func:`pyright_overloads`). For one key, an ``xp`` impl is accepted
+    too (the run time takes it)."""
     cls = camel(op.name)
     lines: list[str] = []
     xp_generic = f"{cls}XPKernelGeneric[_XPB]"
     for method in (*KEYS, "xp"):
-        name = f"_{cls}{method.upper()}Impl"
         overloads = pyright_overloads(
             "def __call__(_k, ",
             op,
             method,
-            pyright_typed[method],
-            ("Callable[..., None]", "Callable[..., None]"),
+            typed[method],
+            (any_typed[method], typed[method]),
             inexact,
             xp_typed=xp_generic if method != "xp" else None,
-            refused="_Refused",
+            refused="_RefusedAs",
             one_device=method == "xp" and has_numbers(op),
         )
+        key = "CPU and CUDA (xp)" if method == "xp" else KEYS[method][1]
         lines += [
             "",
             "",
-            f"class {name}(Protocol):",
-            f'    """``{op.name}.impl({method!r})``\'s decorator, as pyright types it (see ``{cls}Op``)."""',
+            f"class _{cls}{method.upper()}Impl(Protocol[_RefusedAs]):",
+            f'    """The decorator that registers ``{op.name}``\'s {key} impl (``@{op.name}.{method}``), as pyright'
+            ' types it."""',
             "",
             *("    " + line for line in overloads),
         ]
-    lines += [
+    return lines
+
+
+def op_class(op: StructuredOp) -> list[str]:
+    """The class ``library.get_op("<name>")`` is for pyright: the op's StructuredOp with ``impl`` typed per key
+    (the Protocols of :func:`impl_protocols`)."""
+    cls = camel(op.name)
+    return [
         "",
         "",
-        f"class {cls}Op(StructuredOp):",
+        f"class {cls}Op(StructuredOp[Literal[{op.name!r}]]):",
         f'    """``{op.name}`` as ``library.get_op({op.name!r})`` gives it to pyright: ``impl`` checked per key as'
         f' ``@{op.name}.cpu`` / ``.cuda`` / ``.xp``."""',
         "",
         "    @overload",
-        f"    def impl(self, key: _CPUName, /) -> _{cls}CPUImpl: ...",
+        f"    def impl(self, key: _CPUName, /) -> _{cls}CPUImpl[_Refused]: ...",
         "    @overload",
-        f"    def impl(self, key: _CUDAName, /) -> _{cls}CUDAImpl: ...",
+        f"    def impl(self, key: _CUDAName, /) -> _{cls}CUDAImpl[_Refused]: ...",
         "    @overload",
-        f"    def impl(self, key: _CPUName, key2: _CUDAName, /) -> _{cls}XPImpl: ...",
+        f"    def impl(self, key: _CPUName, key2: _CUDAName, /) -> _{cls}XPImpl[_Refused]: ...",
         "    @overload",
-        f"    def impl(self, key: _CUDAName, key2: _CPUName, /) -> _{cls}XPImpl: ...",
+        f"    def impl(self, key: _CUDAName, key2: _CPUName, /) -> _{cls}XPImpl[_Refused]: ...",
         "    @overload",
         "    def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]: ...",
     ]
-    return lines
 
 
 def xp_param_texts(
@@ -214,6 +253,86 @@ def _loose_xp(op: StructuredOp) -> str:
     return ", ".join(xp_param_texts(op, "Any", lambda _: "Any", "Any", "Any"))
 
 
+def _literal(group: Sequence[StructuredOp]) -> str:
+    return "Literal[" + ", ".join(repr(o.name) for o in group) + "]"
+
+
+def _shape_groups(ops: Sequence[StructuredOp], xp: bool) -> dict[tuple[int, tuple[str, ...]], list[StructuredOp]]:
+    """The ops by each call shape only an impl taking more than their schema accepts (see :func:`_inexact_shapes`)."""
+    shapes: dict[tuple[int, tuple[str, ...]], list[StructuredOp]] = {}
+    for op in ops:
+        for shape in _inexact_shapes(*_call_shape(op, xp)):
+            shapes.setdefault(shape, []).append(op)
+    return shapes
+
+
+def _kernel_groups(ops: Sequence[StructuredOp]) -> list[list[StructuredOp]]:
+    """The ops grouped by the kernel Protocols their schemas give: a group shares one overload (taking its first
+    op's Protocols), so that pyright evaluates fewer overloads on each call."""
+    same: dict[object, list[StructuredOp]] = {}
+    for op in ops:
+        schema = tuple((p.name, p.kw_only, p.category, p.annotation, p.optional) for p in op.schema.params)
+        same.setdefault((schema, op.schema.plan), []).append(op)
+    return list(same.values())
+
+
+def impl_of_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]], inexact: Inexact) -> list[str]:
+    """pyright's ``CPUImplOf``, ``CUDAImplOf`` and ``XPImplOf``: what ``op.impl("cpu")`` (``"cuda"``, both)
+    returns for an op object typed ``StructuredOp[<name Literal>]`` (``from devtensor.kernels.linalg import mm``;
+    devtensor.structured.registry declares ``impl`` so for pyright). Its ``__call__`` is overloaded on ``self``'s
+    name: for an op of devtensor's, the forms of :func:`pyright_overloads` (gradual, an ``xp`` impl for one key,
+    the refused call shapes, the one-device check, the kernel Protocol), each shared by the ops whose kernels or
+    call shapes are the same, then any other impl refused; an op of another name (or ``object``) takes any impl.
+    A refused form returns ``_Refused`` (pyright reports a decorator returning an unknown type)."""
+    groups = _kernel_groups(ops)
+    lines: list[str] = []
+    for method in (*KEYS, "xp"):
+        cls = f"{method.upper()}ImplOf"
+        xp = method == "xp"
+        key = "CPU and CUDA (xp)" if xp else KEYS[method][1]
+
+        def head(group: Sequence[StructuredOp], cls: str = cls) -> str:
+            return f"def __call__(self: {cls}[{_literal(group)}], "
+
+        body = ["@overload", "def __call__(self, fn: _Gradual) -> Callable[..., None]: ..."]
+        if not xp:
+            for group in groups:
+                generic = f"{camel(group[0].name)}XPKernelGeneric[_XPB]"
+                body += ["@overload", f"{head(group)}fn: {generic}) -> Callable[..., None]: ..."]
+        for (positional, keywords), group in _shape_groups(ops, xp).items():
+            message = (
+                f"the {key} impl takes {positional} arguments positionally"
+                + (f" with {', '.join(keywords)} by keyword" if keywords else "")
+                + ": more than the op's schema lets it (an extra parameter, or a keyword-only one such as out "
+                "taken positionally); the run-time check refuses it"
+            )
+            body += [
+                "@overload",
+                f"@deprecated({message!r})",
+                f"{head(group)}fn: {inexact.name((positional, keywords))}) -> _Refused: ...",
+            ]
+        for group in groups:
+            form = typed[group[0].name][method]
+            if xp and has_numbers(group[0]):
+                body += one_device_overloads(head(group), group[0], form, "Callable[..., None]", "_Refused", False)
+            body += ["@overload", f"{head(group)}fn: {form}) -> Callable[..., None]: ..."]
+        body += [
+            "@overload",
+            f"{head(ops)}fn: Callable[..., None]) -> _Refused: ...",
+            "@overload",
+            "def __call__(self, fn: Callable[..., None]) -> Callable[..., None]: ...",
+        ]
+        lines += [
+            "",
+            "",
+            f"class {cls}(Protocol[_KeyOf]):",
+            f'    """``op.impl({method!r})`` of an op typed ``StructuredOp[<its name>]``, as pyright types it."""',
+            "",
+            *("    " + line for line in body),
+        ]
+    return lines
+
+
 def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]], inexact: Inexact) -> list[str]:
     """pyright's ``library.get_op``, ``library.override`` and ``library.register_kernel``: an op given by its name
     (a Literal) or as ``get_op`` typed it, and a CPU or CUDA key by name, take the op's impl type for that key; an
@@ -237,18 +356,11 @@ def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]],
         ]
 
     def named(group: Sequence[StructuredOp]) -> str:
-        return "Literal[" + ", ".join(repr(o.name) for o in group) + "]"
+        # an op by name, or an op object whose type carries its name (StructuredOp[Literal["mm"]])
+        return f"{_literal(group)} | StructuredOp[{_literal(group)}]"
 
-    shapes: dict[tuple[int, tuple[str, ...]], list[StructuredOp]] = {}
-    for op in ops:
-        for shape in _inexact_shapes(*_call_shape(op, False)):
-            shapes.setdefault(shape, []).append(op)
-    # Ops whose schemas give the same kernel Protocols share an overload (taking the first one's): fewer overloads
-    # for pyright to evaluate on each call.
-    same_kernels: dict[object, list[StructuredOp]] = {}
-    for op in ops:
-        schema = tuple((p.name, p.kw_only, p.category, p.annotation, p.optional) for p in op.schema.params)
-        same_kernels.setdefault((schema, op.schema.plan), []).append(op)
+    shapes = _shape_groups(ops, xp=False)
+    same_kernels = _kernel_groups(ops)
     for function in ("override", "register_kernel"):
         head = f"def {function}("
         lines += ["", "", "@overload", f"{head}op: OpLike, key: KeyLike, fn: _Gradual) -> RegistrationHandle: ..."]
@@ -268,7 +380,7 @@ def by_name_lines(ops: Sequence[StructuredOp], typed: dict[str, dict[str, str]],
                 f"@deprecated({message!r})",
                 f"{head}op: {named(group)}, key: KeyLike, fn: {inexact.name(shape)}) -> RegistrationHandle: ...",
             ]
-        for group in same_kernels.values():
+        for group in same_kernels:
             for device in KEYS:
                 lines += [
                     "@overload",

@@ -26,7 +26,7 @@ __all__ = ["relu", "softplus"]
 _M = TypeVar("_M", bound=Callable[..., Any])
 
 
-@structured_op(inplace=False, method=False, out_may_be_input=True)
+@structured_op("softplus", inplace=False, method=False, out_may_be_input=True)
 def softplus(self: TensorMeta, beta: float = 1.0, threshold: float = 20.0) -> TensorSpec:
     """``log(1 + exp(beta * self)) / beta`` elementwise, and ``self`` itself where ``beta * self > threshold``
     (``torch.nn.functional.softplus``; computed as ``np.log1p(np.exp(beta * x)) / beta`` in ``self``'s dtype).
@@ -77,7 +77,7 @@ def _inline_unary(cache: dict[Any, DType]) -> Callable[[_M], _M]:
     return mark
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("relu", out_may_be_input=True)
 @offers_direct(_RELU_DIRECT)
 @_inline_unary(_RELU_DTYPES)
 def relu(self: TensorMeta) -> TensorSpec:

@@ -81,7 +81,7 @@ positive = unary_ufunc(
 )
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("round", out_may_be_input=True)
 def round(self: TensorMeta, *, decimals: int = 0) -> TensorSpec:
     """``self`` rounded to ``decimals`` decimal places, halves to even (``torch.round``; values as ``np.round``:
     ``round(2.5)`` is 2.0, ``round(0.125, decimals=2)`` is 0.12). A negative ``decimals`` rounds to tens,

@@ -30,7 +30,7 @@ def _tolerances(op: str, rtol: object, atol: object) -> tuple[float, float]:
     return r, a
 
 
-@structured_op(inplace=False)
+@structured_op("isclose", inplace=False)
 def isclose(
     self: TensorMeta, other: TensorMeta, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> TensorSpec:

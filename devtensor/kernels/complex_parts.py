@@ -49,7 +49,7 @@ def _component(dtype: np.dtype[np.generic]) -> np.dtype[np.generic]:
     return np.empty(0, dtype).real.dtype
 
 
-@structured_op(inplace=False, method=False)
+@structured_op("real", inplace=False, method=False)
 def real(self: TensorMeta) -> TensorSpec:
     """The real part of each element (``torch.real``, ``np.real``): ``self``'s shape; float32 for complex64,
     float64 for complex128, ``self``'s dtype for real and integer inputs (a copy). New memory (not a view, unlike
@@ -63,7 +63,7 @@ def _real(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     xp.copyto(out.array, xp.real(self._array), casting="same_kind")
 
 
-@structured_op(inplace=False, method=False)
+@structured_op("imag", inplace=False, method=False)
 def imag(self: TensorMeta) -> TensorSpec:
     """The imaginary part of each element (``torch.imag``, ``np.imag``): ``self``'s shape; float32 for
     complex64, float64 for complex128; zeros of ``self``'s dtype for real and integer inputs (the Array API

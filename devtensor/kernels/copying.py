@@ -34,7 +34,7 @@ def _fmt(shape: Sequence[int]) -> str:
 # --- clone, flip (structured: new data, with out) -------------------------------------------------------------
 
 
-@structured_op(inplace=False, out_may_be_input=True)
+@structured_op("clone", inplace=False, out_may_be_input=True)
 def clone(self: TensorMeta) -> TensorSpec:
     """A copy of ``self`` with a new storage (``torch.clone``): same shape, dtype and device, C-contiguous.
     Out variant: ``clone(t, out=o)`` copies into ``o`` (same_kind cast; ``o`` may be ``t`` itself).
@@ -47,7 +47,7 @@ def _clone(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     xp.copyto(out.array, self._array, casting="same_kind")
 
 
-@structured_op(inplace=False)
+@structured_op("flip", inplace=False)
 def flip(self: TensorMeta, dims: int | Sequence[int]) -> PlannedSpec[tuple[int, ...]]:
     """A copy of ``self`` with the order of elements reversed along ``dims`` (an int or a sequence of ints;
     ``torch.flip``, ``np.flip``); a new storage. Functional and out variants.
@@ -111,7 +111,7 @@ def _cat_spec(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     return (*first[:d], total, *first[d + 1 :]), dtype
 
 
-@structured_op(inplace=False, method=False)
+@structured_op("cat", inplace=False, method=False)
 @offers_direct(_CAT_DIRECT)
 @offers_memo(_cat_spec)
 def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
@@ -128,7 +128,7 @@ def cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     return _cat_spec(tensors, dim)
 
 
-@structured_op(inplace=False, method=False)
+@structured_op("stack", inplace=False, method=False)
 def stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorSpec:
     """The tensors joined along a new dim inserted at ``dim`` (``torch.stack``, ``np.stack``): all must have
     the same shape; ``dim`` is in ``[-ndim - 1, ndim]``. The result dtype promotes all the dtypes; a new

@@ -22,7 +22,7 @@ __all__ = ["cdist"]
 _ComputeMode = Literal["use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"]
 
 
-@structured_op(inplace=False, method=False)
+@structured_op("cdist", inplace=False, method=False)
 def cdist(
     x1: TensorMeta,
     x2: TensorMeta,

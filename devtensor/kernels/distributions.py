@@ -43,7 +43,7 @@ def _uniform64(xp: ModuleType, generator: Generator | None, self: Any, out: Any)
     return unit_draws(xp, stream_for(generator, self.device), o.shape, dtype).astype(_F64, copy=False)
 
 
-@structured_op(out_may_be_input=True, nondeterministic=True, public_functional=False)
+@structured_op("exponential", out_may_be_input=True, nondeterministic=True, public_functional=False)
 def exponential(self: TensorMeta, lambd: float = 1.0, *, generator: Generator | None = None) -> TensorSpec:
     """``self.exponential_(lambd=1.0, *, generator=None)``: fill ``self`` with draws from the exponential
     distribution of rate ``lambd`` (``torch.Tensor.exponential_``): ``-log(1 - u) / lambd``.
@@ -67,7 +67,7 @@ def _exponential(xp: ModuleType, self: D, lambd: float, *, generator: Generator 
         out.array[...] = -xp.log1p(-_uniform64(xp, generator, self, out)) / float(lambd)
 
 
-@structured_op(out_may_be_input=True, nondeterministic=True, public_functional=False)
+@structured_op("geometric", out_may_be_input=True, nondeterministic=True, public_functional=False)
 def geometric(self: TensorMeta, p: float, *, generator: Generator | None = None) -> TensorSpec:
     """``self.geometric_(p, *, generator=None)``: fill ``self`` with the number of Bernoulli(``p``) trials up to
     the first success, ``1, 2, …`` (``torch.Tensor.geometric_``): ``floor(log(1 - u) / log(1 - p)) + 1``; values
@@ -100,7 +100,7 @@ def _geometric(xp: ModuleType, self: D, p: float, *, generator: Generator | None
     o[...] = trials
 
 
-@structured_op(out_may_be_input=True, nondeterministic=True, public_functional=False)
+@structured_op("log_normal", out_may_be_input=True, nondeterministic=True, public_functional=False)
 def log_normal(
     self: TensorMeta, mean: float = 1.0, std: float = 2.0, *, generator: Generator | None = None
 ) -> TensorSpec:
@@ -132,7 +132,7 @@ def _log_normal(
             o[...] = xp.exp(float(mean) + float(std) * z.astype(_F64, copy=False))
 
 
-@structured_op(out_may_be_input=True, nondeterministic=True, public_functional=False)
+@structured_op("cauchy", out_may_be_input=True, nondeterministic=True, public_functional=False)
 def cauchy(
     self: TensorMeta, median: float = 0.0, sigma: float = 1.0, *, generator: Generator | None = None
 ) -> TensorSpec:

@@ -95,7 +95,7 @@ _true_div_meta = binary_ufunc_meta("div", np.true_divide)
 _floor_div_meta = binary_ufunc_meta("div", np.floor_divide)
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("div", out_may_be_input=True)
 def div(
     self: TensorMetaOrScalar, other: TensorMetaOrScalar, *, rounding_mode: Literal["trunc", "floor"] | None = None
 ) -> TensorSpec:
@@ -165,7 +165,7 @@ remainder = binary_ufunc(
 _pow_meta = binary_ufunc_meta("pow", np.power)
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("pow", out_may_be_input=True)
 def pow(self: TensorMetaOrScalar, other: TensorMetaOrScalar) -> TensorSpec:
     """``self ** other``, elementwise (``torch.pow``; values as ``np.power``). Integer results with a
     negative integer exponent raise ValueError before anything is written, as NumPy and PyTorch do."""
@@ -250,7 +250,7 @@ tanh = unary_ufunc(
 _exp_meta = unary_ufunc_meta("sigmoid", np.exp)
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("sigmoid", out_may_be_input=True)
 def sigmoid(self: Tensor) -> TensorSpec:
     """The logistic function ``1 / (1 + exp(-self))``, elementwise (``torch.sigmoid``), computed stably for real
     inputs as ``1 / (1 + t)`` for ``self >= 0`` and ``t / (1 + t)`` below, with ``t = exp(-|self|)``: no
@@ -301,7 +301,7 @@ minimum = binary_ufunc(
 # --- clamp ----------------------------------------------------------------------------------------------
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("clamp", out_may_be_input=True)
 def clamp(self: TensorMeta, min: TensorMetaOrScalar | None = None, max: TensorMetaOrScalar | None = None) -> TensorSpec:
     """``self`` limited to ``[min, max]``, elementwise (``torch.clamp``; values as ``np.clip``: where
     ``min > max`` the result is ``max``). ``min`` and ``max`` are tensors or Python numbers; at least one must
@@ -381,7 +381,7 @@ def _clamp(xp: ModuleType, self: D, min: D | Scalar | None, max: D | Scalar | No
 # --- where ----------------------------------------------------------------------------------------------
 
 
-@structured_op(out_may_be_input=True, inplace=False, method=False)
+@structured_op("where", out_may_be_input=True, inplace=False, method=False)
 def where(condition: TensorMeta, self: TensorMetaOrScalar, other: TensorMetaOrScalar) -> TensorSpec:
     """``self`` where ``condition`` is true, else ``other``, elementwise (``torch.where``, ``np.where``).
     ``condition`` must be a bool tensor (ArgumentTypeError otherwise, as PyTorch; ``np.where(t, x, y)`` on a

@@ -23,7 +23,7 @@ _INT64: Final = dtypes.int64
 # --- one_hot ---------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False, method=False)
+@structured_op("one_hot", inplace=False, method=False)
 def one_hot(self: TensorMeta, num_classes: int = -1) -> TensorSpec:
     """One-hot encoding of class indices (``torch.nn.functional.one_hot``): ``result[..., k]`` is 1 where
     ``self[...] == k``, else 0.

@@ -167,28 +167,28 @@ _ONE_DIM_DOC = """
     """
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_fft", inplace=False, method=False, public_functional=False)
 def fft_fft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm | None = None) -> PlannedSpec[FFTPlan]:
     """The one-dimensional discrete Fourier transform of ``input`` along ``dim`` (``torch.fft.fft``; values as
     ``numpy.fft.fft``)."""
     return _one_dim("fft_fft", input, n, dim, norm, "c2c")
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_ifft", inplace=False, method=False, public_functional=False)
 def fft_ifft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm | None = None) -> PlannedSpec[FFTPlan]:
     """The one-dimensional inverse discrete Fourier transform of ``input`` along ``dim``
     (``torch.fft.ifft``; values as ``numpy.fft.ifft``)."""
     return _one_dim("fft_ifft", input, n, dim, norm, "c2c")
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_rfft", inplace=False, method=False, public_functional=False)
 def fft_rfft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm | None = None) -> PlannedSpec[FFTPlan]:
     """The one-dimensional discrete Fourier transform of the real ``input`` along ``dim``, its non-negative
     frequencies only (``torch.fft.rfft``; values as ``numpy.fft.rfft``)."""
     return _one_dim("fft_rfft", input, n, dim, norm, "r2c")
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_irfft", inplace=False, method=False, public_functional=False)
 def fft_irfft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm | None = None) -> PlannedSpec[FFTPlan]:
     """The inverse of ``devtensor.fft.rfft``: the real signal whose one-sided (Hermitian) spectrum along ``dim`` is
     ``input`` (``torch.fft.irfft``; values as ``numpy.fft.irfft``: imaginary parts of the zero and Nyquist
@@ -196,14 +196,14 @@ def fft_irfft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm
     return _one_dim("fft_irfft", input, n, dim, norm, "c2r")
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_hfft", inplace=False, method=False, public_functional=False)
 def fft_hfft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm | None = None) -> PlannedSpec[FFTPlan]:
     """The discrete Fourier transform of a signal with Hermitian symmetry given by its one-sided half ``input``
     along ``dim``: a real spectrum (``torch.fft.hfft``; values as ``numpy.fft.hfft``)."""
     return _one_dim("fft_hfft", input, n, dim, norm, "c2r")
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_ihfft", inplace=False, method=False, public_functional=False)
 def fft_ihfft(input: TensorMeta, n: int | None = None, dim: int = -1, norm: Norm | None = None) -> PlannedSpec[FFTPlan]:
     """The inverse of ``devtensor.fft.hfft``: the one-sided half of the Hermitian signal whose spectrum is the real
     ``input`` along ``dim`` (``torch.fft.ihfft``; values as ``numpy.fft.ihfft``)."""
@@ -306,7 +306,7 @@ _N_DIM_DOC = """
     """
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_fftn", inplace=False, method=False, public_functional=False)
 def fft_fftn(
     input: TensorMeta,
     s: int | Sequence[int] | None = None,
@@ -318,7 +318,7 @@ def fft_fftn(
     return _n_dim("fft_fftn", input, s, dim, norm, "c2c")
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_ifftn", inplace=False, method=False, public_functional=False)
 def fft_ifftn(
     input: TensorMeta,
     s: int | Sequence[int] | None = None,
@@ -330,7 +330,7 @@ def fft_ifftn(
     return _n_dim("fft_ifftn", input, s, dim, norm, "c2c")
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_rfftn", inplace=False, method=False, public_functional=False)
 def fft_rfftn(
     input: TensorMeta,
     s: int | Sequence[int] | None = None,
@@ -342,7 +342,7 @@ def fft_rfftn(
     return _n_dim("fft_rfftn", input, s, dim, norm, "r2c")
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_irfftn", inplace=False, method=False, public_functional=False)
 def fft_irfftn(
     input: TensorMeta,
     s: int | Sequence[int] | None = None,
@@ -487,14 +487,14 @@ _SHIFT_DOC = """
     """
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_fftshift", inplace=False, method=False, public_functional=False)
 def fft_fftshift(input: TensorMeta, dim: int | Sequence[int] | None = None) -> PlannedSpec[tuple[int, ...]]:
     """``input`` with the zero-frequency term moved to the centre of each dim in ``dim``: a cyclic shift by
     ``size // 2`` (``torch.fft.fftshift``; values as ``numpy.fft.fftshift``)."""
     return _shift_meta("fft_fftshift", input, dim)
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("fft_ifftshift", inplace=False, method=False, public_functional=False)
 def fft_ifftshift(input: TensorMeta, dim: int | Sequence[int] | None = None) -> PlannedSpec[tuple[int, ...]]:
     """The inverse of ``devtensor.fft.fftshift``: a cyclic shift by ``-(size // 2)`` along each dim in ``dim``
     (``torch.fft.ifftshift``; values as ``numpy.fft.ifftshift``)."""

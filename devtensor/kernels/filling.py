@@ -27,7 +27,7 @@ from devtensor.typed import ConstOut
 __all__ = ["copy", "fill", "zero"]
 
 
-@structured_op(out_may_be_input=True, public_functional=False)
+@structured_op("fill", out_may_be_input=True, public_functional=False)
 def fill(self: TensorMeta, value: TensorMetaOrScalar) -> TensorSpec:
     """``self.fill_(value)``: every element of ``self`` set to ``value`` (``torch.Tensor.fill_``; NumPy's
     ``ndarray.fill``). ``value`` is a Python number (or NumPy scalar), checked to fit ``self``'s dtype as PyTorch
@@ -65,7 +65,7 @@ def _fill(xp: ModuleType, self: D, value: D | bool | int | float | complex, *, o
         out.array.fill(python_scalar("fill_", "value", value))
 
 
-@structured_op(out_may_be_input=True, public_functional=False)
+@structured_op("zero", out_may_be_input=True, public_functional=False)
 def zero(self: TensorMeta) -> TensorSpec:
     """``self.zero_()``: every element of ``self`` set to 0 (``torch.Tensor.zero_``). Shapes, dtypes: any.
     Devices: cpu, cuda; meta checks only."""
@@ -77,7 +77,7 @@ def _zero(xp: ModuleType, self: D, *, out: ConstOut[D]) -> None:
     out.array.fill(0)
 
 
-@structured_op(out_may_be_input=True, public_functional=False)
+@structured_op("copy", out_may_be_input=True, public_functional=False)
 def copy(self: TensorMeta, src: TensorMeta, non_blocking: bool = False) -> TensorSpec:
     """``self.copy_(src, non_blocking=False)``: ``src``'s values written into ``self`` (``torch.Tensor.copy_``):
     ``src`` broadcasts to ``self``'s shape and is cast to ``self``'s dtype as ``Tensor.to`` casts (NumPy's

@@ -77,12 +77,12 @@ def _tri_meta(op: str, self: TensorMeta, diagonal: int) -> TensorSpec:
     return self.shape, self.dtype
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("tril", out_may_be_input=True)
 def tril(self: TensorMeta, diagonal: int = 0) -> TensorSpec:
     return _tri_meta("tril", self, diagonal)
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("triu", out_may_be_input=True)
 def triu(self: TensorMeta, diagonal: int = 0) -> TensorSpec:
     return _tri_meta("triu", self, diagonal)
 
@@ -108,7 +108,7 @@ def _triu(xp: ModuleType, self: D, diagonal: int, *, out: ConstOut[D]) -> None:
 # --- diag -------------------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False)
+@structured_op("diag", inplace=False)
 def diag(self: TensorMeta, diagonal: int = 0) -> TensorSpec:
     """The diagonal matrix of a vector, or the diagonal of a matrix (``torch.diag``, ``np.diag``): for a 1-d
     ``self`` of size n, the square matrix of size ``n + abs(diagonal)`` with ``self`` on its ``diagonal``-th
@@ -145,7 +145,7 @@ def _diag(xp: ModuleType, self: D, diagonal: int, *, out: ConstOut[D]) -> None:
 # --- roll -------------------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False)
+@structured_op("roll", inplace=False)
 def roll(
     self: TensorMeta, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
 ) -> PlannedSpec[tuple[tuple[int, ...], tuple[int, ...] | None]]:
@@ -211,7 +211,7 @@ def _roll(
 # --- count_nonzero ----------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False)
+@structured_op("count_nonzero", inplace=False)
 def count_nonzero(self: TensorMeta, dim: int | Sequence[int] | None = None) -> PlannedSpec[tuple[int, ...] | None]:
     """The number of non-zero elements of ``self`` over ``dim`` (an int, a sequence of ints, or None for all
     dims; ``torch.count_nonzero``, ``np.count_nonzero``). NaN counts as non-zero; complex elements count when
@@ -250,7 +250,7 @@ def _count_nonzero(
 # --- argsort ----------------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False)
+@structured_op("argsort", inplace=False)
 def argsort(
     self: TensorMeta, dim: int = -1, descending: bool = False, *, stable: bool = False
 ) -> PlannedSpec[int | None]:
@@ -320,7 +320,7 @@ def _check_bounds(xp: ModuleType, op: str, arg: str, index: Any, size: int, *, n
         raise IndexOutOfRangeError(f"{op}: index {value} (argument '{arg}') is out of bounds for size {size}")
 
 
-@structured_op(inplace=False)
+@structured_op("gather", inplace=False)
 def gather(self: TensorMeta, dim: int, index: TensorMeta) -> PlannedSpec[int | None]:
     """Values of ``self`` along ``dim`` at ``index`` (``torch.gather``; values as ``np.take_along_axis``):
     ``result[i][j][k] = self[index[i][j][k]][j][k]`` for ``dim == 0``, and so on. ``index`` is an int64 or int32 tensor
@@ -373,7 +373,7 @@ def _gather(xp: ModuleType, self: D, dim: int, index: D, *, plan: int | None, ou
     _copy_into(xp, out.array, xp.take_along_axis(part, idx, axis=plan))
 
 
-@structured_op(inplace=False)
+@structured_op("take_along_dim", inplace=False)
 def take_along_dim(
     self: TensorMeta, indices: TensorMeta, dim: int | None = None
 ) -> PlannedSpec[tuple[int, tuple[int, ...], tuple[int, ...]] | None]:
@@ -436,7 +436,7 @@ def _take_along_dim(
     _copy_into(xp, out.array, result)
 
 
-@structured_op(inplace=False)
+@structured_op("index_select", inplace=False)
 def index_select(self: TensorMeta, dim: int, index: TensorMeta) -> PlannedSpec[int | None]:
     """The entries of ``self`` along ``dim`` at the positions ``index`` lists (``torch.index_select``; values
     as ``np.take``): ``index`` is a 1-d (or 0-d) int32 or int64 tensor; the result has ``self``'s shape with
@@ -475,7 +475,7 @@ def _index_select(xp: ModuleType, self: D, dim: int, index: D, *, plan: int | No
     _copy_into(xp, out.array, xp.take(a, idx.reshape(-1), axis=plan))
 
 
-@structured_op(inplace=False)
+@structured_op("take", inplace=False)
 def take(self: TensorMeta, index: TensorMeta) -> TensorSpec:
     """The elements of ``self``, read as a flat (C-order) 1-d tensor, at ``index`` (``torch.take``,
     ``np.take`` without an axis): ``index`` is an int64 tensor of any shape; negative indices count from the
@@ -526,7 +526,7 @@ def _tensordot_axes(a: TensorMeta, b: TensorMeta, dims: object) -> tuple[tuple[i
     return da, db
 
 
-@structured_op(inplace=False, method=False)
+@structured_op("tensordot", inplace=False, method=False)
 def tensordot(
     a: TensorMeta, b: TensorMeta, dims: int | Sequence[int] = 2
 ) -> PlannedSpec[tuple[tuple[int, ...], tuple[int, ...]]]:

@@ -122,7 +122,7 @@ _MM_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
 _MEMO_LIMIT: Final = 1024
 
 
-@structured_op(inplace=False)
+@structured_op("matmul", inplace=False)
 @offers_direct(_MATMUL_DIRECT, fresh_c=2)  # (np.matmul lays out a result of core dims only in C order)
 @offers_specs(_MATMUL_SPECS)
 def matmul(self: TensorMeta, other: TensorMeta) -> TensorSpec:
@@ -182,7 +182,7 @@ _MATMUL_DIRECT[0] = matmul.table.kernels.get(DispatchKey.CPU)
 # --- mm, bmm --------------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False)
+@structured_op("mm", inplace=False)
 @offers_direct(_MM_DIRECT, fresh_c=2)
 @offers_specs(_MM_SPECS)
 def mm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
@@ -229,7 +229,7 @@ def _mm_lowering(lw: Lowering, args: dict[str, Any], out: Any, plan: None) -> bo
 _MM_DIRECT[0] = mm.table.kernels.get(DispatchKey.CPU)
 
 
-@structured_op(inplace=False)
+@structured_op("bmm", inplace=False)
 def bmm(self: TensorMeta, mat2: TensorMeta) -> TensorSpec:
     """Batched matrix product of two 3-D tensors with equal batch sizes, ``[b, n, k] @ [b, k, m] -> [b, n, m]``
     (``torch.bmm``; values as ``np.matmul``). No broadcasting: other ranks or batch sizes are an error.
@@ -262,7 +262,7 @@ _ks.bmm.xp(_mm)  # the same kernel: mm's rank checks are the meta functions'
 # --- dot, outer -----------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False)
+@structured_op("dot", inplace=False)
 def dot(self: TensorMeta, other: TensorMeta) -> TensorSpec:
     """Inner product of two 1-D tensors of equal length, a 0-d tensor (``torch.dot``; values as
     ``np.matmul`` of two vectors; empty vectors give 0). Other ranks or lengths are an error.
@@ -286,7 +286,7 @@ def _dot_spec(self: TensorMeta, other: TensorMeta) -> TensorSpec:
 _ks.dot.xp(_matmul)  # the same kernel: dot's rank checks are the meta function's
 
 
-@structured_op(inplace=False)
+@structured_op("outer", inplace=False)
 def outer(self: TensorMeta, vec2: TensorMeta) -> TensorSpec:
     """Outer product of two 1-D tensors, ``[n] x [m] -> [n, m]`` with ``result[i, j] = self[i] * vec2[j]``
     (``torch.outer``, ``np.outer``). Result dtype: NumPy's for ``np.multiply`` of the two dtypes.
@@ -333,7 +333,7 @@ _ADDMM_SPECS: Final[dict[tuple[Any, ...], TensorSpec]] = {}
 _ONE: Final = 1
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("addmm", out_may_be_input=True)
 @offers_direct(_ADDMM_DIRECT)
 @offers_specs(_ADDMM_SPECS)  # (keyed for beta and alpha at their default, 1: the fronts test that)
 def addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *, beta: Scalar = 1, alpha: Scalar = 1) -> TensorSpec:

@@ -71,7 +71,7 @@ def _vector_dims(x: TensorMeta, dim: int | Sequence[int] | None) -> tuple[int, .
     return normalize_dims("linalg_vector_norm", dim, len(x.shape))
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_vector_norm", inplace=False, method=False, public_functional=False)
 def linalg_vector_norm(
     x: TensorMeta,
     ord: float = 2,
@@ -149,7 +149,7 @@ def _matrix_dims(op: str, x: TensorMeta | Any, ord: float | str, dim: Sequence[i
 _MINIMUM_OVER: Final = {-2: "singular values", -1: "columns", -math.inf: "rows"}
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_matrix_norm", inplace=False, method=False, public_functional=False)
 def linalg_matrix_norm(
     A: TensorMeta,
     ord: float | str = "fro",
@@ -247,7 +247,7 @@ def _norm_plan(A: TensorMeta | Any, ord: float | str | None, dim: int | Sequence
     raise ArgumentValueError(f"linalg_norm: argument 'dim' must name one or two dimensions, got {dim!r}")
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_norm", inplace=False, method=False, public_functional=False)
 def linalg_norm(
     A: TensorMeta,
     ord: float | str | None = None,
@@ -291,7 +291,7 @@ def _norm(
 # --- trace, diagonal -----------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_trace", inplace=False, method=False, public_functional=False)
 def linalg_trace(A: TensorMeta, offset: int = 0, *, dtype: DTypeLike | None = None) -> TensorSpec:
     """The sum of the ``offset`` diagonal of each matrix of ``A [..., m, n]`` (above the main diagonal for a
     positive ``offset``), shape ``[...]`` (the Array API's ``linalg.trace``; values as ``numpy.trace`` over the
@@ -316,7 +316,7 @@ def _trace(xp: ModuleType, A: D, offset: int, *, dtype: DTypeLike | None, out: C
     out.array[...] = A._array.diagonal(k, -2, -1).sum(axis=-1, dtype=_trace_dtype(A._array.dtype, dtype))
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_diagonal", inplace=False, method=False, public_functional=False)
 def linalg_diagonal(A: TensorMeta, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> TensorSpec:
     """The ``offset`` diagonal of the matrices of ``A`` over dimensions ``dim1``, ``dim2``, as a new tensor
     (``torch.linalg.diagonal`` returns a view; this is a copy): the two dimensions are removed and the diagonal
@@ -346,7 +346,7 @@ def _diagonal(xp: ModuleType, A: D, *, offset: int, dim1: int, dim2: int, out: C
 # --- cross, vecdot -------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_cross", inplace=False, method=False, public_functional=False)
 def linalg_cross(input: TensorMeta, other: TensorMeta, *, dim: int = -1) -> TensorSpec:
     """The cross product of 3-vectors along ``dim`` of ``input`` and ``other`` (broadcast against each other;
     ``torch.linalg.cross``, ``numpy.cross``): both of one number of dims (PyTorch's rule; NumPy's broadcasts
@@ -386,7 +386,7 @@ def _cross(xp: ModuleType, input: D, other: D, *, dim: int, out: ConstOut[D]) ->
     o[..., 2] = c2
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_vecdot", inplace=False, method=False, public_functional=False)
 def linalg_vecdot(x: TensorMeta, y: TensorMeta, *, dim: int = -1) -> TensorSpec:
     """The dot product ``sum(conj(x) * y)`` along ``dim`` of ``x`` and ``y`` broadcast against each other
     (``torch.linalg.vecdot``, ``numpy.vecdot``). Result dtype: NumPy's for ``np.multiply``. Raises ShapeError

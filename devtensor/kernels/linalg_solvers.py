@@ -141,7 +141,7 @@ def _mT(a: Any) -> Any:
 # --- det, inv -----------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_det", inplace=False, method=False, public_functional=False)
 def linalg_det(A: TensorMeta) -> TensorSpec:
     """The determinant of each square matrix of ``A [..., n, n]``, shape ``[...]`` (``torch.linalg.det``;
     values as ``numpy.linalg.det``: an LU factorisation; a singular matrix gives 0). ``n == 0`` gives 1."""
@@ -158,7 +158,7 @@ def _det(xp: ModuleType, A: D, *, out: ConstOut[D]) -> None:
     out.array[...] = linalg_call("linalg_det", xp.linalg.det, a)
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_inv", inplace=False, method=False, public_functional=False)
 def linalg_inv(A: TensorMeta) -> TensorSpec:
     """The inverse of each square matrix of ``A [..., n, n]``, same shape (``torch.linalg.inv``; values as
     ``numpy.linalg.inv``). Raises LinAlgError for a singular matrix (on CPU; CUDA gives inf/nan)."""
@@ -214,7 +214,7 @@ def _magnitudes(op: str, xp: ModuleType, a: Any, hermitian: bool) -> Any:
     return decomposition_call(op, xp, xp.linalg.svd, a, compute_uv=False)
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_pinv", inplace=False, method=False, public_functional=False)
 def linalg_pinv(
     A: TensorMeta,
     *,
@@ -259,7 +259,7 @@ def _pinv(xp: ModuleType, A: D, *, atol: Any, rtol: Any, hermitian: bool, out: C
     o[...] = xp.matmul(_mT(vh).conj() * inverse[..., None, :], _mT(u).conj())
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_matrix_rank", inplace=False, method=False, public_functional=False)
 def linalg_matrix_rank(
     A: TensorMeta,
     *,
@@ -286,7 +286,7 @@ def _matrix_rank(xp: ModuleType, A: D, *, atol: Any, rtol: Any, hermitian: bool,
     out.array[...] = (s > _cutoff(xp, s, a.shape, atol, rtol)).sum(axis=-1)
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_svdvals", inplace=False, method=False, public_functional=False)
 def linalg_svdvals(A: TensorMeta) -> TensorSpec:
     """The singular values of each matrix of ``A [..., m, n]``, descending, shape ``[..., min(m, n)]``, of the
     real dtype (``torch.linalg.svdvals``; values as ``numpy.linalg.svd(A, compute_uv=False)``)."""
@@ -304,7 +304,7 @@ def _svdvals(xp: ModuleType, A: D, *, out: ConstOut[D]) -> None:
 # --- solve, cholesky, matrix_power, eigvalsh ---------------------------------------------------------------
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_solve", inplace=False, method=False, public_functional=False)
 def linalg_solve(A: TensorMeta, B: TensorMeta, *, left: bool = True) -> TensorSpec:
     """The solution ``X`` of ``A @ X = B`` (``left=False``: ``X @ A = B``) for square ``A [..., n, n]``
     (``torch.linalg.solve``; values as ``numpy.linalg.solve``). As PyTorch: a 1-D ``B [n]``, or a ``B`` of shape
@@ -363,7 +363,7 @@ def _solve(xp: ModuleType, A: D, B: D, *, left: bool, out: ConstOut[D]) -> None:
     out.array[...] = x if left or vector else _mT(x)
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_cholesky", inplace=False, method=False, public_functional=False)
 def linalg_cholesky(A: TensorMeta, *, upper: bool = False) -> TensorSpec:
     """The Cholesky factor of each Hermitian positive-definite matrix of ``A [..., n, n]``: lower-triangular
     ``L`` with ``A = L @ L^H``, or with ``upper`` ``U = L^H`` (``torch.linalg.cholesky``; values as
@@ -381,7 +381,7 @@ def _cholesky(xp: ModuleType, A: D, *, upper: bool, out: ConstOut[D]) -> None:
         out.array[...] = _mT(lower).conj() if upper else lower
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_matrix_power", inplace=False, method=False, public_functional=False)
 def linalg_matrix_power(A: TensorMeta, n: int) -> TensorSpec:
     """``A`` (square matrices ``[..., m, m]``) to the integer power ``n`` by repeated squaring
     (``torch.linalg.matrix_power``, ``numpy.linalg.matrix_power``): ``n == 0`` gives identities, a negative
@@ -424,7 +424,7 @@ def _matrix_power(xp: ModuleType, A: D, n: int, *, out: ConstOut[D]) -> None:
         out.array[...] = result
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("linalg_eigvalsh", inplace=False, method=False, public_functional=False)
 def linalg_eigvalsh(A: TensorMeta, UPLO: Literal["L", "U"] = "L") -> TensorSpec:
     """The eigenvalues of each Hermitian (real symmetric) matrix of ``A [..., n, n]``, ascending, shape
     ``[..., n]``, of the real dtype (``torch.linalg.eigvalsh``; values as ``numpy.linalg.eigvalsh``). Only the

@@ -28,7 +28,7 @@ _INT64: Final = np.dtype(np.int64)
 # --- cross_entropy_full: PyTorch's every argument -------------------------------------------------------------
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("cross_entropy_full", inplace=False, method=False, public_functional=False)
 def cross_entropy_full(
     input: TensorMeta,
     target: TensorMeta,

@@ -117,7 +117,7 @@ def _softmax_meta(op: str, self: TensorMeta, dim: object, dtype_arg: object = No
     )
 
 
-@structured_op(inplace=False)
+@structured_op("softmax", inplace=False)
 @offers_direct(_SOFTMAX_DIRECT)
 @offers_specs(_SOFTMAX_SPECS)
 def softmax(self: TensorMeta, dim: int, dtype: DTypeLike | None = None) -> PlannedSpec[SoftmaxPlan]:
@@ -152,7 +152,7 @@ def _remember(
     return spec
 
 
-@structured_op(inplace=False)
+@structured_op("log_softmax", inplace=False)
 @offers_direct(_LOG_SOFTMAX_DIRECT)
 @offers_specs(_LOG_SOFTMAX_SPECS)
 def log_softmax(self: TensorMeta, dim: int, dtype: DTypeLike | None = None) -> PlannedSpec[SoftmaxPlan]:
@@ -352,7 +352,7 @@ _LOG_SOFTMAX_DIRECT[:] = [log_softmax.table.kernels.get(DispatchKey.CPU), _softm
 _CE_DIRECT: Final[list[Any]] = [None, None]
 
 
-@structured_op(inplace=False, method=False, public_functional=False)  # (public: devtensor.multi_ops)
+@structured_op("cross_entropy", inplace=False, method=False, public_functional=False)  # (public: devtensor.multi_ops)
 @offers_direct(_CE_DIRECT)
 def cross_entropy(input: TensorMeta, target: TensorMeta) -> TensorSpec:
     """Mean cross-entropy loss of logits and class indices (``torch.nn.functional.cross_entropy`` with

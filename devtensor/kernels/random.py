@@ -119,7 +119,7 @@ def _below(xp: ModuleType, values: Any, bound: float, dtype: DType) -> Any:
 # --- uniform_ ---------------------------------------------------------------------------------------------
 
 
-@structured_op(out_may_be_input=True, nondeterministic=True, public_functional=False)
+@structured_op("uniform", out_may_be_input=True, nondeterministic=True, public_functional=False)
 def uniform(self: TensorMeta, from_: float = 0.0, to: float = 1.0, *, generator: Generator | None = None) -> TensorSpec:
     """``self.uniform_(from_=0.0, to=1.0, *, generator=None)``: fill ``self`` with values drawn uniformly from
     ``[from_, to)`` (``torch.Tensor.uniform_``; PyTorch's ``from`` is ``from_`` here, a Python keyword).
@@ -176,7 +176,7 @@ def _uniform_values(xp: ModuleType, stream: Any, shape: tuple[int, ...], dtype: 
 # --- normal_ ----------------------------------------------------------------------------------------------
 
 
-@structured_op(out_may_be_input=True, nondeterministic=True, public_functional=False)
+@structured_op("normal", out_may_be_input=True, nondeterministic=True, public_functional=False)
 def normal(self: TensorMeta, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> TensorSpec:
     """``self.normal_(mean=0.0, std=1.0, *, generator=None)``: fill ``self`` with values drawn from the normal
     distribution of ``mean`` and standard deviation ``std`` (``torch.Tensor.normal_``).
@@ -260,7 +260,7 @@ def draw_integers(stream: Any, low: int, high: int, shape: tuple[int, ...]) -> A
     return stream.integers(low, high, shape, _UINT64 if wide else _INT64)
 
 
-@structured_op(nondeterministic=True, public_functional=False, out_may_be_input=True)
+@structured_op("random", nondeterministic=True, public_functional=False, out_may_be_input=True)
 def random(
     self: TensorMeta, from_: int = 0, to: int | None = None, *, generator: Generator | None = None
 ) -> TensorSpec:
@@ -306,7 +306,7 @@ def _random(
 # --- bernoulli_ -------------------------------------------------------------------------------------------
 
 
-@structured_op(nondeterministic=True, public_functional=False, out_may_be_input=True)
+@structured_op("bernoulli", nondeterministic=True, public_functional=False, out_may_be_input=True)
 def bernoulli(self: TensorMeta, p: TensorOrScalar = 0.5, *, generator: Generator | None = None) -> TensorSpec:
     """``self.bernoulli_(p=0.5, *, generator=None)``: fill ``self`` with 1 with probability ``p``, else 0
     (``torch.Tensor.bernoulli_``); ``p`` a number in ``[0, 1]`` or a float tensor of probabilities that
@@ -366,7 +366,7 @@ def _bernoulli(xp: ModuleType, self: D, p: D | Scalar, *, generator: Generator |
 # --- multinomial ------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False, nondeterministic=True)
+@structured_op("multinomial", inplace=False, nondeterministic=True)
 def multinomial(
     self: TensorMeta, num_samples: int, replacement: bool = False, *, generator: Generator | None = None
 ) -> TensorSpec:
@@ -451,7 +451,9 @@ def _multinomial(
 # --- randperm (the op behind devtensor.randperm) ------------------------------------------------------------
 
 
-@structured_op(inplace=False, method=False, out_may_be_input=True, nondeterministic=True, public_functional=False)
+@structured_op(
+    "randperm", inplace=False, method=False, out_may_be_input=True, nondeterministic=True, public_functional=False
+)
 def randperm(self: TensorMeta, *, generator: Generator | None = None) -> TensorSpec:
     """The op behind ``devtensor.randperm(n)``: a random permutation of ``0 .. n - 1`` in a 1-d tensor shaped
     like ``self`` (whose values are not read: ``devtensor.randperm`` passes its output as ``self``).

@@ -19,7 +19,7 @@ import math
 import warnings
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, LiteralString, NamedTuple, TypeVar, cast
 
 import numpy as np
 
@@ -535,8 +535,12 @@ def _kernel(r: _Rules, function: str) -> Callable[..., None]:
     return kernel
 
 
+#: An op's name, kept as a Literal in the op's type (StructuredOp[...]: pyright checks its impls by it).
+_N = TypeVar("_N", bound=LiteralString)
+
+
 def reduction(
-    name: str,
+    name: _N,
     result: DTypeRule,
     *,
     doc: str,
@@ -549,7 +553,7 @@ def reduction(
     errors: str = "",
     function: str | None = None,
     kernel: Callable[..., None] | None = None,
-) -> StructuredOp:
+) -> StructuredOp[_N]:
     """Define the reduction ``name(self, dim=None, keepdim=False)`` (functional, out, method; no inplace).
 
     Args:
@@ -585,7 +589,7 @@ def reduction(
         kernel, call = _reduce_calls(rules, function, *_REDUCE_UFUNCS[function])
         direct = [None, call]
         offers_direct(direct, fresh_c=_MAX_DIMS)(meta)
-    op = StructuredOp(name, meta, inplace=False)
+    op = cast("StructuredOp[_N]", StructuredOp(name, meta, inplace=False))
     op.functional.__doc__ = text
     register_xp(op, kernel or _kernel(rules, function))
     if direct is not None:

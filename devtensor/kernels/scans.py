@@ -68,14 +68,14 @@ _SCAN_DOC = """
     """
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("cumsum", out_may_be_input=True)
 def cumsum(self: TensorMeta, dim: int, *, dtype: DTypeLike | None = None) -> PlannedSpec[ScanPlan]:
     """Cumulative sum of ``self`` along ``dim`` (``torch.cumsum``; values and dtypes as ``np.cumsum``): element
     ``i`` of the result is the sum of elements ``0..i`` along the dim. Integers wrap around on overflow."""
     return _scan_meta("cumsum", np.cumsum, self, dim, dtype)
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("cumprod", out_may_be_input=True)
 def cumprod(self: TensorMeta, dim: int, *, dtype: DTypeLike | None = None) -> PlannedSpec[ScanPlan]:
     """Cumulative product of ``self`` along ``dim`` (``torch.cumprod``; values and dtypes as ``np.cumprod``):
     element ``i`` of the result is the product of elements ``0..i`` along the dim. Integers wrap around on
@@ -120,7 +120,7 @@ for _op in (cumsum, cumprod):
 # --- diff -------------------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False)
+@structured_op("diff", inplace=False)
 def diff(
     self: TensorMeta, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None
 ) -> PlannedSpec[int]:

@@ -74,7 +74,7 @@ def _index_positions(xp: ModuleType, op: str, a: Any, dim: int, index: Any) -> t
     return (slice(None),) * dim + (index.reshape(-1).astype(np.intp),)
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("index_add", out_may_be_input=True)
 def index_add(
     self: TensorMeta, dim: int, index: TensorMeta, source: TensorMeta, *, alpha: bool | int | float | complex = 1
 ) -> PlannedSpec[int]:
@@ -129,7 +129,7 @@ def _index_add(
         xp.copyto(out.array, result.reshape(out.array.shape))
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("index_copy", out_may_be_input=True)
 def index_copy(self: TensorMeta, dim: int, index: TensorMeta, source: TensorMeta) -> PlannedSpec[int]:
     """``self`` with the slice ``index[i]`` along ``dim`` replaced by ``source[..., i, ...]``, for every i
     (``torch.index_copy``; for a repeated index the last slice wins, as NumPy's assignment; PyTorch leaves that
@@ -232,7 +232,7 @@ def _scatter_into(
     xp.copyto(out, result.reshape(out.shape))
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("scatter", out_may_be_input=True)
 def scatter(
     self: TensorMeta,
     dim: int,
@@ -277,7 +277,7 @@ def _scatter(
     _scatter_into(xp, "scatter", self._array, plan, index._array, src, reduce, out.array)
 
 
-@structured_op(out_may_be_input=True)
+@structured_op("scatter_add", out_may_be_input=True)
 def scatter_add(self: TensorMeta, dim: int, index: TensorMeta, src: TensorMeta) -> PlannedSpec[int]:
     """``self`` with ``src``'s values added at the positions ``index`` names along ``dim``
     (``torch.scatter_add``: ``result[index[i][j][k]][j][k] += src[i][j][k]`` for ``dim == 0``; repeated positions

@@ -77,7 +77,7 @@ movedim.impl("cpu", "cuda")(_transpose_kernel)
 # --- tile, repeat_interleave ------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False)
+@structured_op("tile", inplace=False)
 def tile(self: TensorMeta, dims: Sequence[int]) -> TensorSpec:
     """``self`` repeated ``dims[i]`` times along each dim (``torch.tile``, ``np.tile``): with fewer ``dims``
     than ``self`` has dims, ones are prepended to ``dims``; with more, ``self`` is taken as having leading dims
@@ -102,7 +102,7 @@ def _tile(xp: ModuleType, self: D, dims: Sequence[int], *, out: ConstOut[D]) -> 
     xp.copyto(out.array, xp.tile(self._array, reps), casting="same_kind")
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("repeat", inplace=False, method=False, public_functional=False)
 def repeat(self: TensorMeta, repeats: Sequence[int]) -> TensorSpec:
     """``self`` tiled ``repeats[i]`` times along each dim (``torch.Tensor.repeat``, the method
     ``Tensor.repeat(*sizes)``; no function of that name, as in PyTorch): ``repeats`` has at least ``self.ndim``
@@ -131,7 +131,7 @@ def _repeat(xp: ModuleType, self: D, repeats: Sequence[int], *, out: ConstOut[D]
     xp.copyto(out.array, xp.tile(self._array, reps), casting="same_kind")
 
 
-@structured_op(inplace=False, public_functional=False)  # (public: devtensor.multi_ops)
+@structured_op("repeat_interleave", inplace=False, public_functional=False)  # (public: devtensor.multi_ops)
 def repeat_interleave(
     self: TensorMeta, repeats: TensorOrScalar, dim: int | None = None, *, output_size: int | None = None
 ) -> TensorSpec:
@@ -243,7 +243,7 @@ def _einsum_terms(equation: str, count: int) -> tuple[list[str], str]:
     return terms, rhs
 
 
-@structured_op(inplace=False, method=False, public_functional=False)
+@structured_op("einsum", inplace=False, method=False, public_functional=False)
 def einsum(operands: Sequence[TensorMeta], equation: str) -> TensorSpec:
     """The Einstein summation ``equation`` over ``operands`` (``torch.einsum``; values and result dtype as
     ``np.einsum``): each operand gets a term of letters (one per dim, ``...`` for broadcast leading dims); the
@@ -328,7 +328,7 @@ def _einsum(xp: ModuleType, operands: Sequence[D], equation: str, *, out: ConstO
 # --- searchsorted -----------------------------------------------------------------------------------------------
 
 
-@structured_op(inplace=False, method=False)
+@structured_op("searchsorted", inplace=False, method=False)
 def searchsorted(
     sorted_sequence: TensorMeta,
     input: TensorOrScalar,

@@ -21,7 +21,7 @@ import threading
 import warnings
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Final, TypeVar
+from typing import Any, Final, LiteralString, TypeVar, cast
 
 import numpy as np
 
@@ -56,6 +56,8 @@ _np: Final = np
 _ndarray: Final = np.ndarray
 #: The tensors of a kernel for both devices: all CPUTensor (``xp`` is NumPy) or all CUDATensor (CuPy).
 D = TypeVar("D", CPUTensor, CUDATensor)
+#: An op's name, kept as a Literal in the op's type (StructuredOp[...]: pyright checks its impls by it).
+_N = TypeVar("_N", bound=LiteralString)
 _PYTHON_NUMBERS: Final = (bool, int, float, complex)
 
 
@@ -308,7 +310,7 @@ def elementwise_doc(name: str, summary: str, ufunc: str, *, inplace: bool = True
 
 
 def _define(
-    name: str,
+    name: _N,
     meta: Callable[..., Any],
     doc: str,
     kernel: Callable[..., None],
@@ -316,13 +318,13 @@ def _define(
     *,
     inplace: bool = True,
     scaled: Callable[..., Any] | None = None,
-) -> StructuredOp:
+) -> StructuredOp[_N]:
     meta.__doc__ = doc
     direct: list[Any] = [None, ufunc] if scaled is None else [None, ufunc, scaled]
     # (the kernel is that one ufunc call for every functional call it gets: meta.DIRECT; without one, no direct path
     # is offered for the meta either)
     meta.__dict__[DIRECT] = direct if ufunc is not None else None
-    op = StructuredOp(name, meta, out_may_be_input=True, inplace=inplace)
+    op = cast("StructuredOp[_N]", StructuredOp(name, meta, out_may_be_input=True, inplace=inplace))
     op.functional.__doc__ = doc
     if op.inplace is not None:
         op.inplace.__doc__ = doc
@@ -334,7 +336,7 @@ def _define(
 
 
 def unary_ufunc(
-    name: str,
+    name: _N,
     ufunc: np.ufunc,
     *,
     doc: str,
@@ -342,7 +344,7 @@ def unary_ufunc(
     inplace: bool = True,
     kernel: Callable[..., None] | None = None,
     dtypes: dict[DType, DType] | None = None,
-) -> StructuredOp:
+) -> StructuredOp[_N]:
     """Define the one-argument elementwise op ``name(self)`` computed by NumPy's ``ufunc`` (CuPy's ``cupy``,
     by default the same name). Result: ``self``'s shape, the dtype NumPy's ``ufunc`` gives for ``self``'s
     (``exp`` of int8 is float16). ``doc`` is the one-paragraph summary (with the PyTorch and NumPy names whose
@@ -374,7 +376,7 @@ def unary_ufunc(
 
 
 def binary_ufunc(
-    name: str,
+    name: _N,
     ufunc: np.ufunc,
     *,
     doc: str,
@@ -382,7 +384,7 @@ def binary_ufunc(
     cupy: str | None = None,
     inplace: bool = True,
     numbers: str = "both",
-) -> StructuredOp:
+) -> StructuredOp[_N]:
     """Define the two-argument elementwise op ``name(self, other)`` computed by NumPy's ``ufunc`` (CuPy's
     ``cupy``, by default the same name); either argument may be a Python number. Result: the broadcast shape,
     the dtype NumPy's ``ufunc`` gives (Python numbers weak). With ``alpha`` the op is ``ufunc(self, alpha *

@@ -102,7 +102,7 @@ def _nearest_indices(
 _EXACT_F32: Final = 1 << 24
 
 
-@structured_op(inplace=False, method=False)
+@structured_op("upsample_nearest1d", inplace=False, method=False)
 def upsample_nearest1d(
     self: TensorMeta, output_size: int | Sequence[int] | None = None, scale_factor: float | None = None
 ) -> TensorSpec:

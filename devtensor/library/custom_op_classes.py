@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, ParamSpec
 
+from devtensor.dispatcher import DispatchKey
 from devtensor.errors import ArgumentValueError
 from devtensor.structured import StructuredOp
 from devtensor.tensor import Tensor
@@ -13,6 +14,8 @@ from devtensor.tensor import Tensor
 __all__ = ["CustomOp", "InplaceCustomOp", "P", "split_qualname"]
 
 P = ParamSpec("P")
+if TYPE_CHECKING:
+    MYPY = False  # mypy takes a name MYPY as always true, pyright does not: `not MYPY` blocks are pyright's alone
 
 
 class CustomOp(StructuredOp, Generic[P]):
@@ -37,6 +40,12 @@ class CustomOp(StructuredOp, Generic[P]):
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Tensor:
         """The functional variant: ``op(x, ...)`` is ``op.functional(x, ...)`` (the same checks and errors)."""
         return self.functional(*args, **kwargs)
+
+    if TYPE_CHECKING and not MYPY:
+        # pyright reads StructuredOp.impl as overloads over devtensor's op names (see there); a custom op's impl
+        # keeps the plain form, so that pyright does not scan them on each registration (its types are the
+        # generated registrars' to check, or the mypy plugin's).
+        def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]: ...
 
     @property
     def qualname(self) -> str:

@@ -19,7 +19,9 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, LiteralString, overload
+
+from typing_extensions import TypeVar
 
 from devtensor.dispatcher import DispatchKey, KernelTable, dispatch_key, registry_lock
 from devtensor.errors import (
@@ -55,6 +57,17 @@ def variant(name: str, kind: str) -> Callable[..., Tensor]:
         raise KeyError(f"op {name!r} has no {kind} variant")
     return fn
 
+
+if TYPE_CHECKING:
+    # mypy takes a name MYPY as always true, pyright does not: `not MYPY` blocks are pyright's alone.
+    MYPY = False
+    if not MYPY:
+        from devtensor.kernel_signatures import CPUImplOf, CUDAImplOf, XPImplOf, _CPUName, _CUDAName
+
+#: A StructuredOp's type parameter: the op's name as a Literal where its definition gives one (``structured_op("mm")``,
+#: the family helpers), else ``object``. Only pyright reads it (``impl`` checked per op, see docs/design.md).
+_K = TypeVar("_K", covariant=True, default=object)
+_N = TypeVar("_N", bound=LiteralString)
 
 _bindings: dict[tuple[str, str, DispatchKey], Callable[..., Tensor]] = {}
 
@@ -283,8 +296,12 @@ def unknown_op(caller: str, name: object) -> UnknownOpError:
     return UnknownOpError(text)
 
 
-class StructuredOp:
+class StructuredOp(Generic[_K]):
     """An op defined by a meta function and impls per dispatch key; holds its generated variants.
+
+    The type parameter is the op's name as a Literal when its definition gives one (``structured_op("mm")``, the
+    family helpers), else ``object``: pyright, which has no plugin, checks ``op.impl(...)`` against the op's kernel
+    types by it (devtensor.kernel_signatures' ``CPUImplOf``); it changes nothing at run time.
 
     Attributes:
         name: the op name (``"add"``).
@@ -368,6 +385,19 @@ class StructuredOp:
         if register:
             register_op(self)
 
+    if TYPE_CHECKING and not MYPY:  # pyright's: the decorator checks the impl per op (by the name Literal) and key
+
+        @overload
+        def impl(self, key: _CPUName, /) -> CPUImplOf[_K]: ...
+        @overload
+        def impl(self, key: _CUDAName, /) -> CUDAImplOf[_K]: ...
+        @overload
+        def impl(self, key: _CPUName, key2: _CUDAName, /) -> XPImplOf[_K]: ...
+        @overload
+        def impl(self, key: _CUDAName, key2: _CPUName, /) -> XPImplOf[_K]: ...
+        @overload
+        def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]: ...
+
     def impl(self, *keys: DispatchKey | str) -> Callable[[Callable[..., None]], Callable[..., None]]:
         """Decorator registering the impl for each of ``keys`` (DispatchKeys, or device types such as ``"cpu"``).
 
@@ -415,6 +445,26 @@ class StructuredOp:
         return f"<structured op {self.name}>"
 
 
+@overload
+def structured_op(
+    name: _N,
+    *,
+    inplace: bool = True,
+    method: bool = True,
+    out_may_be_input: bool = False,
+    nondeterministic: bool = False,
+    public_functional: bool = True,
+) -> Callable[[Callable[..., TensorSpec | PlannedSpec[Any]]], StructuredOp[_N]]: ...
+@overload
+def structured_op(
+    name: None = None,
+    *,
+    inplace: bool = True,
+    method: bool = True,
+    out_may_be_input: bool = False,
+    nondeterministic: bool = False,
+    public_functional: bool = True,
+) -> Callable[[Callable[..., TensorSpec | PlannedSpec[Any]]], StructuredOp]: ...
 def structured_op(
     name: str | None = None,
     *,
@@ -423,11 +473,12 @@ def structured_op(
     out_may_be_input: bool = False,
     nondeterministic: bool = False,
     public_functional: bool = True,
-) -> Callable[[Callable[..., TensorSpec | PlannedSpec[Any]]], StructuredOp]:
+) -> Callable[[Callable[..., TensorSpec | PlannedSpec[Any]]], StructuredOp[Any]]:
     """Decorator: define a structured op from its meta function; returns the :class:`StructuredOp`.
 
     Args:
-        name: the op name (default: the meta function's name).
+        name: the op name (default: the meta function's name; given as a literal, the op's type carries it, so that
+            pyright checks ``op.impl(...)`` against the op's kernel types).
         inplace: generate the inplace variant ``name_``.
         method: attach ``name`` (and ``name_``) as Tensor methods.
         out_may_be_input: an output may be exactly one of the inputs (same memory and strides), as for elementwise ops.
@@ -437,7 +488,7 @@ def structured_op(
         ValueError: a bad or duplicate name.  TypeError: an unsupported meta signature.
     """
 
-    def define(meta: Callable[..., TensorSpec | PlannedSpec[Any]]) -> StructuredOp:
+    def define(meta: Callable[..., TensorSpec | PlannedSpec[Any]]) -> StructuredOp[Any]:
         return StructuredOp(
             name or meta.__name__,
             meta,

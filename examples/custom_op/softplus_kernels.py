@@ -5,7 +5,7 @@ The type of each impl of the ops defined in ``fused_softplus``, and typed regist
 
 from __future__ import annotations
 
-# pyright: reportRedeclaration=false
+# pyright: reportRedeclaration=false, reportIncompatibleMethodOverride=false
 
 from collections.abc import Sequence
 from types import ModuleType
@@ -84,12 +84,18 @@ if TYPE_CHECKING:
     # pyright's one-device check of an xp impl of an op with numbers (see codegen.pyright_forms).
     _XPCPU = TypeVar("_XPCPU", bound=CPUTensor | _NoTensor, contravariant=True)
     _XPCUDA = TypeVar("_XPCUDA", bound=CUDATensor | _NoTensor, contravariant=True)
+    # The same, generic in one <Op>XPKernelBoth.__call__: an impl must take both device types.
+    _XPD = TypeVar("_XPD", CPUTensor, CUDATensor)
     # mypy takes a name MYPY as always true (pyright does not): `if MYPY:` holds the forms mypy reads.
     MYPY = False
 
 
     # What a refused impl's decorator returns (see codegen.pyright_forms): solved by nothing, so unknown.
     _Refused = TypeVar("_Refused")
+    # What the refused forms of an impl decorator Protocol return (see codegen.pyright_forms.impl_protocols).
+    _RefusedAs = TypeVar("_RefusedAs", covariant=True)
+    # The name Literal of an op typed StructuredOp[...] (see codegen.pyright_forms.impl_of_lines).
+    _KeyOf = TypeVar("_KeyOf", covariant=True)
     _CPUName: TypeAlias = Literal["cpu", "CPU"]
     _CUDAName: TypeAlias = Literal["cuda", "CUDA"]
 
@@ -148,6 +154,55 @@ if TYPE_CHECKING:
         def __call__(_k, xp: ModuleType, self: _XPB, beta: float, threshold: float, *, out: ConstOut[_XPB]) -> None: ...
 
 
+    class _FusedSoftplusCPUImpl(Protocol[_RefusedAs]):
+        """The decorator that registers ``fused_softplus``'s CPU impl (``@fused_softplus.cpu``), as pyright types it."""
+
+        @overload
+        def __call__(_k, fn: _Gradual) -> FusedSoftplusCPUKernel[Any, Any]: ...
+        @overload
+        def __call__(_k, fn: FusedSoftplusXPKernelGeneric[_XPB]) -> FusedSoftplusCPUKernel[Any, Any]: ...
+        @overload
+        @deprecated("fused_softplus's CPU impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
+        def __call__(_k, fn: _Inexact0) -> _RefusedAs: ...
+        @overload
+        @deprecated("fused_softplus's CPU impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
+        def __call__(_k, fn: _Inexact1) -> _RefusedAs: ...
+        @overload
+        def __call__(_k, fn: FusedSoftplusCPUKernel[_CPU0, _CPU1]) -> FusedSoftplusCPUKernel[_CPU0, _CPU1]: ...
+
+
+    class _FusedSoftplusCUDAImpl(Protocol[_RefusedAs]):
+        """The decorator that registers ``fused_softplus``'s CUDA impl (``@fused_softplus.cuda``), as pyright types it."""
+
+        @overload
+        def __call__(_k, fn: _Gradual) -> FusedSoftplusCUDAKernel[Any, Any]: ...
+        @overload
+        def __call__(_k, fn: FusedSoftplusXPKernelGeneric[_XPB]) -> FusedSoftplusCUDAKernel[Any, Any]: ...
+        @overload
+        @deprecated("fused_softplus's CUDA impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
+        def __call__(_k, fn: _Inexact0) -> _RefusedAs: ...
+        @overload
+        @deprecated("fused_softplus's CUDA impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
+        def __call__(_k, fn: _Inexact1) -> _RefusedAs: ...
+        @overload
+        def __call__(_k, fn: FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]) -> FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
+
+
+    class _FusedSoftplusXPImpl(Protocol[_RefusedAs]):
+        """The decorator that registers ``fused_softplus``'s CPU and CUDA (xp) impl (``@fused_softplus.xp``), as pyright types it."""
+
+        @overload
+        def __call__(_k, fn: _Gradual) -> FusedSoftplusXPKernelGeneric[Any]: ...
+        @overload
+        @deprecated("fused_softplus's CPU and CUDA (xp) impl takes exactly its schema's parameters: 4 positional, then out keyword-only; the run-time check refuses this impl")
+        def __call__(_k, fn: _Inexact2) -> _RefusedAs: ...
+        @overload
+        @deprecated("fused_softplus's CPU and CUDA (xp) impl takes exactly its schema's parameters: 4 positional, then out keyword-only; the run-time check refuses this impl")
+        def __call__(_k, fn: _Inexact3) -> _RefusedAs: ...
+        @overload
+        def __call__(_k, fn: FusedSoftplusXPKernelGeneric[_XPB]) -> FusedSoftplusXPKernelGeneric[_XPB]: ...
+
+
     class _FusedSoftplusKernels(KernelRegistrar):
         """Typed registration of ``fused_softplus``'s impls: ``@fused_softplus.cpu`` / ``@fused_softplus.cuda`` / ``@fused_softplus.xp``."""
 
@@ -160,36 +215,9 @@ if TYPE_CHECKING:
             def cuda(self, fn: FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]) -> FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
             def xp(self, fn: FusedSoftplusXPKernel[_XP]) -> FusedSoftplusXPKernel[_XP]: ...
         else:
-            @overload
-            def cpu(self, fn: _Gradual) -> FusedSoftplusCPUKernel[Any, Any]: ...
-            @overload
-            @deprecated("fused_softplus's CPU impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
-            def cpu(self, fn: _Inexact0) -> FusedSoftplusCPUKernel[Any, Any]: ...
-            @overload
-            @deprecated("fused_softplus's CPU impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
-            def cpu(self, fn: _Inexact1) -> FusedSoftplusCPUKernel[Any, Any]: ...
-            @overload
-            def cpu(self, fn: FusedSoftplusCPUKernel[_CPU0, _CPU1]) -> FusedSoftplusCPUKernel[_CPU0, _CPU1]: ...
-            @overload
-            def cuda(self, fn: _Gradual) -> FusedSoftplusCUDAKernel[Any, Any]: ...
-            @overload
-            @deprecated("fused_softplus's CUDA impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
-            def cuda(self, fn: _Inexact0) -> FusedSoftplusCUDAKernel[Any, Any]: ...
-            @overload
-            @deprecated("fused_softplus's CUDA impl takes exactly its schema's parameters: 3 positional, then out keyword-only; the run-time check refuses this impl")
-            def cuda(self, fn: _Inexact1) -> FusedSoftplusCUDAKernel[Any, Any]: ...
-            @overload
-            def cuda(self, fn: FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]) -> FusedSoftplusCUDAKernel[_CUDA0, _CUDA1]: ...
-            @overload
-            def xp(self, fn: _Gradual) -> FusedSoftplusXPKernelGeneric[Any]: ...
-            @overload
-            @deprecated("fused_softplus's CPU and CUDA (xp) impl takes exactly its schema's parameters: 4 positional, then out keyword-only; the run-time check refuses this impl")
-            def xp(self, fn: _Inexact2) -> FusedSoftplusXPKernelGeneric[Any]: ...
-            @overload
-            @deprecated("fused_softplus's CPU and CUDA (xp) impl takes exactly its schema's parameters: 4 positional, then out keyword-only; the run-time check refuses this impl")
-            def xp(self, fn: _Inexact3) -> FusedSoftplusXPKernelGeneric[Any]: ...
-            @overload
-            def xp(self, fn: FusedSoftplusXPKernelGeneric[_XPB]) -> FusedSoftplusXPKernelGeneric[_XPB]: ...
+            cpu: _FusedSoftplusCPUImpl[FusedSoftplusCPUKernel[Any, Any]]
+            cuda: _FusedSoftplusCUDAImpl[FusedSoftplusCUDAKernel[Any, Any]]
+            xp: _FusedSoftplusXPImpl[FusedSoftplusXPKernelGeneric[Any]]
 
 
     fused_softplus: _FusedSoftplusKernels

@@ -10,6 +10,7 @@ from devtensor import kernel_signatures as ks
 from devtensor import library
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import Scalar
+from devtensor.kernels.elementwise import exp
 from devtensor.kernels.linalg import mm
 from devtensor.library import get_op
 from devtensor.structured import TensorSpec, structured_op
@@ -44,7 +45,7 @@ def xp_extra(xp: Any, self: CPUTensor, mat2: CPUTensor, k: int = 0, *, out: Cons
 # --- op.impl(...): typed like the registrars, and checked exactly -------------------------------------------------
 
 
-@mm.impl("cpu")  # E: type-var !pyright
+@mm.impl("cpu")  # E: type-var
 def impl_wrong_out(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
@@ -52,7 +53,7 @@ def impl_wrong_out(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CUDATensor
 def impl_plain(self: Tensor, mat2: CUDATensor, *, out: ConstOut[CUDATensor]) -> None: ...
 
 
-@mm.impl("cpu")  # E: kernel-signature !pyright
+@mm.impl("cpu")  # E: kernel-signature
 def impl_extra(self: CPUTensor, mat2: CPUTensor, k: int = 0, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
@@ -60,8 +61,12 @@ def impl_extra(self: CPUTensor, mat2: CPUTensor, k: int = 0, *, out: ConstOut[CP
 def impl_out_positional(self: CUDATensor, mat2: CUDATensor, out: ConstOut[CUDATensor]) -> None: ...
 
 
-@mm.impl("cpu")  # E: kernel-signature !pyright
+@mm.impl("cpu")  # E: kernel-signature
 def impl_missing(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
+
+
+@exp.impl("cuda")  # E: type-var
+def exp_cpu_tensors(self: CPUTensor, *, out: ConstOut[CPUTensor]) -> None: ...
 
 
 # --- library.override / library.register_kernel --------------------------------------------------------------
@@ -77,7 +82,7 @@ def cpu_impl(self: CPUTensor, mat2: CPUTensor, *, out: ConstOut[CPUTensor]) -> N
 
 
 library.override("mm", "cpu", plain_self)  # E: type-var
-library.override(mm, "cpu", out_pos)  # E: kernel-signature !pyright
+library.override(mm, "cpu", out_pos)  # E: kernel-signature
 library.register_kernel("mm", "cuda", cpu_impl)  # E: type-var
 library.register_kernel("mm", DispatchKey.CPU, out_pos)  # E: kernel-signature
 library.register_kernel("mm", "cpu", cpu_impl)

@@ -12,9 +12,10 @@ from devtensor import kernel_signatures as ks
 from devtensor import library
 from devtensor.dispatcher import DispatchKey
 from devtensor.dtypes import Scalar
+from devtensor.kernels.elementwise import exp
 from devtensor.kernels.linalg import mm
 from devtensor.library import get_op
-from devtensor.structured import TensorSpec, structured_op
+from devtensor.structured import StructuredOp, TensorSpec, structured_op
 from devtensor.tensor import Tensor
 from devtensor.typed import ConstOut, CPUTensor, CUDATensor
 
@@ -127,6 +128,8 @@ library.register_kernel("mm", "numpy2", mm_xp_typed)
 library.register_kernel("mm", "cpu", untyped_impl())
 get_op("mm").impl("cpu")(mm_cpu_typed)
 get_op("mm").impl("cpu", "cuda")(mm_xp_typed)
+get_op("mm").impl("cuda")(mm_xp_typed)
+mm.impl("cpu")(mm_xp_typed)
 get_op("mm").impl("cpu")(untyped_impl())
 ks.mm.cpu(mm_cpu_typed)
 ks.mm.xp(mm_xp_typed)
@@ -138,3 +141,19 @@ def metadata_only(self: Tensor, other: Tensor) -> TensorSpec:
     if self.ndim != other.dim() or self.size(0) != len(other) or self.numel() != other.numel():
         raise ValueError("metadata_only: shapes differ")
     return self.shape, self.dtype
+
+
+# An op object's type carries its name (structured_op("mm"), the family helpers): pyright checks op.impl(...) and
+# override(op, ...) by it, as by name; an op typed StructuredOp (its name unknown) takes any impl.
+mm.impl("cpu")(mm_cpu_typed)
+mm.impl("cuda", "cpu")(mm_xp_typed)
+library.override(mm, "cuda", mm_cuda_typed)
+
+
+@exp.impl("cuda")
+def exp_cuda_impl(self: CUDATensor, *, out: ConstOut[CUDATensor]) -> None: ...
+
+
+def any_op(op: StructuredOp) -> None:
+    @op.impl("cpu")
+    def anything(x: int) -> None: ...
