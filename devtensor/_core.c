@@ -482,6 +482,12 @@ PyMODINIT_FUNC PyInit__core(void) {
     one = PyLong_FromLong(1);
     if (!kw_order || !kw_out || !str_C || !str_out || !str_self || !str_alpha || !zero || !one) return NULL;
     if (!str_dtype || !str_flags || !str_c_contiguous || !str_kind) return NULL;
+    PyObject *numpy = PyImport_ImportModule("numpy");
+    if (numpy == NULL) return NULL;
+    keyword_out_ufuncs[0] = PyObject_GetAttrString(numpy, "maximum");
+    keyword_out_ufuncs[1] = PyObject_GetAttrString(numpy, "minimum");
+    Py_DECREF(numpy);
+    if (!keyword_out_ufuncs[0] || !keyword_out_ufuncs[1]) return NULL;
     Py_INCREF(&Front_type);
     if (PyModule_AddObject(m, "Front", (PyObject *)&Front_type) < 0) return NULL;
     Py_INCREF(&Entry_type);

@@ -297,14 +297,18 @@ static int alpha_fits(PyObject *alpha, PyObject *result_dtype) {
     return fits;
 }
 
-/* The write into target_array: the ufunc (its out positionally, which NumPy parses faster than out=), or with
- * alpha direct[2](a, b, alpha, out), the op's two steps with the floating-point conditions reported after the write
- * (as the Python front calls it). */
+/* np.maximum and np.minimum, whose out NumPy 2.4 wants as a keyword (a positional one is deprecated); set at import. */
+static PyObject *keyword_out_ufuncs[2] = {NULL, NULL};
+
+/* The write into target_array: the ufunc (its out positionally, which NumPy parses faster than out=, except for
+ * keyword_out_ufuncs), or with alpha direct[2](a, b, alpha, out), the op's two steps with the floating-point
+ * conditions reported after the write (as the Python front calls it). */
 static PyObject *write_call(PyObject *ufunc, PyObject *scaled, PyObject *a, PyObject *b, PyObject *alpha,
                             PyObject *target_array) {
     if (alpha == NULL) {
         PyObject *args[3] = {a, b, target_array};
-        return PyObject_Vectorcall(ufunc, args, 3, NULL);
+        int keyword = ufunc == keyword_out_ufuncs[0] || ufunc == keyword_out_ufuncs[1];
+        return PyObject_Vectorcall(ufunc, args, keyword ? 2 : 3, keyword ? kw_out : NULL);
     }
     PyObject *args[4] = {a, b, alpha, target_array};
     return PyObject_Vectorcall(scaled, args, 4, NULL);

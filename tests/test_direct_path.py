@@ -4,6 +4,7 @@ results are those of the kernel."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -634,3 +635,26 @@ def test_the_out_lane_writes_outs_array_and_keeps_the_out_rules() -> None:
         with pytest.raises(dt.errors.ReadOnlyError, match="out"):
             call()
     assert out.version == 6 and out.numpy().tolist() == np.exp(m).tolist()
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_and_minimum_with_out_raise_no_numpy_deprecation(name: str) -> None:
+    """NumPy 2.4 deprecates a positional output for np.maximum and np.minimum: the lanes that pass a ufunc's out
+    positionally (faster) pass theirs as a keyword, so out= and inplace calls warn of nothing, on every call (the
+    compiled lanes take the second call on), and write NumPy's values."""
+    a = dt.tensor(np.array([1.0, -2.0, np.nan, 4.0]))
+    b = dt.tensor(np.array([0.5, 3.0, 1.0, np.nan]))
+    ref = getattr(np, name)(a.numpy(), b.numpy())
+    fn = getattr(dt, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(4):
+            out = dt.empty(4, dtype=dt.float64)
+            fn(a, b, out=out)
+            assert np.array_equal(out.numpy(), ref, equal_nan=True)
+            assert np.array_equal(fn(a, b).numpy(), ref, equal_nan=True)
+            c = a.clone()
+            inplace = getattr(c, f"{name}_", None)
+            if inplace is not None:
+                inplace(b)
+                assert np.array_equal(c.numpy(), ref, equal_nan=True)
