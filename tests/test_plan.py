@@ -608,7 +608,7 @@ def test_planning_raises_the_error_eager_raises_first() -> None:
 
 def test_planned_runs_a_step_eagerly_when_its_plan_cannot_gain() -> None:
     def fronts(a: Tensor) -> tuple[Tensor, Tensor]:
-        return a[[1, 0]], dt.topk(a, 2)[0]  # (an index copy and a multi-output op: through their fronts)
+        return a[[1, 0]], a[[0, 1]]  # (index copies: through their fronts)
 
     def work(a: Tensor) -> Tensor:
         return a * 2.0 + 1.0
@@ -620,7 +620,7 @@ def test_planned_runs_a_step_eagerly_when_its_plan_cannot_gain() -> None:
     got = fast_fronts(a)
     decided.append(fast_fronts._eager)
     assert decided == [False, True]
-    assert got[0].tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]] and got[1].tolist() == [[2.0, 1.0], [5.0, 4.0]]
+    assert got[0].tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]] and got[1].tolist() == a.tolist()
     assert fast_work(a).tolist() == work(a).tolist() and not fast_work._eager
 
 

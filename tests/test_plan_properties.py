@@ -70,7 +70,11 @@ def _same(left: Any, right: Any) -> bool:
             and left.numpy().tobytes() == right.numpy().tobytes()
         )
     if isinstance(left, (tuple, list)):
-        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right, strict=True))
+        return (
+            type(left) is type(right)  # (an op's named tuple keeps its class: dt.sort's SortResult)
+            and len(left) == len(right)
+            and all(_same(a, b) for a, b in zip(left, right, strict=True))
+        )
     return bool(left == right)
 
 

@@ -15,8 +15,11 @@ from test_plan import _batch, _weights, mlp_step
 
 import devtensor as dt
 from devtensor import Tensor, library
+from devtensor.kernels.ordering import SortResult
 from devtensor.plan.memory import plan_memory
 from devtensor.plan.planned import Planned
+from devtensor.structured import multi_ops_by_name, multi_output_op
+from devtensor.tensor import TensorMeta, TensorSpec
 
 
 def _same(left: Any, right: Any) -> bool:
@@ -541,3 +544,109 @@ def test_cross_entropys_class_check_replays_as_eager(dtype: Any) -> None:
         else:
             assert _same(plan(x, w, t), want)
         assert _same(w, we) and w.version == we.version
+
+
+# --- multi-output ops (sort, topk, max/min/aminmax over a dim, linalg qr/svd/eigh/slogdet, custom ones) ---------
+
+
+def _multi_steps() -> list[tuple[str, Any, tuple[Any, ...]]]:
+    """(label, step, arguments): each multi-output op's functional call on float64 and float32 data."""
+    rng = np.random.default_rng(11)
+    m = rng.standard_normal((4, 4))
+    spd = m @ m.T + 4 * np.eye(4)
+    steps: list[tuple[str, Any, tuple[Any, ...]]] = [
+        ("sort", lambda a: dt.sort(a, 1, descending=True), (m,)),
+        ("topk", lambda a: dt.topk(a, 2, dim=0, largest=False), (m,)),
+        ("max", lambda a: dt.max(a, 1, keepdim=True), (m,)),
+        ("min", lambda a: dt.min(a, 0), (m,)),
+        ("aminmax", lambda a: dt.aminmax(a, dim=1), (m,)),
+        ("qr", lambda a: dt.linalg.qr(a), (m,)),
+        ("svd", lambda a: dt.linalg.svd(a, full_matrices=False), (m,)),
+        ("eigh", lambda a: dt.linalg.eigh(a), (spd,)),
+        ("slogdet", lambda a: dt.linalg.slogdet(a), (m,)),
+        # a result used by the ops after it (its buffers are read by a direct call) and one element returned
+        ("sort then mul", lambda a: dt.sort(a, 0).values * 2.0 + dt.max(a, 1).indices.sum(), (m,)),
+    ]
+    return [(f"{label} {dtype.__name__}", step, tuple(x.astype(dtype) for x in arrays))
+            for label, step, arrays in steps for dtype in (np.float64, np.float32)]  # fmt: skip
+
+
+def _same_value(want: Any, got: Any) -> bool:
+    if isinstance(want, Tensor):
+        return isinstance(got, Tensor) and _same(want, got)
+    return (
+        type(want) is type(got)  # (a named tuple keeps its class: dt.sort's SortResult, its .values)
+        and len(want) == len(got)
+        and all(_same_value(w, g) for w, g in zip(want, got, strict=True))
+    )
+
+
+@pytest.mark.parametrize("label,step,arrays", _multi_steps(), ids=[s[0] for s in _multi_steps()])
+def test_multi_output_ops_replay_their_kernels_into_buffers(label: str, step: Any, arrays: tuple[Any, ...]) -> None:
+    """A multi-output op's functional call replays as its kernel writing the plan's buffers (no front: no
+    binding, meta function nor allocation per replay), equal to eager bit for bit, its result of the op's
+    named-tuple class; through ``dt.planned`` too, which therefore does not fall back to eager."""
+    plan = dt.plan(step, *(dt.tensor(x) for x in arrays))
+    assert plan.gains and plan._local.replay.__calls__ >= 1
+    fast = dt.planned(step)
+    for scale in (1.0, -3.0):  # (new data each time: the replay writes the same buffers again)
+        args = tuple(dt.tensor(x * scale) for x in arrays)
+        want = step(*args)
+        assert _same_value(want, plan(*args))
+        assert _same_value(want, plan(*args, copy_outputs=True))
+        assert _same_value(want, fast(*args))
+    assert not fast._eager
+
+
+def test_a_multi_output_kernels_data_check_raises_in_the_replay_as_eager() -> None:
+    """A custom multi-output op takes part as the built-in ones: its kernel, called by the replay, raises its own
+    error on data as eager does, and the arguments are unchanged."""
+
+    def split_sign_meta(self: TensorMeta) -> tuple[TensorSpec, TensorSpec]:
+        return ((self.shape, self.dtype), (self.shape, self.dtype))
+
+    op = multi_output_op("plan_split_sign")(split_sign_meta)
+    try:
+
+        @op.impl("cpu")
+        def _(self: Any, *, out: tuple[Any, Any]) -> None:
+            if np.isnan(self._array).any():
+                raise ValueError("plan_split_sign: argument 'self' holds NaN")
+            np.maximum(self._array, 0.0, out=out[0].array)
+            np.minimum(self._array, 0.0, out=out[1].array)
+
+        def step(a: Tensor) -> Tensor:
+            pos, neg = op.functional(a)
+            return pos - neg
+
+        a = dt.tensor(np.array([1.0, -2.0, 3.0]))
+        plan = dt.plan(step, a)
+        assert plan._local.replay.__calls__ == 2
+        assert plan(a).tolist() == [1.0, 2.0, 3.0] == step(a).tolist()
+        bad = dt.tensor(np.array([1.0, np.nan]))
+        plan = dt.plan(step, bad.clone().fill_(0.0))
+        for run in (step, plan):
+            with pytest.raises(ValueError, match=r"plan_split_sign: argument 'self' holds NaN"):
+                run(bad)
+            assert np.isnan(bad.numpy()[1]) and bad._storage.version == 0
+    finally:
+        multi_ops_by_name.pop("plan_split_sign", None)
+
+
+def test_named_tuples_pass_through_plans_with_their_class() -> None:
+    """A step returning an op's named tuple (``dt.sort``'s), or taking one as an argument, gets and gives the same
+    class planned as eager: ``.values`` works on the plan's result, ``copy_outputs`` keeps it."""
+    a = dt.tensor(np.array([[3.0, 1.0], [0.0, 2.0]]))
+    sorted_a = dt.sort(a, 1)
+
+    def first(r: SortResult) -> Tensor:
+        return r.values * 2.0 + r.indices
+
+    for run in (dt.plan(lambda t: dt.sort(t, 1), a), dt.planned(lambda t: dt.sort(t, 1))):
+        for _ in range(2):
+            got = run(a)
+            assert type(got) is type(sorted_a) and got.values.tolist() == [[1.0, 3.0], [0.0, 2.0]]
+    assert type(dt.plan(lambda t: dt.sort(t), a)(a, copy_outputs=True)) is type(sorted_a)
+    assert dt.plan(first, sorted_a)(sorted_a).tolist() == first(sorted_a).tolist() == [[3.0, 6.0], [0.0, 5.0]]
+    fast = dt.planned(first)
+    assert [fast(sorted_a).tolist() for _ in range(3)] == [[[3.0, 6.0], [0.0, 5.0]]] * 3

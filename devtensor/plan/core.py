@@ -224,7 +224,11 @@ class Plan:
 
     def _static_of(self, buffers: list[Tensor]) -> dict[int, Tensor]:
         """Per result slot that lives in a buffer, its buffer among ``buffers``."""
-        return {record.result.index: buffers[record.buffer] for record in self.records if record.buffer is not None}
+        static = {record.result.index: buffers[record.buffer] for record in self.records if record.buffer is not None}
+        for record in self.records:
+            if record.outs is not None:
+                static.update((slot.index, buffers[b]) for slot, b in zip(record.result, record.outs, strict=True))
+        return static
 
     def _lease(self, replica: _Replica) -> Callable[[Any], Any]:
         """Give ``replica`` to this thread (back in the pool when the thread ends); its replay."""
@@ -297,10 +301,13 @@ class Plan:
         storage = self._slot_storage
         requests = []
         for index, record in enumerate(self.records):
-            if record.buffer is not None:
-                shape, dtype = specs[record.buffer]
+            made = [(record.buffer, record.result)] if record.buffer is not None else []
+            if record.outs is not None:
+                made = list(zip(record.outs, record.result, strict=True))
+            for buffer, result in made:
+                shape, dtype = specs[buffer]
                 nbytes = math.prod(shape) * dtype.itemsize
-                requests.append((index, nbytes, dtype.itemsize, storage[record.result.index]))
+                requests.append((index, nbytes, dtype.itemsize, storage[result.index]))
         uses = [
             [storage[slot] for slot in _slot_indices((record.args, record.kwargs, record.result))]
             for record in self.records
@@ -457,6 +464,8 @@ class Plan:
             values[slot] = buffer
         for record in self.records:
             kwargs = record.kwargs if record.buffer is None else {**record.kwargs, "out": _Slot(-1 - record.buffer)}
+            if record.outs is not None:
+                kwargs = {**record.kwargs, "out": tuple(_Slot(-1 - b) for b in record.outs)}
             out = record.func(*_decode(record.args, values), **_decode(kwargs, values))
             _fill(record.result, out, values)
         return _decode(self._output, values)

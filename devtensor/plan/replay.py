@@ -38,10 +38,7 @@ from devtensor.meta import DIRECT, ONE
 from devtensor.plan.binding import _bind, entry_lines, guard_head, signature_guard
 from devtensor.plan.emit import bump_on_condition, call_line, lowered_lines
 from devtensor.plan.kept import (
-    keep_layout_lines,
-    keep_layouts_lines,
     keep_underflow,
-    kept_views_lines,
     last_uses,
     locate,
     report_seen,
@@ -49,10 +46,9 @@ from devtensor.plan.kept import (
     step_lines,
     write_check,
 )
+from devtensor.plan.replay_views import ViewLines
 from devtensor.plan.tracing import step_code
-from devtensor.plan.values import MISS, Slot, decode, flatten_source, has_tensor, slot_indices
-from devtensor.storage import KeptViews
-from devtensor.structured import core as _structured_core
+from devtensor.plan.values import MISS, Slot, flatten_source, has_tensor, slot_indices
 from devtensor.structured.fronts import _inline_kind
 from devtensor.tensor import Tensor, check_no_internal_overlap
 from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
@@ -60,11 +56,6 @@ from devtensor.typed.const_out import InplaceOut, new_const_out, set_array
 __all__ = ["compile_replay", "signature_guard"]
 
 _PLAIN = (bool, int, float, complex, type(None))
-#: The view ops whose spec holds whatever the base's strides (the meta function saw a contiguous stand-in; their
-#: kernels transpose, squeeze or index the array); the others call their front on each replay: reshape, view,
-#: flatten, contiguous (a copy or a view by layout), expand and broadcast_to (their spec holds strides), the
-#: multi-view ops.
-_LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsqueeze"})
 #: Whether records are lowered to raw calls (devtensor.lowering); the tests turn it off to compare a lowered
 #: replay with the kernels' own (item 0: a list, so that it can be switched).
 LOWER = [True]
@@ -72,11 +63,10 @@ LOWER = [True]
 _INLINE_LINES = 40
 #: Compiled replay sources, bounded (oldest dropped first): re-planning a step reuses its code object.
 _CODE: dict[tuple[Any, str], Any] = {}
-_VIEW_GAINS = int(_structured_core.CORE is None)  # (a returned view of an argument gains only without _core_view.h)
 
 
-class _Compiler:
-    """Builds the source of one plan's replay function and the namespace it runs in."""
+class _Compiler(ViewLines):
+    """Builds the source of one plan's replay function and the namespace it runs in (its views: ViewLines)."""
 
     def __init__(
         self,
@@ -155,6 +145,9 @@ class _Compiler:
             return self.tensor(value.index)
         if type(value) is tuple:
             return "(" + "".join(self.src(item) + ", " for item in value) + ")"
+        make = getattr(type(value), "_make", None) if isinstance(value, tuple) else None
+        if make is not None:  # a named tuple (values.rebuild): its class's _make
+            return f"{self.const(make)}((" + "".join(self.src(item) + ", " for item in value) + "))"
         if type(value) is list:
             return "[" + ", ".join(self.src(item) for item in value) + "]"
         if type(value) is dict:
@@ -204,7 +197,7 @@ class _Compiler:
                 record.func(out=self.static[record.result.index])  # never written nor returned: filled once
             elif record.variant == "view":
                 self.view(index, record)
-            elif self.direct(index, record):
+            elif (record.outs is not None and self.multi(record)) or self.direct(index, record):
                 self.calls += 1
             else:
                 self.fallback(index, record)
@@ -274,83 +267,6 @@ class _Compiler:
         replay.__calls__ = self.calls  # type: ignore[attr-defined]  # how many op calls skip their front
         return replay
 
-    def view(self, index: int, record: Any) -> None:
-        """A view op: made once of a buffer, per replay (view kernel, precomputed spec) of an argument."""
-        base = record.args[0] if record.args else None
-        if type(base) is not Slot:
-            self.fallback(index, record)
-            return
-        if base.index in self.static:
-            values: dict[int, Any] = dict(self.static)
-            made = record.func(*decode(record.args, values), **decode(record.kwargs, values))
-            results = made if isinstance(made, tuple) else (made,)
-            slots = record.result if isinstance(record.result, tuple) else (record.result,)
-            root = self.static[base.index]._storage
-            if all(isinstance(r, Tensor) and r._storage is root for r in results) and len(results) == len(slots):
-                for slot, tensor in zip(slots, results, strict=True):
-                    self.static[slot.index] = tensor
-                self.direct_count += 1
-                return
-            self.fallback(index, record)
-            return
-        if (
-            (base.index not in self.args and base.index not in self.cached)
-            or slot_indices((record.args[1:], record.kwargs))
-            or not (
-                type(record.result) is Slot
-                or (type(record.result) is tuple and all(type(r) is Slot for r in record.result))
-            )
-        ):
-            self.fallback(index, record)
-            return
-        result = record.result
-        if type(result) is not Slot:  # (split, chunk, unbind: new tensors per replay, as eager makes)
-            self.layout_views(record, base)
-            return
-        if result.index in self.outputs:
-            self.fresh_view(index, record, base)  # a new tensor per replay, as eager returns
-            return
-        # A view of an argument (or of such a view): made through the front when the argument's array object
-        # changes (a new argument, or one resized), else the one made before. A result that is no view (reshape
-        # of a strided argument copies) is not kept: made on each replay, as eager does.
-        slot = result.index
-        cache = self.const(KeptViews())
-        self.cached[slot] = cache
-        rest = "".join(f", {self.src(value)}" for value in record.args[1:])
-        rest += "".join(f", {key}={self.src(value)}" for key, value in record.kwargs.items())
-        base_src = self.tensor(base.index)
-        make = f"{self.const(record.func)}({base_src}{rest})"
-        if base.index in self.args and not self.fronts:
-            # Before any front call an argument's array is the head's (only a front resizes): the views of one
-            # argument are made together, with one check per replay (see :meth:`kept_views`).
-            self.hoisted.setdefault(base.index, []).append((slot, make))
-            self.defined.add(slot)
-            self.direct_count += 1
-            return
-        self.lines += [
-            f"_b = {base_src}._array",
-            f"_k = {cache}.entry",
-            "if _k is None or _k[0] is not _b:",
-            f"    _k = {cache}.other",
-            "    if _k is not None and _k[0] is _b:",
-            f"        {cache}.other, {cache}.entry = {cache}.entry, _k",
-            "    else:",
-            f"        _k = (_b, {make})",
-            f"        if _k[1]._storage is {base_src}._storage: {cache}.other, {cache}.entry = {cache}.entry, _k",
-            f"t{slot} = _k[1]",
-            f"v{slot} = t{slot}._array",
-        ]
-        self.defined.add(slot)
-        self.direct_count += 1
-
-    def kept_views(self) -> list[str]:
-        """The lines making the views of arguments taken before any front call (kept.kept_views_lines)."""
-        return [
-            line
-            for base, views in self.hoisted.items()
-            for line in kept_views_lines(self.const(KeptViews()), base, views)
-        ]
-
     def ref(self, value: Any) -> Any:
         """A lowering's view of a bound value: a buffer's array, a :class:`Ref` for an argument's (or a cached
         view's) array, a Python value as it is."""
@@ -406,62 +322,6 @@ class _Compiler:
         self.deferred = self.deferred or lw.deferred
         return True
 
-    def fresh_view(self, index: int, record: Any, base: Slot) -> None:
-        """A view of an argument the step returns, made on each replay: by the view kernel with the spec the meta
-        function computed for the ops whose spec does not depend on strides, else (:meth:`layout_view`) a new
-        array over the layout the front gave for the same argument array."""
-        op = record.op
-        if self.backend is None:
-            self.fallback(index, record)
-            return
-        if op.name not in _LAYOUT_FREE:
-            self.layout_view(index, record, base)
-            return
-        try:
-            spec = op.meta(*record.raw_args, **record.raw_kwargs)
-            kernel = op.table.resolve(self.plan.device.key, str(self.plan.device))
-        except Exception:  # the front raises it at replay, as eager would
-            self.fallback(index, record)
-            return
-        if spec.copy or kernel is META_ONLY:
-            self.fallback(index, record)
-            return
-        base_src = self.tensor(base.index)
-        call = f"{self.const(kernel)}({self.const(self.backend.xp)}, {self.array(base.index)}, {self.const(spec.plan)})"
-        self.lines.append(f"t{record.result.index} = {self.const(self.backend.wrap_view)}({call}, {base_src})")
-        self.defined.add(record.result.index)
-        self.direct_count += 1
-        self.calls += _VIEW_GAINS  # (the view kernel without its front)
-
-    def layout_view(self, index: int, record: Any, base: Slot) -> None:
-        """A returned view of an argument whose layout depends on the argument's strides (reshape, view, flatten,
-        expand, contiguous...): made by its front when the argument's array object changes, else over the layout
-        the front gave (kept.keep_layout_lines; a KeptViews, dropped before a resize counts views)."""
-        cache, slot = self.const(KeptViews()), record.result.index
-        array, src = self.base_array(base), self.tensor(base.index)
-        # (a view op's front resizes nothing: self.fronts unchanged)
-        self.lines += keep_layout_lines(self.ns, cache, array, src, f"t{slot}", self.front_call(record))
-        self.defined.add(slot)
-        self.direct_count += 1
-        self.calls += _VIEW_GAINS  # (no front on the replays of one argument array)
-
-    def base_array(self, base: Slot) -> str:
-        """The source of the array of a view's base (an argument, or a kept view of one): the head's read of an
-        argument's before any front call (only a front resizes), else read where the view is made."""
-        if base.index in self.args and self.fronts:
-            return f"{self.tensor(base.index)}._array"
-        return self.array(base.index)
-
-    def layout_views(self, record: Any, base: Slot) -> None:
-        """A multi-view op of an argument (split, chunk, unbind): as :meth:`layout_view`, new tensors over the
-        layouts its front gave for the same argument array (kept.keep_layouts_lines)."""
-        cache = self.const(KeptViews())
-        array, src = self.base_array(base), self.tensor(base.index)
-        self.lines += keep_layouts_lines(self.ns, cache, array, src, self.front_call(record))
-        self.assign(record.result, "_r")
-        self.direct_count += 1
-        self.calls += 1
-
     def bumped(self, begin: int, bump: list[str]) -> None:
         """The version bump of a write (``lines[begin:]``, whose target ``bump`` names, or none): kept in
         :attr:`bumps` for :func:`emit.bump_on_condition`, the caller's state raising after the write."""
@@ -472,6 +332,35 @@ class _Compiler:
     def call(self, func: str, parts: list[str]) -> None:
         """Emit ``func(*parts)`` (``parts``: sources, ``name=source`` for keywords; emit.call_line)."""
         self.lines.append(call_line(self.ns, self.const, func, parts))
+
+    def multi(self, record: Any) -> bool:
+        """Emit the kernel call of a multi-output op's functional call, its outputs the plan's buffers (the
+        ConstOuts over them made once); False when the call must go through the front. Its checks (devices,
+        values, the meta function's) hold for the signature; what a kernel checks on data it checks here too."""
+        op, device = record.op, self.plan.device
+        bound = _bind(op, record.args, record.kwargs)
+        slots = slot_indices(record.result)
+        if bound is None or device is None or any(has_tensor(v) for v in bound.values()):
+            return False
+        if len(slots) != len(record.outs) or not all(slot in self.static for slot in slots):
+            return False
+        try:
+            handler = op.table.resolve(device.key, str(device))
+        except Exception:  # the front raises it at replay, as eager would
+            return False
+        if handler is META_ONLY:
+            return False
+        outs = []
+        for slot in slots:
+            const_out = new_const_out()
+            set_array(const_out, self.static[slot]._array.view())
+            outs.append(const_out)
+        params = op.schema.params
+        call = [self.src(bound[p.name]) for p in params if not p.kw_only]
+        call += [f"{p.name}={self.src(bound[p.name])}" for p in params if p.kw_only]
+        self.call(self.const(handler), [*call, f"out={self.const(tuple(outs))}"])
+        self.direct_count += 1
+        return True
 
     def direct(self, index: int, record: Any) -> bool:
         """Emit the direct call of a structured op's kernel (or ufunc); False when the call must go through the

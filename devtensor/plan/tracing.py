@@ -17,6 +17,8 @@ from devtensor.dtypes import DType
 from devtensor.errors import PlanError
 from devtensor.modes import DispatchMode
 from devtensor.plan.values import Slot as _Slot
+from devtensor.plan.values import rebuild
+from devtensor.structured.multi import MultiOutputOp
 from devtensor.tensor import Tensor
 
 
@@ -47,6 +49,8 @@ class _Record:
     out_before: tuple[tuple[int, ...], DType] | None
     #: The line of the step that made the call (0: unknown), which the replay's code reports for it.
     line: int = 0
+    #: A functional call of a multi-output op: per output, the buffer passed in ``out``'s tuple.
+    outs: tuple[int, ...] | None = None
 
 
 def step_code(step: Any) -> Any:
@@ -155,7 +159,7 @@ class _Tracer(DispatchMode):
                 f"from_numpy make): pass it as an argument"
             )
         if isinstance(value, tuple):
-            return tuple(self.encode(item, name) for item in value)
+            return rebuild(value, (self.encode(item, name) for item in value))
         if isinstance(value, list):
             return [self.encode(item, name) for item in value]
         if isinstance(value, dict):
@@ -173,7 +177,7 @@ class _Tracer(DispatchMode):
             return _Slot(self.slots[id(value)])
         if isinstance(value, (tuple, list)):
             items = [self.new_slot(item) for item in value]
-            return tuple(items) if isinstance(value, tuple) else items
+            return rebuild(value, items) if isinstance(value, tuple) else items
         return value
 
     def __index_call__(self, name: str, tensor: Tensor, args: tuple[Any, ...]) -> Any:
@@ -268,6 +272,17 @@ class _Tracer(DispatchMode):
         if variant == "functional" and "out" in kwargs and kwargs["out"] is None and isinstance(result, Tensor):
             buffer = len(self.buffers)
             self.buffers.append((result._shape, result._dtype))
+        outs = None
+        if (
+            variant == "functional"
+            and kwargs.get("out") is None
+            and isinstance(op, MultiOutputOp)
+            and isinstance(result, tuple)
+            and all(isinstance(item, Tensor) and id(item) not in self.slots for item in result)
+        ):
+            # (one buffer per output: the replay calls the kernel with their ConstOuts, as the front would)
+            outs = tuple(range(len(self.buffers), len(self.buffers) + len(result)))
+            self.buffers += [(item._shape, item._dtype) for item in result]
         if variant == "index" and isinstance(result, Tensor) and result._storage is args[0]._storage:
             variant = "view"  # basic indexing: a view of its base
         slot = self.new_slot(result)
@@ -288,6 +303,7 @@ class _Tracer(DispatchMode):
                 dict(kwargs),
                 out_before,
                 self.line(),
+                outs,
             )
         )
         return result

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ __all__ = [
     "leaf_key",
     "leaves",
     "map_tensors",
+    "rebuild",
     "scalar_key",
     "signature",
     "slot_indices",
@@ -42,12 +43,22 @@ class Slot:
     index: int
 
 
+def rebuild(like: tuple[Any, ...], items: Iterable[Any]) -> tuple[Any, ...]:
+    """A tuple of ``items`` of ``like``'s kind: a named tuple (an op's result type, as ``dt.sort``'s, PyTorch's
+    ``torch.return_types``) of the same class, any other tuple a plain one."""
+    kind = type(like)
+    if kind is not tuple and hasattr(kind, "_fields") and hasattr(kind, "_make"):
+        made: tuple[Any, ...] = kind._make(items)
+        return made
+    return tuple(items)
+
+
 def decode(value: Any, values: Any) -> Any:
-    """``value`` with slots replaced by the replay's tensors."""
+    """``value`` with slots replaced by the replay's tensors (named tuples keep their class)."""
     if type(value) is Slot:
         return values[value.index]
     if isinstance(value, tuple):
-        return tuple(decode(item, values) for item in value)
+        return rebuild(value, (decode(item, values) for item in value))
     if isinstance(value, list):
         return [decode(item, values) for item in value]
     if isinstance(value, dict):
@@ -226,7 +237,7 @@ def map_tensors(value: Any, fn: Callable[[Tensor], Any]) -> Any:
     if isinstance(value, Tensor):
         return fn(value)
     if isinstance(value, tuple):
-        return tuple(map_tensors(item, fn) for item in value)
+        return rebuild(value, (map_tensors(item, fn) for item in value))
     if isinstance(value, list):
         return [map_tensors(item, fn) for item in value]
     if isinstance(value, dict):
@@ -248,4 +259,7 @@ def unflatten(structure: Any, leaves: list[Any]) -> Any:
     kind, items = structure
     if kind is dict:
         return {key: unflatten(item, leaves) for key, item in items}
-    return kind(unflatten(item, leaves) for item in items)
+    if kind is list:
+        return [unflatten(item, leaves) for item in items]
+    made = tuple(unflatten(item, leaves) for item in items)
+    return made if kind is tuple else kind._make(made) if hasattr(kind, "_fields") else kind(made)
