@@ -5,9 +5,11 @@
  * holds the plan's first replica, and the arguments have the plan's signature, which it checks as the generated
  * Python entry does (binding.guard_head), rule for rule: each distinct tensor argument checked in full (exact type,
  * shape, device, dtype) only when it is not the tensor the last passing call had there with the same shape object
- * (remembered weakly), the same tensor where the plan had one, each scalar by type and value. Then it calls the
- * replay's body, a generated Python function of the arguments' tensors and arrays (its frame is located at the
- * step's lines, so a floating-point warning names the step's line, as eager's does). Every other call goes to
+ * (remembered weakly, from a tensor's second call on), the same tensor where the plan had one, each scalar by type
+ * and value. Then it calls the replay's body, a generated Python function of the arguments' tensors and arrays (its
+ * frame is located at the step's lines, so a floating-point warning names the step's line, as eager's does), or for
+ * a plan of one view of an argument that view's compiled front, or its view kernel with the spec worked out at
+ * planning, whose array the entry wraps as the view lane does (``view``). Every other call goes to
  * ``general(A, K)``, the plan's Python call, which raises naming what differs; a new argument not yet checked
  * writable, or arguments sharing a storage, goes to ``slow(L, A, K)``.
  *
@@ -24,6 +26,7 @@ typedef struct {
     int written;                             /* the step writes it: checked writable when new */
     PyObject *seen;                          /* a weak reference to the last tensor passed here, or NULL */
     PyObject *seen_shape;                    /* its shape object then */
+    void *last;                              /* the address of the last new tensor checked (compared, never read) */
 } EntryTensor;
 
 typedef struct {
@@ -49,6 +52,9 @@ typedef struct {
     PyObject *structure; /* nested arguments: their structure (values.flatten's); NULL: the arguments are the leaves */
     PyObject *consts;   /* a tuple, one item per param (the PARAM_CONST ones' values) */
     PyObject *kwnames;  /* the names of the last params, passed as keywords; NULL: none */
+    PyObject *view;     /* (tensor class, shape): the body (a view kernel) makes an array, wrapped here as a view of
+                           the tensor of leaf view_leaf, as the view lane wraps it; NULL: the body's result as it is */
+    Py_ssize_t view_leaf;
 } Entry;
 
 enum { PARAM_TENSOR = 0, PARAM_ARRAY = 1, PARAM_CONST = 2 };
@@ -65,6 +71,7 @@ static int entry_traverse(Entry *e, visitproc visit, void *arg) {
     Py_VISIT(e->consts);
     Py_VISIT(e->structure);
     Py_VISIT(e->kwnames);
+    Py_VISIT(e->view);
     for (Py_ssize_t i = 0; i < e->ntensors; i++) {
         EntryTensor *t = &e->tensors[i];
         Py_VISIT(t->kind);
@@ -91,6 +98,7 @@ static int entry_clear(Entry *e) {
     Py_CLEAR(e->consts);
     Py_CLEAR(e->structure);
     Py_CLEAR(e->kwnames);
+    Py_CLEAR(e->view);
     for (Py_ssize_t i = 0; i < e->ntensors; i++) {
         EntryTensor *t = &e->tensors[i];
         Py_CLEAR(t->kind);
@@ -194,6 +202,12 @@ static int entry_check(Entry *e, PyObject *const *L, Py_ssize_t n) {
         if (i < 64 && !(fresh & (1UL << i))) continue;
         EntryTensor *c = &e->tensors[i];
         PyObject *t = L[c->leaf];
+        /* (remembered from its second call on: a step called with new tensors each time, a batch, would pay a weak
+           reference per call for nothing; the address only decides that, never whether a check runs) */
+        if (c->last != (void *)t) {
+            c->last = (void *)t;
+            continue;
+        }
         PyObject *ref = PyWeakref_NewRef(t, NULL);
         if (ref == NULL) return -1;
         Py_XSETREF(c->seen, ref);
@@ -309,7 +323,11 @@ static PyObject *entry_call(Entry *e, PyObject *args, PyObject *kwargs) {
         params[i] = what == PARAM_ARRAY ? SLOT(t, off_array) : t;
         if (params[i] == NULL) return entry_general(e, args, kwargs); /* (an attribute deleted: Python raises) */
     }
-    return PyObject_Vectorcall(e->body, params, e->nparams - nkw, e->kwnames);
+    PyObject *r = PyObject_Vectorcall(e->body, params, e->nparams - nkw, e->kwnames);
+    if (r == NULL || e->view == NULL) return r;
+    PyObject *base = L[e->view_leaf];
+    return wrap_view((PyTypeObject *)PyTuple_GET_ITEM(e->view, 0), r, base, PyTuple_GET_ITEM(e->view, 1),
+                     SLOT(base, off_dtype));
 }
 
 static PyObject *entry_get_owner(Entry *e, void *closure) { return PyLong_FromUnsignedLong(e->owner); }
@@ -339,11 +357,15 @@ static int entry_set_general(Entry *e, PyObject *value, void *closure) {
 
 static PyObject *entry_get_body(Entry *e, void *closure) { return Py_NewRef(e->body); }
 
+static PyObject *entry_get_view(Entry *e, void *closure) { return Py_NewRef(e->view ? e->view : Py_None); }
+
 static PyGetSetDef entry_getset[] = {
     {"owner", (getter)entry_get_owner, (setter)entry_set_owner,
      "the ident of the thread holding the plan's first replica (threading.get_ident()); 0: none", NULL},
     {"general", (getter)entry_get_general, (setter)entry_set_general, "general(A, K): the calls not taken", NULL},
     {"body", (getter)entry_get_body, NULL, "the replay's body (an eager entry: the step)", NULL},
+    {"view", (getter)entry_get_view, NULL, "(tensor class, shape, leaf): the body's array wrapped as a view; or None",
+     NULL},
     {NULL},
 };
 
@@ -378,7 +400,8 @@ static Entry *entry_new(PyObject *general, PyObject *body) {
     e->tensors = NULL;
     e->scalars = NULL;
     e->same = e->params = NULL;
-    e->consts = e->kwnames = e->structure = NULL;
+    e->consts = e->kwnames = e->structure = e->view = NULL;
+    e->view_leaf = 0;
     return e;
 }
 
@@ -411,18 +434,27 @@ static int entry_spec(PyObject *spec, Py_ssize_t size, const char *what) {
 }
 
 /* replay_entry(general, slow, body, generation_list, generation, nargs, tensors, scalars, same, params, scalar_key,
- *              kwnames, structure)
+ *              kwnames, structure[, view])
  * tensors: (leaf, type, shape, dtype, device, written) each; scalars: (leaf, type, value, exact); same: (leaf,
  * first); params: (leaf, what, value): the leaf's tensor (what 0) or its array (1), or value (2); kwnames: the names
  * of the last params, passed as keywords (a tuple of str), or None; structure: the arguments' nesting
- * (values.flatten's, str dict keys), or None when they are the leaves. */
+ * (values.flatten's, str dict keys), or None when they are the leaves; view: (tensor class, shape, leaf) when the
+ * body is a view kernel whose array the entry wraps as a view of that (checked tensor) leaf, or None. */
 static PyObject *core_replay_entry(PyObject *module, PyObject *args) {
     PyObject *general, *slow, *body, *gen, *g, *tensors, *scalars, *same, *params, *scalar_key, *kwnames, *structure;
+    PyObject *view = Py_None;
     Py_ssize_t nargs;
-    if (!PyArg_ParseTuple(args, "OOOO!OnO!O!O!O!OOO:replay_entry", &general, &slow, &body, &PyList_Type, &gen, &g,
+    if (!PyArg_ParseTuple(args, "OOOO!OnO!O!O!O!OOO|O:replay_entry", &general, &slow, &body, &PyList_Type, &gen, &g,
                           &nargs, &PyTuple_Type, &tensors, &PyTuple_Type, &scalars, &PyTuple_Type, &same, &PyTuple_Type,
-                          &params, &scalar_key, &kwnames, &structure))
+                          &params, &scalar_key, &kwnames, &structure, &view))
         return NULL;
+    if (view != Py_None && (!PyTuple_CheckExact(view) || PyTuple_GET_SIZE(view) != 3 ||
+                            !PyType_Check(PyTuple_GET_ITEM(view, 0)) ||
+                            !PyType_IsSubtype((PyTypeObject *)PyTuple_GET_ITEM(view, 0), Tensor_type) ||
+                            !PyTuple_CheckExact(PyTuple_GET_ITEM(view, 1)))) {
+        PyErr_SetString(PyExc_TypeError, "replay_entry: view must be None or (a Tensor class, a shape tuple, a leaf)");
+        return NULL;
+    }
     Py_ssize_t count = 0;
     if (structure != Py_None && (nargs > ENTRY_MAX_LEAVES || !entry_structure_ok(structure, nargs, &count) ||
                                  count != nargs || PyTuple_GET_ITEM(structure, 0) != (PyObject *)&PyTuple_Type)) {
@@ -519,6 +551,16 @@ static PyObject *core_replay_entry(PyObject *module, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "replay_entry: a param must be a checked tensor argument");
             goto fail;
         }
+    }
+    if (view != Py_None) {
+        if ((e->view_leaf = entry_index(view, 2, nargs)) < 0) goto fail;
+        int found = 0; /* (the view's base must be a checked tensor argument too: its slots are read unchecked) */
+        for (Py_ssize_t j = 0; j < e->ntensors; j++) found |= e->tensors[j].leaf == e->view_leaf;
+        if (!found) {
+            PyErr_SetString(PyExc_ValueError, "replay_entry: a view's base must be a checked tensor argument");
+            goto fail;
+        }
+        e->view = Py_NewRef(view);
     }
     PyObject_GC_Track(e);
     return (PyObject *)e;

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import devtensor as dt
 from devtensor import Tensor, dispatcher, modes
 from devtensor.errors import ArgumentTypeError
-from devtensor.plan.entry import set_general
+from devtensor.plan.entry import calls_front, set_general
 from devtensor.structured.core import CORE
 
 needs_core = pytest.mark.skipif(CORE is None, reason="the compiled core is not built (or DEVTENSOR_PURE_PYTHON=1)")
@@ -237,25 +237,42 @@ def test_planned_eager_entry_calls_the_step_and_keeps_keywords() -> None:
 
 @needs_core
 @pytest.mark.parametrize(
-    "step",
+    "step,kernel",
     [
-        lambda t: t.transpose(0, 1),
-        lambda t: dt.movedim(t, source=0, destination=1),
-        lambda t: t.reshape(3, 2),
-        lambda t: t.unsqueeze(-1),
+        (lambda t: t.transpose(0, 1), True),
+        (lambda t: t.T, True),
+        (lambda t: dt.movedim(t, source=0, destination=1), True),
+        (lambda t: t.permute(1, 0), True),
+        (lambda t: t.reshape(3, 2), False),
+        (lambda t: t.unsqueeze(-1), True),
+        (lambda t: t.squeeze(), True),
     ],
 )
-def test_a_plan_of_one_view_calls_its_compiled_front(step: Any) -> None:
-    """A one-view plan's compiled entry calls the view's compiled front as the step does: a fresh view of the
-    argument per call, with eager's layout and storage; other signatures go through the general call."""
-    x = dt.tensor(np.arange(6.0).reshape(2, 3))
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_a_plan_of_one_view_calls_its_compiled_front_or_kernel(step: Any, kernel: bool, layout: str) -> None:
+    """A one-view plan's compiled entry makes the view as the step does, with no frame: by the view's compiled
+    front, or (transpose, permute, movedim, squeeze, unsqueeze, whose spec holds for any strides) by its view
+    kernel with the spec worked out at planning, the array wrapped in C. Either way a fresh view of the argument
+    per call, with eager's class, layout, storage and version, for new arguments and strided ones; other
+    signatures go through the general call."""
+    base = np.arange(6.0).reshape(2, 3)
+
+    def make() -> Tensor:
+        return dt.tensor(base) if layout == "contiguous" else dt.tensor(base.T.copy()).T
+
+    x = make()
     plan = dt.plan(step, x)
-    assert plan.gains and type(plan._entry.body) is CORE.Front  # type: ignore[union-attr]
+    assert plan.gains and calls_front(plan._entry)
+    assert (plan._entry.view is not None) is kernel  # type: ignore[union-attr]
+    assert (type(plan._entry.body) is CORE.Front) is not kernel  # type: ignore[union-attr]
     fast = dt.planned(step)
-    for _ in range(3):
-        got, want = fast(x), step(x)
-        assert got is not fast(x) and got._storage is x._storage
-        assert got._shape == want._shape and got._array.strides == want._array.strides
-        assert got.version == want.version and np.array_equal(got.numpy(), want.numpy())
+    for arg in (x, x, make(), make()):
+        for got in (fast(arg), plan(arg)):
+            want = step(arg)
+            assert got is not fast(arg) and type(got) is type(want)
+            assert (got._storage is arg._storage) is (want._storage is arg._storage)  # (reshape of strided: a copy)
+            assert got._shape == want._shape and got._array.strides == want._array.strides
+            assert got.dtype == want.dtype and got.version == want.version
+            assert np.array_equal(got.numpy(), want.numpy())
     y = dt.tensor(np.arange(6.0).reshape(3, 2))  # (another signature: planned again)
     assert np.array_equal(fast(y).numpy(), step(y).numpy()) and len(fast.plans) == 2

@@ -6,8 +6,9 @@ through the compiled core. Where the core is built, a flat plan's call is :func:
 C (the same rule, test for test: tests/test_plan_entry.py runs both on the same calls), then the replay's body, a
 generated function of the arguments' tensors and arrays (binding.body_lines). Which thread may replay inline is the
 entry's ``owner``: the thread holding the plan's first replica (set when a thread leases it, cleared when it
-goes back to the pool), where the Python entry reads the thread-local replay. Without the core (or for nested
-arguments, a CUDA graph) the generated Python entry serves, as before.
+goes back to the pool), where the Python entry reads the thread-local replay. A plan of one view of an argument
+calls that view's compiled front (:func:`direct_front`) or its view kernel (:func:`direct_view`) from C instead of
+a body. Without the core (or for nested arguments, a CUDA graph) the generated Python entry serves, as before.
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from devtensor import dispatcher
+from devtensor.dispatcher import META_ONLY
+from devtensor.plan.replay_views import LAYOUT_FREE
 from devtensor.plan.values import Exact, Slot, has_tensor, scalar_key, slot_indices
 from devtensor.structured import core as _structured_core
+from devtensor.tensor import Tensor
 
-__all__ = ["calls_front", "direct_front", "eager_entry", "replay_entry", "set_general"]
+__all__ = ["calls_front", "direct_front", "direct_view", "eager_entry", "replay_entry", "set_general"]
 
 
 def replay_entry(plan: Any, ns: dict[str, Any], general: Callable[..., Any]) -> Any | None:
@@ -36,10 +40,15 @@ def replay_entry(plan: Any, ns: dict[str, Any], general: Callable[..., Any]) -> 
     tensors = tuple((leaf, *keys[leaf], arg_slots[leaf] in written) for leaf in sorted(first_leaf.values()))
     scalars = tuple((leaf, key[0], key[1], type(key[1]) is Exact) for leaf, key in enumerate(keys) if len(key) == 2)
     pairs = tuple((leaf, first) for leaf, first in enumerate(same) if first != leaf)
-    body, kwnames = ns["body"], None
+    body, kwnames, view = ns["body"], None, None
     body_params = tuple((first_leaf[slot], int(array), None) for slot, array in params)
     front = direct_front(plan)
-    if front is not None:
+    made = direct_view(plan)
+    if made is not None:
+        kernel, xp, spec_plan, cls, shape, base = made
+        body, view = kernel, (cls, shape, first_leaf[base])
+        body_params = ((0, 2, xp), (first_leaf[base], 1, None), (0, 2, spec_plan))
+    elif front is not None:
         record = plan.records[0]
         body, kwnames = front, tuple(record.kwargs)
         body_params = tuple(
@@ -61,6 +70,7 @@ def replay_entry(plan: Any, ns: dict[str, Any], general: Callable[..., Any]) -> 
             scalar_key,
             kwnames,
             None if plan._flat else plan._structure,
+            view,
         )
     except (TypeError, ValueError):  # (a signature the compiled entry does not take: the Python entry serves)
         return None
@@ -90,10 +100,35 @@ def direct_front(plan: Any) -> Any | None:
     return None if slot_indices(values) or has_tensor(values) else front
 
 
-def calls_front(entry: Any) -> bool:
-    """Whether ``entry`` is a compiled entry calling a compiled front directly (:func:`direct_front`)."""
+def direct_view(plan: Any) -> tuple[Any, Any, Any, type, tuple[int, ...], int] | None:
+    """For a plan of one view of an argument by an op whose view spec holds whatever the argument's strides
+    (transpose, permute, movedim, squeeze, unsqueeze: replay_views.LAYOUT_FREE), the view kernel resolved for the
+    plan's device, the array module, the spec's plan, the tensor class, the view's shape and the base's slot:
+    the compiled entry calls the kernel on the argument's array and wraps the view as the view lane does, so the
+    replay is the eager call's last steps only (no binding, no meta function: ``x.T`` planned costs less than
+    ``x.T``). None for any other plan (or one the front must make: a copy, no kernel)."""
     core = _structured_core.CORE
-    return core is not None and type(entry) is core.Entry and type(entry.body) is core.Front
+    if core is None or direct_front(plan) is None or plan.device is None or plan._backend is None:
+        return None
+    record = plan.records[0]
+    if record.op.name not in LAYOUT_FREE or not isinstance(record.meta_result, Tensor):
+        return None
+    try:
+        spec = record.op.meta(*record.raw_args, **record.raw_kwargs)
+        kernel = record.op.table.resolve(plan.device.key, str(plan.device))
+    except Exception:  # (the front raises it, as eager would)
+        return None
+    if spec.copy or kernel is META_ONLY:
+        return None
+    backend = plan._backend
+    return kernel, backend.xp, spec.plan, backend.tensor_class, record.meta_result._shape, record.args[0].index
+
+
+def calls_front(entry: Any) -> bool:
+    """Whether ``entry`` is a compiled entry calling a compiled front (:func:`direct_front`) or a view kernel
+    (:func:`direct_view`) directly."""
+    core = _structured_core.CORE
+    return core is not None and type(entry) is core.Entry and (type(entry.body) is core.Front or entry.view is not None)
 
 
 def eager_entry(step: Callable[..., Any], general: Callable[..., Any]) -> Callable[..., Any]:

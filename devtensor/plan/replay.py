@@ -46,7 +46,7 @@ from devtensor.plan.kept import (
     step_lines,
     write_check,
 )
-from devtensor.plan.replay_views import ViewLines
+from devtensor.plan.replay_views import ViewLines, compiled_front
 from devtensor.plan.tracing import step_code
 from devtensor.plan.values import MISS, Slot, flatten_source, has_tensor, slot_indices
 from devtensor.structured.fronts import _inline_kind
@@ -174,7 +174,7 @@ class _Compiler(ViewLines):
                 parts.append(f"{key}={self.src(value)}")
         if record.buffer is not None:
             parts.append(f"out={self.tensor(record.result.index)}")
-        return f"{self.const(record.func)}({', '.join(parts)})"
+        return f"{self.const(compiled_front(record))}({', '.join(parts)})"
 
     def fallback(self, index: int, record: Any) -> None:
         """The call through the op's front."""

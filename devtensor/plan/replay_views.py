@@ -14,14 +14,27 @@ from devtensor.storage import KeptViews
 from devtensor.structured import core as _structured_core
 from devtensor.tensor import Tensor
 
-__all__ = ["ViewLines"]
+__all__ = ["LAYOUT_FREE", "ViewLines", "compiled_front"]
 
 #: The view ops whose spec holds whatever the base's strides (the meta function saw a contiguous stand-in; their
 #: kernels transpose, squeeze or index the array); the others call their front on each replay: reshape, view,
 #: flatten, contiguous (a copy or a view by layout), expand and broadcast_to (their spec holds strides), the
 #: multi-view ops.
-_LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsqueeze"})
+LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsqueeze"})
 _VIEW_GAINS = int(_structured_core.CORE is None)  # (a returned view of an argument gains only without _core_view.h)
+
+
+def compiled_front(record: Any) -> Any:
+    """The front a replay calls for ``record`` (a call through its front): the op's compiled front
+    (devtensor/_core*.h) where it wraps the recorded Python front, as eager calls it (its lanes: a view of an
+    argument made again when the argument is new costs what the eager view costs), else the recorded one."""
+    core = _structured_core.CORE
+    if core is not None:
+        for name in ("functional", "inplace"):
+            front: Any = getattr(record.op, name, None)
+            if type(front) is core.Front and front.__wrapped__ is record.func:
+                return front
+    return record.func
 
 
 class ViewLines:
@@ -96,8 +109,10 @@ class ViewLines:
         rest = "".join(f", {self.src(value)}" for value in record.args[1:])
         rest += "".join(f", {key}={self.src(value)}" for key, value in record.kwargs.items())
         base_src = self.tensor(base.index)
-        make = f"{self.const(record.func)}({base_src}{rest})"
-        if base.index in self.args and not self.fronts:
+        hoist = base.index in self.args and not self.fronts
+        make = self.kernel_view(record, f"a{base.index}" if hoist else "_b", base_src)
+        make = make or f"{self.const(compiled_front(record))}({base_src}{rest})"
+        if hoist:
             # Before any front call an argument's array is the head's (only a front resizes): the views of one
             # argument are made together, with one check per replay (see :meth:`kept_views`).
             self.hoisted.setdefault(base.index, []).append((slot, make))
@@ -136,24 +151,35 @@ class ViewLines:
         if self.backend is None:
             self.fallback(index, record)
             return
-        if op.name not in _LAYOUT_FREE:
+        if op.name not in LAYOUT_FREE:
             self.layout_view(index, record, base)
             return
-        try:
-            spec = op.meta(*record.raw_args, **record.raw_kwargs)
-            kernel = op.table.resolve(self.plan.device.key, str(self.plan.device))
-        except Exception:  # the front raises it at replay, as eager would
+        make = self.kernel_view(record, self.array(base.index), self.tensor(base.index))
+        if make is None:
             self.fallback(index, record)
             return
-        if spec.copy or kernel is META_ONLY:
-            self.fallback(index, record)
-            return
-        base_src = self.tensor(base.index)
-        call = f"{self.const(kernel)}({self.const(self.backend.xp)}, {self.array(base.index)}, {self.const(spec.plan)})"
-        self.lines.append(f"t{record.result.index} = {self.const(self.backend.wrap_view)}({call}, {base_src})")
+        self.lines.append(f"t{record.result.index} = {make}")
         self.defined.add(record.result.index)
         self.direct_count += 1
         self.calls += _VIEW_GAINS  # (the view kernel without its front)
+
+    def kernel_view(self, record: Any, array: str, base: str) -> str | None:
+        """The source making ``record``'s view of ``base`` (a source; ``array``: its array's) by the view kernel
+        with the spec worked out now, wrapped as the front wraps it, for the ops whose spec holds whatever the
+        base's strides (LAYOUT_FREE); None for others, or when the front must make it (a copy, no kernel, an
+        error it raises at replay as eager would)."""
+        op = record.op
+        if self.backend is None or op.name not in LAYOUT_FREE or self.plan.device is None:
+            return None
+        try:
+            spec = op.meta(*record.raw_args, **record.raw_kwargs)
+            kernel = op.table.resolve(self.plan.device.key, str(self.plan.device))
+        except Exception:
+            return None
+        if spec.copy or kernel is META_ONLY:
+            return None
+        call = f"{self.const(kernel)}({self.const(self.backend.xp)}, {array}, {self.const(spec.plan)})"
+        return f"{self.const(self.backend.wrap_view)}({call}, {base})"
 
     def layout_view(self, index: int, record: Any, base: Slot) -> None:
         """A returned view of an argument whose layout depends on the argument's strides (reshape, view, flatten,
