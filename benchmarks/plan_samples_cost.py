@@ -3,7 +3,7 @@
 Run under callgrind, which counts each segment the script runs through ``exec`` into a file of its own::
 
     valgrind --tool=callgrind --branch-sim=yes --collect-atstart=no --toggle-collect=builtin_exec \\
-        --dump-after=builtin_exec --callgrind-out-file=/tmp/cg/out python benchmarks/plan_samples_cost.py run
+        --dump-after=builtin_exec --callgrind-out-file=/tmp/cg/out python benchmarks/plan_samples_cost.py run [--fresh]
     python benchmarks/plan_samples_cost.py report /tmp/cg/out
 
 ``run`` makes, per op sample of tests/op_samples.py (its first two per op, the steps of plan_replay.py's
@@ -28,10 +28,12 @@ from typing import Any
 from plan_replay import one_op_steps  # (the sibling script, first on sys.path when run)
 
 import devtensor as dt
+from devtensor import Tensor
 
 
-def run(calls: int, warmup: int, names_file: str) -> None:
-    """Make and time (as ``exec`` segments) each one-op step: eager, plan, planned."""
+def run(calls: int, warmup: int, names_file: str, fresh: bool = False) -> None:
+    """Make and time (as ``exec`` segments) each one-op step: eager, plan, planned; with ``fresh``, each call
+    gets new argument tensors (copies made beforehand, as a step called with a new batch each time)."""
     steps: list[tuple[str, Any, Any, Any, tuple[Any, ...]]] = []
     for name, index, step, args in one_op_steps():
         try:
@@ -45,14 +47,16 @@ def run(calls: int, warmup: int, names_file: str) -> None:
         except Exception:
             continue
         steps.append((f"{name}[{index}]", step, plan, fast, args))
-    code = compile(f"for _ in range({calls}): f(*a)", "<segment>", "exec")  # (compiled once: not counted)
+    source = "for a in A: f(*a)" if fresh else f"for _ in range({calls}): f(*a)"
+    code = compile(source, "<segment>", "exec")  # (compiled once: not counted)
     gc.collect()
     gc.disable()  # (a collection would fall in whichever segment crosses its threshold; eager frees by count)
     try:
         with open(names_file, "w") as names:
             for label, step, plan, fast, args in steps:
                 for fn in (step, plan, fast):
-                    exec(code, {"f": fn, "a": args})
+                    made = [tuple(a.clone() if isinstance(a, Tensor) else a for a in args) for _ in range(calls)]
+                    exec(code, {"f": fn, "a": args, "A": made if fresh else ()})
                 names.write(label + "\n")
     finally:
         gc.enable()
@@ -103,9 +107,10 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=100)
     parser.add_argument("--names", default="/tmp/plan_samples_cost.names")
     parser.add_argument("--show", type=int, default=25)
+    parser.add_argument("--fresh", action="store_true", help="new argument tensors for each call (run)")
     options = parser.parse_args()
     if options.action == "run":
-        run(options.calls, options.warmup, options.names)
+        run(options.calls, options.warmup, options.names, options.fresh)
     else:
         report(options.prefix, options.names, options.show)
 
