@@ -261,13 +261,23 @@ class _Tracer(DispatchMode):
         enc_kwargs = {key: self.encode(value, name) for key, value in kwargs.items()}
         out = kwargs.get("out")
         out_before = (out._shape, out._dtype) if isinstance(out, Tensor) else None
+        # (a multi-output op's out= is a tuple of tensors: each is checked as a single out is)
+        sized = (
+            [(f"out[{i}]", o, o._shape) for i, o in enumerate(out) if isinstance(o, Tensor)]
+            if isinstance(out, (tuple, list))
+            else []
+        )
         result = func(*args, **kwargs)
-        if out_before is not None and isinstance(out, Tensor) and (out._shape, out._dtype) != out_before:
-            # A replay could not follow: the argument's shape is part of the signature, a buffer's is fixed.
-            raise PlanError(
-                f"dt.plan: {name} resizes its out= tensor from {list(out_before[0])} to {list(out._shape)} (as eager "
-                "does, with its warning); a plan keeps every shape it traced: pass an out of the result's shape"
-            )
+        if out_before is not None and isinstance(out, Tensor):
+            sized = [("out=", out, out_before[0])]
+        for label, tensor, shape in sized:
+            if tensor._shape != shape:
+                # A replay could not follow: the argument's shape is part of the signature, a buffer's is fixed.
+                raise PlanError(
+                    f"dt.plan: {name} resizes its {label} tensor from {list(shape)} to {list(tensor._shape)} (as "
+                    "eager does, with its warning); a plan keeps every shape it traced: pass an out of the result's "
+                    "shape"
+                )
         buffer = None
         if variant == "functional" and "out" in kwargs and kwargs["out"] is None and isinstance(result, Tensor):
             buffer = len(self.buffers)
