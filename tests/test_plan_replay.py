@@ -681,3 +681,27 @@ def test_a_multi_output_ops_resized_out_tuple_is_refused_at_planning_naming_the_
                 with pytest.raises(dt.PlanError, match=message):
                     run(*args)
             assert [(a.tolist(), a.shape, a._storage.version) for a in args] == before
+
+
+def test_a_created_tensor_filled_once_keeps_its_bytes_through_the_whole_replay() -> None:
+    """A tensor the step creates and never writes nor returns is filled once, at planning: its bytes must hold
+    through every replay, so no buffer of an earlier record (a clone, a multi-output op's outputs) may take them
+    (the memory plan counted it live only from the record that made it: the earlier ones overwrote it)."""
+
+    def after_clone(a: Tensor) -> Tensor:
+        a.clone()
+        z = dt.zeros_like(a)
+        return z + 1.0
+
+    def after_sort(a: Tensor) -> Tensor:
+        dt.sort(a, 1)
+        z = dt.ones(2, 3)
+        return z * 2.0
+
+    a = dt.tensor(np.arange(6.0).reshape(2, 3))
+    for step in (after_clone, after_sort):
+        want = step(a)
+        plan = dt.plan(step, a)
+        fast = dt.planned(step)
+        for _ in range(2):
+            assert _same(plan(a), want) and _same(fast(a), want)
