@@ -559,6 +559,40 @@ def test_a_step_resizing_an_out_tensor_is_refused_at_planning_naming_the_op() ->
             dt.plan(shrinks, dt.ones(1, 3), dt.zeros(0, 3))
 
 
+def test_a_resize_of_an_out_with_a_view_taken_before_is_refused_at_planning_as_a_resize() -> None:
+    """A step that takes a view of a tensor, drops it, then resizes that tensor as an out= (eager resizes it, the
+    view being gone): tracing keeps the stand-ins' views alive, so the front refused the resize (ShapeError:
+    live views), an error eager never raises; it is the resize's PlanError, single and multi-output ops alike."""
+    import warnings
+
+    def single(a: Tensor, b: Tensor) -> Tensor:
+        b.T.add_(1.0)
+        dt.add(a, 1.0, out=b)  # eager resizes b from [0, 3] to [1, 1]
+        return b
+
+    def multi(x: Tensor, i: Tensor) -> Tensor:
+        v = dt.zeros(3, 3)
+        v.T.add_(1.0)
+        dt.topk(x, 3, -1, out=(v, i))  # eager resizes v from [3, 3] to [4, 3]
+        return v
+
+    cases: list[tuple[Callable[..., Any], tuple[Tensor, ...], str]] = [
+        (single, (dt.ones(1, 1), dt.zeros(0, 3)), r"add\.out resizes its out= tensor from \[0, 3\] to \[1, 1\]"),
+        (
+            multi,
+            (dt.ones(4, 4), dt.zeros(4, 3, dtype=dt.int64)),
+            r"topk\.out resizes its out\[0\] tensor from \[3, 3\]",
+        ),
+    ]
+    for step, args, message in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # (eager's resize warning)
+            step(*(a.clone() for a in args))  # eager runs
+            for run in (dt.planned(step), lambda *a, s=step: dt.plan(s, *a)):
+                with pytest.raises(dt.PlanError, match=message):
+                    run(*args)
+
+
 def test_planned_refuses_a_resizing_step_at_planning_and_changes_nothing() -> None:
     """The steps of the fuzzing that found plans and eager apart (a resize of an out= argument): dt.planned, as
     dt.plan, refuses them while tracing (on meta stand-ins) with a PlanError naming the op, before any write to

@@ -650,3 +650,58 @@ def test_named_tuples_pass_through_plans_with_their_class() -> None:
     assert dt.plan(first, sorted_a)(sorted_a).tolist() == first(sorted_a).tolist() == [[3.0, 6.0], [0.0, 5.0]]
     fast = dt.planned(first)
     assert [fast(sorted_a).tolist() for _ in range(3)] == [[[3.0, 6.0], [0.0, 5.0]]] * 3
+
+
+def test_a_multi_output_ops_resized_out_tuple_is_refused_at_planning_naming_the_op() -> None:
+    """A multi-output op's ``out=`` tuple that eager resizes (with its warning), an argument or a tensor the step
+    made: refused at planning with a PlanError naming the op and the out, as a single out's resize is (a replay
+    could not follow: it raised ShapeError where eager resized, or was planned for the traced shapes), nothing
+    written."""
+    import warnings
+
+    def into_arguments(x: Tensor, v: Tensor, i: Tensor) -> tuple[Tensor, Tensor]:
+        dt.sort(x, 1, out=(v, i))  # eager resizes v and i from [3] to [2, 3]
+        return v * 2.0, i + 1
+
+    def into_made(x: Tensor, i: Tensor) -> Tensor:
+        v = dt.zeros_like(x)
+        dt.max(x, 1, out=(v, i))  # eager resizes v from [2, 3] to [2]
+        return v + 0.0
+
+    x = dt.tensor(np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]]))
+    cases: list[tuple[Any, tuple[Tensor, ...], str]] = [
+        (into_arguments, (x, dt.zeros(3), dt.zeros(3, dtype=dt.int64)), r"sort\.out resizes its out\[0\] tensor"),
+        (into_made, (x, dt.zeros(2, dtype=dt.int64)), r"max\.out resizes its out\[0\] tensor from \[2, 3\] to \[2\]"),
+    ]
+    for step, args, message in cases:
+        before = [(a.tolist(), a.shape, a._storage.version) for a in args]
+        for run in (dt.planned(step), lambda *a, s=step: dt.plan(s, *a)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # (the traced resize's warning, as eager's)
+                with pytest.raises(dt.PlanError, match=message):
+                    run(*args)
+            assert [(a.tolist(), a.shape, a._storage.version) for a in args] == before
+
+
+def test_a_created_tensor_filled_once_keeps_its_bytes_through_the_whole_replay() -> None:
+    """A tensor the step creates and never writes nor returns is filled once, at planning: its bytes must hold
+    through every replay, so no buffer of an earlier record (a clone, a multi-output op's outputs) may take them
+    (the memory plan counted it live only from the record that made it: the earlier ones overwrote it)."""
+
+    def after_clone(a: Tensor) -> Tensor:
+        a.clone()
+        z = dt.zeros_like(a)
+        return z + 1.0
+
+    def after_sort(a: Tensor) -> Tensor:
+        dt.sort(a, 1)
+        z = dt.ones(2, 3)
+        return z * 2.0
+
+    a = dt.tensor(np.arange(6.0).reshape(2, 3))
+    for step in (after_clone, after_sort):
+        want = step(a)
+        plan = dt.plan(step, a)
+        fast = dt.planned(step)
+        for _ in range(2):
+            assert _same(plan(a), want) and _same(fast(a), want)

@@ -168,7 +168,7 @@ class Plan:
         self._slot_meta: list[Any] = keep
         self._slot_storage: list[int] = [id(tensor._storage) for tensor in keep]
         device = self.device if self.device is not None else Device("cpu")
-        memory = plan_memory(*self._liveness(tracer.buffers), self._reuse(tracer.buffers))
+        memory = plan_memory(*self._liveness(tracer.buffers), self._reuse(tracer.buffers), self._filled_once())
         self._memory = (memory, tracer.buffers, device)
         self.buffers, self.memory_bytes = make_buffers(memory, tracer.buffers, device)
         self.peak_bytes_eager: int = memory.peak_bytes_eager

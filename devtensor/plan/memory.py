@@ -47,6 +47,7 @@ def plan_memory(
     uses: Sequence[Sequence[Any]],
     kept: set[Any],
     reuse: Mapping[int, int] | None = None,
+    early: set[Any] | frozenset[Any] = frozenset(),
 ) -> MemoryPlan:
     """Place buffers in one arena by liveness.
 
@@ -59,6 +60,9 @@ def plan_memory(
         reuse: per buffer, a buffer of the same size whose bytes it may take exactly (an input of the op that
             writes it, last used there; see the module's docstring): taken when no other buffer live then is
             in the way, else the buffer is placed as any other.
+        early: the storage keys live from the first record on (created tensors filled once, at planning: their
+            bytes must hold through every replay, before the record that made them too); the eager peak counts
+            them from that record, as eager makes them there.
     Returns:
         the :class:`MemoryPlan`.
     """
@@ -67,9 +71,10 @@ def plan_memory(
         for key in keys:
             last[key] = index
     end = len(uses)
-    lives = [(record, end if key in kept else max(record, last.get(key, record))) for record, _n, _a, key in requests]
+    eager = [(record, end if key in kept else max(record, last.get(key, record))) for record, _n, _a, key in requests]
+    lives = [(0 if key in early else start, stop) for (start, stop), (*_, key) in zip(eager, requests, strict=True)]
     change = [0] * (end + 2)
-    for (_record, nbytes, _align, _key), (start, stop) in zip(requests, lives, strict=True):
+    for (_record, nbytes, _align, _key), (start, stop) in zip(requests, eager, strict=True):
         change[start] += nbytes
         change[stop + 1] -= nbytes
     peak = live = 0

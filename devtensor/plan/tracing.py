@@ -14,7 +14,7 @@ from devtensor import modes
 from devtensor.creation import filled
 from devtensor.device import Device
 from devtensor.dtypes import DType
-from devtensor.errors import PlanError
+from devtensor.errors import PlanError, ShapeError
 from devtensor.modes import DispatchMode
 from devtensor.plan.values import Slot as _Slot
 from devtensor.plan.values import rebuild
@@ -27,6 +27,35 @@ def _describe(value: Any) -> str:
     if isinstance(value, Tensor):
         return f"{list(value.shape)} {value.dtype}"
     return value if isinstance(value, str) else repr(value)
+
+
+#: What rules.prepare_out's refusal to resize an out with live views says (the tracer keeps its views alive).
+_LIVE_VIEWS = "shares its memory with live views"
+
+
+def _resize_message(name: str, label: str, before: Any, after: Any) -> str:
+    """The PlanError's text for an op resizing an ``out=`` tensor: a replay could not follow (an argument's shape is
+    part of the signature, a buffer's is fixed)."""
+    return (
+        f"dt.plan: {name} resizes its {label} tensor from {list(before)} to {list(after)} (as eager does, with its "
+        "warning); a plan keeps every shape it traced: pass an out of the result's shape"
+    )
+
+
+def _resized(op: Any, args: Any, kwargs: dict[str, Any], sized: list[Any]) -> list[tuple[Any, str, Any]]:
+    """The out= tensors of a call (``sized``: index, label, tensor, shape) whose shape differs from the one the
+    op's meta function gives for the call: (the shape wanted, the label, the shape before); none when the meta
+    function raises or the op has none."""
+    meta = getattr(op, "meta", None)
+    if not sized or meta is None:
+        return []
+    try:
+        spec = meta(*args, **{key: value for key, value in kwargs.items() if key != "out"})
+        specs = spec if isinstance(op, MultiOutputOp) else (spec,)
+        wanted = [(tuple(specs[max(at, 0)][0]), label, shape) for at, label, _, shape in sized]
+    except Exception:
+        return []
+    return [item for item in wanted if item[0] != tuple(item[2])]
 
 
 @dataclass(slots=True)
@@ -261,13 +290,23 @@ class _Tracer(DispatchMode):
         enc_kwargs = {key: self.encode(value, name) for key, value in kwargs.items()}
         out = kwargs.get("out")
         out_before = (out._shape, out._dtype) if isinstance(out, Tensor) else None
-        result = func(*args, **kwargs)
-        if out_before is not None and isinstance(out, Tensor) and (out._shape, out._dtype) != out_before:
-            # A replay could not follow: the argument's shape is part of the signature, a buffer's is fixed.
-            raise PlanError(
-                f"dt.plan: {name} resizes its out= tensor from {list(out_before[0])} to {list(out._shape)} (as eager "
-                "does, with its warning); a plan keeps every shape it traced: pass an out of the result's shape"
-            )
+        # (per out= tensor, its place and shape before the call; a multi-output op's out= is a tuple of them)
+        sized = [(-1, "out=", out, out._shape)] if isinstance(out, Tensor) else []
+        if isinstance(out, (tuple, list)):
+            sized = [(i, f"out[{i}]", o, o._shape) for i, o in enumerate(out) if isinstance(o, Tensor)]
+        try:
+            result = func(*args, **kwargs)
+        except ShapeError as error:
+            # The stand-ins' views stay alive while tracing, so a resize that eager makes may be refused here for
+            # them (rules.prepare_out's last check, live views): the resize's PlanError, as below. Any other error
+            # is eager's own, unchanged.
+            if _LIVE_VIEWS in str(error):
+                for after, label, before in _resized(op, args, kwargs, sized):
+                    raise PlanError(_resize_message(name, label, before, after)) from error
+            raise
+        for _, label, tensor, shape in sized:
+            if tensor._shape != shape:
+                raise PlanError(_resize_message(name, label, shape, tensor._shape))
         buffer = None
         if variant == "functional" and "out" in kwargs and kwargs["out"] is None and isinstance(result, Tensor):
             buffer = len(self.buffers)
