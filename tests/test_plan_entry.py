@@ -276,3 +276,24 @@ def test_a_plan_of_one_view_calls_its_compiled_front_or_kernel(step: Any, kernel
             assert np.array_equal(got.numpy(), want.numpy())
     y = dt.tensor(np.arange(6.0).reshape(3, 2))  # (another signature: planned again)
     assert np.array_equal(fast(y).numpy(), step(y).numpy()) and len(fast.plans) == 2
+
+
+@needs_core
+@pytest.mark.parametrize(
+    "step", [lambda t: dt.split(t, 2), lambda t: dt.chunk(t, 3, 1), lambda t: t.split([1, 3], 0)], ids=str
+)
+def test_a_plan_of_one_multi_view_op_calls_its_python_front(step: Any) -> None:
+    """split and chunk have Python fronts: a plan of one such call (its result the step's) calls that front from
+    the compiled entry with no frame between, as eager calls it: new views of the argument on each call, for new
+    arguments too (the kept layouts of a body would be made again each time)."""
+    x = dt.tensor(np.arange(24.0).reshape(4, 6))
+    plan = dt.plan(step, x)
+    assert plan.gains and calls_front(plan._entry)
+    fast = dt.planned(step)
+    for arg in (x, x, dt.tensor(np.arange(24.0).reshape(4, 6) * 2), dt.tensor(np.ones((6, 4))).T):
+        for got in (plan(arg), fast(arg)):
+            want = step(arg)
+            assert type(got) is type(want) and len(got) == len(want)
+            for g, w in zip(got, want, strict=True):
+                assert g._storage is arg._storage and g._array.strides == w._array.strides
+                assert g.shape == w.shape and np.array_equal(g.numpy(), w.numpy())

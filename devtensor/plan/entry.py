@@ -77,10 +77,10 @@ def replay_entry(plan: Any, ns: dict[str, Any], general: Callable[..., Any]) -> 
 
 
 def direct_front(plan: Any) -> Any | None:
-    """The compiled front of a plan of one view of an argument, returned (its view lane, _core_view.h, takes the
-    call in C): the replay is that call as the step makes it, with no frame (the step's own included), so it
-    beats the eager step. Views warn of nothing, so no warning's location depends on the frame it comes from.
-    None for any other plan."""
+    """The front of a plan of one view of an argument, returned: its compiled front (the view lane, _core_view.h,
+    takes the call in C), or the Python front of a multi-view op (split, chunk): the replay is that call as the
+    step makes it, with no frame between (the step's own included), so it beats the eager step. Views warn of
+    nothing, so no warning's location depends on the frame it comes from. None for any other plan."""
     core = _structured_core.CORE
     if core is None or len(plan.records) != 1:
         return None
@@ -89,8 +89,7 @@ def direct_front(plan: Any) -> Any | None:
     if (
         record.variant != "view"
         or record.buffer is not None
-        or type(front) is not core.Front
-        or front.__wrapped__ is not record.func
+        or not (front is record.func or (type(front) is core.Front and front.__wrapped__ is record.func))
         or plan._output != record.result
         or type(record.args[0] if record.args else None) is not Slot
         or record.args[0].index not in plan._arg_slots
@@ -125,10 +124,12 @@ def direct_view(plan: Any) -> tuple[Any, Any, Any, type, tuple[int, ...], int] |
 
 
 def calls_front(entry: Any) -> bool:
-    """Whether ``entry`` is a compiled entry calling a compiled front (:func:`direct_front`) or a view kernel
-    (:func:`direct_view`) directly."""
+    """Whether ``entry`` is a compiled entry calling a view's front (:func:`direct_front`) or its view kernel
+    (:func:`direct_view`) directly, not a replay's generated body (whose namespace marks it)."""
     core = _structured_core.CORE
-    return core is not None and type(entry) is core.Entry and (type(entry.body) is core.Front or entry.view is not None)
+    if core is None or type(entry) is not core.Entry:
+        return False
+    return entry.view is not None or "__plan_replay__" not in getattr(entry.body, "__globals__", {})
 
 
 def eager_entry(step: Callable[..., Any], general: Callable[..., Any]) -> Callable[..., Any]:
