@@ -22,6 +22,9 @@ from __future__ import annotations
 import argparse
 import gc
 import glob
+import importlib
+import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +34,33 @@ import devtensor as dt
 from devtensor import Tensor
 
 
-def run(calls: int, warmup: int, names_file: str, fresh: bool = False) -> None:
-    """Make and time (as ``exec`` segments) each one-op step: eager, plan, planned; with ``fresh``, each call
-    gets new argument tensors (copies made beforehand, as a step called with a new batch each time)."""
+def mixed_steps(count: int, seed: int) -> Iterator[tuple[str, int, Any, tuple[Any, ...]]]:
+    """``count`` random steps of 2 to 4 op-sample calls, drawn as tests/test_plan_properties.py draws them
+    (functional, inplace or out= where allowed, each call's first operand the previous result or not), labelled
+    with their ops."""
+    props: Any = importlib.import_module("test_plan_properties")  # (tests/ is on sys.path: one_op_steps)
+    rng = random.Random(seed)
+    for index in range(count):
+        calls = []
+        for _ in range(rng.randint(2, 4)):
+            name, sample = rng.choice(props.POOL)
+            call = props.call_of(name, sample, rng.choice(["functional", "inplace", "out"]), rng.random() < 0.5)
+            if call is not None:
+                calls.append(call)
+        if len(calls) > 1:
+            step, make = props._build(calls, props._Clone, False)
+            label = "+".join(call.name + ("_" if call.variant == "inplace" else "") for call in calls)
+            yield label, index, step, tuple(make())
+
+
+def run(calls: int, warmup: int, names_file: str, fresh: bool = False, mixed: int = 0) -> None:
+    """Make and time (as ``exec`` segments) each one-op step (or ``mixed`` random steps of several ops): eager,
+    plan, planned, each on its own copies of the arguments; with ``fresh``, each call gets new argument tensors
+    (copies made beforehand, as a step called with a new batch each time)."""
     steps: list[tuple[str, Any, Any, Any, tuple[Any, ...]]] = []
-    for name, index, step, args in one_op_steps():
+    drawn = list(one_op_steps())
+    made = mixed_steps(mixed, 0) if mixed else iter(drawn)
+    for name, index, step, args in made:
         try:
             step(*args)
             plan = dt.plan(step, *args)
@@ -55,8 +80,8 @@ def run(calls: int, warmup: int, names_file: str, fresh: bool = False) -> None:
         with open(names_file, "w") as names:
             for label, step, plan, fast, args in steps:
                 for fn in (step, plan, fast):
-                    made = [tuple(a.clone() if isinstance(a, Tensor) else a for a in args) for _ in range(calls)]
-                    exec(code, {"f": fn, "a": args, "A": made if fresh else ()})
+                    copies = [tuple(a.clone() if isinstance(a, Tensor) else a for a in args) for _ in range(calls)]
+                    exec(code, {"f": fn, "a": copies[0], "A": copies if fresh else ()})
                 names.write(label + "\n")
     finally:
         gc.enable()
@@ -108,9 +133,10 @@ def main() -> None:
     parser.add_argument("--names", default="/tmp/plan_samples_cost.names")
     parser.add_argument("--show", type=int, default=25)
     parser.add_argument("--fresh", action="store_true", help="new argument tensors for each call (run)")
+    parser.add_argument("--mixed", type=int, default=0, help="time this many random steps of 2-4 ops instead (run)")
     options = parser.parse_args()
     if options.action == "run":
-        run(options.calls, options.warmup, options.names, options.fresh)
+        run(options.calls, options.warmup, options.names, options.fresh, options.mixed)
     else:
         report(options.prefix, options.names, options.show)
 

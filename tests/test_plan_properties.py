@@ -146,6 +146,27 @@ def _build(calls: list[_Call], custom: Any, write_view: bool) -> tuple[Callable[
     return step, make
 
 
+def call_of(name: str, sample: Sample, variant: str, chain: bool) -> _Call | None:
+    """A drawn call of ``name``'s ``sample`` in ``variant`` (functional, inplace or out) where PyTorch's rule allows
+    it (an inplace call writes a first operand of the result's shape and dtype; ``out=`` takes a tensor result),
+    else functional; None when eager refuses the sample. (benchmarks/plan_samples_cost.py draws steps with it.)"""
+    args, kwargs = sample.make("cpu")
+    functional = _fn(name, "functional")
+    assert functional is not None
+    try:
+        result = functional(*args, **kwargs)
+    except Exception:
+        return None
+    call = _Call(name, sample, "functional", chain)
+    if variant == "inplace" and _fn(name, "inplace") is not None and isinstance(result, Tensor):
+        first = args[0]
+        if isinstance(first, Tensor) and first.shape == result.shape and first.dtype == result.dtype:
+            call.variant = "inplace"
+    elif variant == "out" and isinstance(result, Tensor) and name in OPS and "out" not in OPS[name].skip:
+        call.out_spec = (tuple(result.shape), result.dtype)
+    return call
+
+
 @given(data=st.data())
 def test_random_op_sequences_planned_equal_eager(data: st.DataObject, triple: Any) -> None:
     n = data.draw(st.integers(1, 4), label="calls")
@@ -153,22 +174,9 @@ def test_random_op_sequences_planned_equal_eager(data: st.DataObject, triple: An
     for _ in range(n):
         name, sample = data.draw(st.sampled_from(POOL), label="op sample")
         variant = data.draw(st.sampled_from(["functional", "inplace", "out"]), label="variant")
-        chain = data.draw(st.booleans(), label="chain")
-        args, kwargs = sample.make("cpu")
-        functional = _fn(name, "functional")
-        assert functional is not None
-        try:
-            result = functional(*args, **kwargs)
-        except Exception:
-            continue  # eager refuses this sample: nothing to compare
-        call = _Call(name, sample, "functional", chain)
-        if variant == "inplace" and _fn(name, "inplace") is not None and isinstance(result, Tensor):
-            first = args[0]
-            if isinstance(first, Tensor) and first.shape == result.shape and first.dtype == result.dtype:
-                call.variant = "inplace"
-        elif variant == "out" and isinstance(result, Tensor) and name in OPS and "out" not in OPS[name].skip:
-            call.out_spec = (tuple(result.shape), result.dtype)
-        calls.append(call)
+        call = call_of(name, sample, variant, data.draw(st.booleans(), label="chain"))
+        if call is not None:  # (None: eager refuses this sample, nothing to compare)
+            calls.append(call)
     if not calls:
         return
     write_view = data.draw(st.booleans(), label="write through a view")
