@@ -111,7 +111,7 @@ def report(prefix: str, names_file: str, show: int) -> None:
     for i, label in enumerate(names):
         eager, plan, fast = counts[3 * i : 3 * i + 3]
         rows.append((label, [plan[k] / eager[k] for k in (0, 1)], [fast[k] / eager[k] for k in (0, 1)]))
-    print(f"one-op steps of the op samples ({len(rows)}), cost / eager's (callgrind; instructions, cycle estimate):")
+    print(f"steps of the op samples ({len(rows)}), cost / eager's (callgrind; instructions, cycle estimate):")
     for kind, at in (("dt.plan", 1), ("dt.planned", 2)):
         for measure, k in (("instructions", 0), ("cycle estimate", 1)):
             ratios = sorted((r[1] if at == 1 else r[2])[k] for r in rows)
