@@ -21,6 +21,8 @@ import devtensor as dt
 from devtensor import array_api as xp
 from devtensor.errors import ArgumentTypeError, ArgumentValueError, IndexOutOfRangeError
 from devtensor.structured import get_op, rules
+from devtensor.structured.data_dependent import all_data_dependent_ops
+from devtensor.structured.multi import all_multi_ops
 
 # --- the generic check of bool and Literal arguments ------------------------------------------------------------
 
@@ -408,3 +410,26 @@ def test_norms_of_a_zero_d_tensor_over_dim() -> None:
             dt.linalg.norm(dt.ones(3, 3), dim=bad)  # type: ignore[arg-type]  # the point of the test
     with pytest.raises(IndexOutOfRangeError, match="tensordot: argument 'dims'"):
         dt.tensordot(z, z, dims=[0, 0])
+
+
+@pytest.mark.parametrize("name", [op.name for op in [*all_multi_ops(), *all_data_dependent_ops()]])
+def test_a_closure_fronts_binding_errors_name_the_op(name: str) -> None:
+    """A multi-output or data-dependent op's front binds a call by its meta function's signature (schema.call_binder;
+    a multi-output op's ``out`` keyword-only, last):
+    a missing argument, an unknown keyword, one given twice or too many positional ones is an ArgumentTypeError
+    (a TypeError) naming the op, raised before anything runs; a call omitting the defaulted ones takes the
+    defaults, as eager PyTorch does."""
+    op = get_op(name)
+    front = op.functional
+    t = dt.tensor(np.eye(3))
+    required = [p for p in op.schema.params if not p.kw_only and not p.has_default]
+    positional = [p for p in op.schema.params if not p.kw_only]
+    with pytest.raises(ArgumentTypeError, match=rf"{name}: {name}\(\) missing 1 required positional argument"):
+        front(*[t] * (len(required) - 1)) if len(required) > 1 else front()
+    with pytest.raises(ArgumentTypeError, match=rf"{name}: {name}\(\) got an unexpected keyword argument 'bogus'"):
+        front(t, bogus=1)
+    first = positional[0].name
+    with pytest.raises(ArgumentTypeError, match=rf"{name}: {name}\(\) got multiple values for argument '{first}'"):
+        front(t, **{first: t})
+    with pytest.raises(ArgumentTypeError, match=rf"{name}: {name}\(\) takes .* positional argument"):
+        front(*[t] * (len(positional) + 1))

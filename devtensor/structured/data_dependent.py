@@ -37,7 +37,7 @@ from devtensor.structured import rules
 from devtensor.structured.aliases import alias_pairs, alias_parameters, aliased_call
 from devtensor.structured.annotations import TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.kernel_registration import KernelRegistration
-from devtensor.structured.schema import check_op_name, schema_from_meta
+from devtensor.structured.schema import call_binder, check_op_name, schema_from_meta
 from devtensor.tensor import Tensor
 
 __all__ = ["DataDependentOp", "all_data_dependent_ops", "data_dependent_op", "data_dependent_ops_by_name"]
@@ -159,13 +159,15 @@ def _make_front(op: DataDependentOp) -> Callable[..., Any]:
     meta = op.meta
     table = op.table
 
+    bind = call_binder(name, params, out=False)
+    positional = tuple(p.name for p in params if not p.kw_only)
+    keywords = tuple(p.name for p in params if p.kw_only)
+
     def raw(*args: Any, **kwargs: Any) -> Any:
         try:
-            bound = signature.bind(*args, **kwargs)
+            values = bind(*args, **kwargs)
         except TypeError as error:
             raise ArgumentTypeError(f"{name}: {error}") from None
-        bound.apply_defaults()
-        values = bound.arguments
         device: Any = None
         first: Tensor | None = None
         named: list[tuple[str, Any]] = []
@@ -185,7 +187,9 @@ def _make_front(op: DataDependentOp) -> Callable[..., Any]:
             rules.no_tensor(name)
         if checks:
             rules.check_values(name, checks, values)
-        wanted = meta(*bound.args, **bound.kwargs)
+        call_args = tuple([values[key] for key in positional])
+        call_kwargs = {key: values[key] for key in keywords}
+        wanted = meta(*call_args, **call_kwargs)
         single = not isinstance(wanted, tuple)
         dtypes: tuple[Any, ...] = (wanted,) if single else wanted
         handler = table.handlers.get(device.key)
@@ -197,10 +201,10 @@ def _make_front(op: DataDependentOp) -> Callable[..., Any]:
             )
         guard = device._guard
         if guard is None:
-            arrays = handler(*bound.args, **bound.kwargs)
+            arrays = handler(*call_args, **call_kwargs)
         else:
             with guard():
-                arrays = handler(*bound.args, **bound.kwargs)
+                arrays = handler(*call_args, **call_kwargs)
         if not builtin:
             arrays = _checked_arrays(name, arrays, dtypes)
         backend = first._backend

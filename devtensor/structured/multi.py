@@ -15,8 +15,9 @@ defines an op with several outputs (``qr``: Q and R). The rest is the single-out
   modes and the generic check of bool and Literal arguments (:func:`rules.check_values`) are the single-output
   ops'. Backend fallbacks (which write one out) do not serve these ops.
 
-The fronts are plain closures, not generated source: they bind arguments through ``inspect.Signature`` (a few
-µs per call more than a generated single-output front; the single-output fronts are untouched). Multi-output
+The fronts are plain closures, not generated source: they bind arguments through a function with the op's
+signature made once (:func:`devtensor.structured.schema.call_binder`: Python's own binding; ``inspect.Signature``'s
+cost half of a small ``dt.sort`` call). Multi-output
 ops live in their own registry (:data:`multi_ops_by_name`; :func:`devtensor.structured.get_op` finds them), so
 codegen's single-output declarations never see them. NumPy arrays as operands are refused (ArgumentTypeError);
 the single-output fronts' NumPy conversion is not applied here.
@@ -37,7 +38,7 @@ from devtensor.structured import rules
 from devtensor.structured.aliases import alias_pairs, alias_parameters, aliased_call
 from devtensor.structured.annotations import TENSOR, TENSOR_LIST, TENSOR_OR_SCALAR
 from devtensor.structured.kernel_registration import KernelRegistration
-from devtensor.structured.schema import check_op_name, schema_from_meta
+from devtensor.structured.schema import call_binder, check_op_name, schema_from_meta
 from devtensor.tensor import Storage, Tensor, TensorSpec
 from devtensor.typed.const_out import new_const_out, set_array
 
@@ -214,14 +215,15 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
     table = op.table
     exact = op.exact_out_dtypes
 
+    bind = call_binder(name, params, out=True)
+    positional = tuple(p.name for p in params if not p.kw_only)
+    keywords = tuple(p.name for p in params if p.kw_only)
+
     def raw(*args: Any, **kwargs: Any) -> tuple[Tensor, ...]:
         try:
-            bound = signature.bind(*args, **kwargs)
+            values, out = bind(*args, **kwargs)
         except TypeError as error:
             raise ArgumentTypeError(f"{name}: {error}") from None
-        bound.apply_defaults()
-        values = bound.arguments
-        out = values.pop("out")
         device: Any = None
         first: Tensor | None = None
         inputs: list[Tensor] = []
@@ -255,7 +257,9 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
             rules.no_tensor(name)
         if checks:
             rules.check_values(name, checks, values)
-        specs = meta(*bound.args, **bound.kwargs)
+        call_args = tuple([values[key] for key in positional])
+        call_kwargs = {key: values[key] for key in keywords}
+        specs = meta(*call_args, **call_kwargs)
         if not builtin:
             if type(specs) not in (tuple, list) or len(specs) != n:
                 raise ArgumentTypeError(
@@ -265,7 +269,6 @@ def _make_front(op: MultiOutputOp) -> Callable[..., tuple[Tensor, ...]]:
         handler = table.handlers.get(device.key)
         if handler is None:
             handler = table.resolve(device.key, str(device))
-        call_args, call_kwargs = bound.args, bound.kwargs
         guard = device._guard
         if out is None:
             backend = first._backend
