@@ -280,7 +280,9 @@ def test_a_plan_of_one_view_calls_its_compiled_front_or_kernel(step: Any, kernel
 
 @needs_core
 @pytest.mark.parametrize(
-    "step", [lambda t: dt.split(t, 2), lambda t: dt.chunk(t, 3, 1), lambda t: t.split([1, 3], 0)], ids=str
+    "step",
+    [lambda t: dt.split(t, 2), lambda t: dt.chunk(t, 3, 1), lambda t: t.split([1, 3], 0)],
+    ids=["split", "chunk", "split-sizes"],
 )
 def test_a_plan_of_one_multi_view_op_calls_its_python_front(step: Any) -> None:
     """split and chunk have Python fronts: a plan of one such call (its result the step's) calls that front from
