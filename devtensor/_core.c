@@ -456,6 +456,8 @@ static PyMethodDef core_methods[] = {
     {"softmax_direct", core_softmax_direct, METH_VARARGS, "softmax's and log_softmax's direct path in C."},
     {"replay_entry", core_replay_entry, METH_VARARGS, "A plan's call in C (devtensor/plan/entry.py)."},
     {"eager_entry", core_eager_entry, METH_VARARGS, "A dt.planned's eager call in C (devtensor/plan/entry.py)."},
+    {"view_tensor", (PyCFunction)(void (*)(void))core_view_tensor, METH_FASTCALL,
+     "view_tensor(cls, array, base, shape): a view tensor of base over array, as the view lane wraps one."},
     {NULL},
 };
 

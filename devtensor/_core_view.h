@@ -31,6 +31,18 @@ static PyObject *wrap_view(PyTypeObject *cls, PyObject *array, PyObject *base, P
     return result;
 }
 
+/* view_tensor(cls, array, base, shape): a view of base over array (a view kernel's result) as wrap_view makes it,
+ * base's dtype; for a plan's replay (devtensor/plan/replay_views.py), which worked out shape at planning. */
+static PyObject *core_view_tensor(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyType_Check(args[0]) || !PyType_IsSubtype((PyTypeObject *)args[0], Tensor_type) ||
+        !is_tensor(args[2]) || !PyTuple_CheckExact(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "view_tensor(cls, array, base, shape): a Tensor class, an array, a tensor, "
+                                         "a shape tuple");
+        return NULL;
+    }
+    return wrap_view((PyTypeObject *)args[0], Py_NewRef(args[1]), args[2], args[3], SLOT(args[2], off_dtype));
+}
+
 /* A kernel's ValueError or OverflowError: views._too_large(name, spec, error) raises the size error. NULL. */
 static PyObject *view_size_error(Front *f, PyObject *table, PyObject *spec) {
     if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;

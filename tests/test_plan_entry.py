@@ -299,3 +299,43 @@ def test_a_plan_of_one_multi_view_op_calls_its_python_front(step: Any) -> None:
             for g, w in zip(got, want, strict=True):
                 assert g._storage is arg._storage and g._array.strides == w._array.strides
                 assert g.shape == w.shape and np.array_equal(g.numpy(), w.numpy())
+
+
+@needs_core
+@pytest.mark.parametrize(
+    "step",
+    [lambda t: t.T.unsqueeze(0), lambda t: t.T.T, lambda t: t.permute(1, 0).squeeze(), lambda t: (t.T, t.unsqueeze(1))],
+    ids=["T.unsqueeze", "T.T", "permute.squeeze", "T,unsqueeze"],
+)
+def test_views_made_by_their_kernels_make_a_plan_gain(step: Any) -> None:
+    """Two or more views of arguments by ops whose spec holds for any strides are made by their view kernels (the
+    tensor wrapped in C, core.view_tensor), no front: that beats eager's views even for new arguments each call,
+    so ``dt.planned`` replays the plan; the views are eager's (class, layout, storage, version)."""
+    base = np.arange(6.0).reshape(2, 3)
+    x = dt.tensor(base)
+    plan = dt.plan(step, x)
+    assert plan.gains
+    fast = dt.planned(step)
+    for arg in (x, x, dt.tensor(base * 2), dt.tensor(base.T.copy()).T):
+        for got in (plan(arg), fast(arg)):
+            want = step(arg)
+            for g, w in zip(*((v,) if isinstance(v, Tensor) else v for v in (got, want)), strict=True):
+                assert type(g) is type(w) and g._storage is arg._storage and g.version == w.version
+                assert g._shape == w._shape and g._array.strides == w._array.strides
+                assert np.array_equal(g.numpy(), w.numpy())
+    assert not fast._eager
+
+
+@needs_core
+def test_view_tensor_checks_its_arguments() -> None:
+    """core.view_tensor (a replay's view wrap) takes a Tensor class, an array, a tensor and a shape tuple, and
+    gives what Backend.wrap_view gives; anything else is a TypeError."""
+    assert CORE is not None
+    x = dt.tensor(np.arange(6.0).reshape(2, 3))
+    made = CORE.view_tensor(type(x), x._array.T, x, (3, 2))
+    want = x._backend.wrap_view(x._array.T, x)
+    assert type(made) is type(want) and made._storage is x._storage and made._shape == want._shape
+    assert made._dtype == want._dtype and made._device is want._device and made._write_checked is False
+    for bad in [(int, x._array, x, (3, 2)), (type(x), x._array, 3, (3, 2)), (type(x), x._array, x, [3, 2]), ()]:
+        with pytest.raises(TypeError, match="view_tensor"):
+            CORE.view_tensor(*bad)

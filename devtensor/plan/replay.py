@@ -101,6 +101,7 @@ class _Compiler(ViewLines):
         self.lowered = 0
         #: How many op calls run without their front (lowered, the one ufunc call, or the kernel itself).
         self.calls = 0
+        self.kernel_views = 0
         #: Where the last quiet block of lowered calls ends in ``lines`` (adjacent ones are merged).
         self.quiet_end = -1
         #: How many records call their front so far (which may resize an argument: its array changes).
@@ -264,7 +265,10 @@ class _Compiler(ViewLines):
         replay: Callable[[Any], Any] = self.ns["replay"]
         replay.__source__ = source  # type: ignore[attr-defined]  # for print(plan.replay_source)
         replay.__lowered__ = self.lowered  # type: ignore[attr-defined]  # how many records were lowered
-        replay.__calls__ = self.calls  # type: ignore[attr-defined]  # how many op calls skip their front
+        # How many op calls skip their front; two views made by their kernels count (with new arguments each call
+        # too, they beat the eager views' binding and meta functions; one: the compiled entry's direct view).
+        calls = self.calls + (self.kernel_views if self.kernel_views >= 2 else 0)
+        replay.__calls__ = calls  # type: ignore[attr-defined]
         return replay
 
     def ref(self, value: Any) -> Any:

@@ -53,6 +53,8 @@ class ViewLines:
     fronts: int
     calls: int
     direct_count: int
+    #: How many views of arguments the replay makes by their view kernels, no front (two beat eager's fronts).
+    kernel_views: int
 
     if TYPE_CHECKING:
 
@@ -111,6 +113,7 @@ class ViewLines:
         base_src = self.tensor(base.index)
         hoist = base.index in self.args and not self.fronts
         make = self.kernel_view(record, f"a{base.index}" if hoist else "_b", base_src)
+        self.kernel_views += make is not None
         make = make or f"{self.const(compiled_front(record))}({base_src}{rest})"
         if hoist:
             # Before any front call an argument's array is the head's (only a front resizes): the views of one
@@ -162,6 +165,7 @@ class ViewLines:
         self.defined.add(record.result.index)
         self.direct_count += 1
         self.calls += _VIEW_GAINS  # (the view kernel without its front)
+        self.kernel_views += 1
 
     def kernel_view(self, record: Any, array: str, base: str) -> str | None:
         """The source making ``record``'s view of ``base`` (a source; ``array``: its array's) by the view kernel
@@ -179,6 +183,10 @@ class ViewLines:
         if spec.copy or kernel is META_ONLY:
             return None
         call = f"{self.const(kernel)}({self.const(self.backend.xp)}, {array}, {self.const(spec.plan)})"
+        core, shape = _structured_core.CORE, getattr(record.meta_result, "_shape", None)
+        if core is not None and type(shape) is tuple:  # (the tensor made in C: no wrap_view frame per replay)
+            cls = self.const(self.backend.tensor_class)
+            return f"{self.const(core.view_tensor)}({cls}, {call}, {base}, {self.const(shape)})"
         return f"{self.const(self.backend.wrap_view)}({call}, {base})"
 
     def layout_view(self, index: int, record: Any, base: Slot) -> None:
