@@ -4,6 +4,7 @@ invalidation by registrations, ``planned``'s cache, random ops drawing afresh.""
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -392,6 +393,35 @@ def test_conversions_inside_the_step_replay_as_eager(step: Any) -> None:
         got = plan(x)
         assert got.dtype == want.dtype and got.numpy().tobytes() == want.numpy().tobytes()
     assert x.tolist() == [0.0, 1.5, 3.0, 4.5, 6.0]
+
+
+@pytest.mark.parametrize(
+    "step,buffered",
+    [
+        (lambda x: x.to(dt.float64).sum(), False),  # an argument: its layout is not in the signature
+        (lambda x: (x * 2).T.to(dt.float64).sum(0), False),  # a view of a buffer: transposed
+        (lambda x: (x * 2).to(dt.float64).sum(0), True),  # a buffer: C-contiguous, as eager's copy of it
+    ],
+)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_conversions_keep_the_sources_layout_as_eager(step: Any, buffered: bool, layout: str) -> None:
+    """Eager's ``to`` copies keep the source's layout (PyTorch's preserve_format, NumPy's order K), so a later
+    reduction sums in that order: a plan converts an argument or a view on each replay as eager does (bit for bit,
+    the result's strides too), and a buffer of its own into a buffer (both C-contiguous)."""
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((4, 3)) + 1j * rng.standard_normal((4, 3))
+
+    def make() -> Tensor:
+        return dt.tensor(base.copy()) if layout == "contiguous" else dt.tensor(base.T.copy()).T
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        plan, fast = dt.plan(step, make()), dt.planned(step)
+        assert [r.buffer is not None for r in plan.records if r.variant == "convert"] == [buffered]
+        for _ in range(3):
+            want = step(make())
+            for got in (plan(make()), fast(make())):
+                assert got.numpy().tobytes() == want.numpy().tobytes() and got.shape == want.shape
 
 
 def test_moves_to_another_device_inside_the_step_are_named() -> None:

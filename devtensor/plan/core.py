@@ -142,6 +142,7 @@ class Plan:
                 self._arg_slots.append(None)
         meta_args = _unflatten(structure, stand_ins)
         tracer = _Tracer(slots, keep, self.device if self.device is not None else Device("cpu"), step_code(step))
+        tracer.static_inputs = cuda_graph
         generation = dispatcher._generation[0]
         try:
             with tracer:
@@ -541,7 +542,7 @@ def _eager_error(tracer: _Tracer, leaves: list[Any], arg_slots: list[int | None]
             warnings.simplefilter("ignore")
             for record in tracer.records:
                 args = _decode(record.args, values)
-                if record.variant in ("create", "convert"):
+                if record.variant in ("create", "convert") and record.buffer is not None:
                     meta = record.meta_result
                     made = record.func(*args, out=empty(meta._shape, dtype=meta._dtype, device=tracer.device))
                 else:

@@ -136,6 +136,12 @@ _CREATION = frozenset(
 )
 
 
+def _convert_fresh(dtype: DType, source: Tensor) -> Tensor:
+    """``source`` converted to ``dtype`` as eager's ``to`` converts it (a new tensor, the source's layout kept):
+    the replay of a conversion of an argument or a view, whose layout a plan's signature does not fix."""
+    return source.to(dtype, copy=True)
+
+
 def _convert(source: Tensor, *, out: Tensor) -> Tensor:
     """Write ``source`` into ``out``, cast to its dtype (NumPy's unsafe cast, as ``astype``); the replay of a
     dtype conversion (``to``, ``astype``, ``type``) on the plan's device."""
@@ -174,6 +180,9 @@ class _Tracer(DispatchMode):
         self.device = device
         self.records: list[_Record] = []
         self.buffers: list[tuple[tuple[int, ...], DType]] = []
+        #: A CUDA graph's plan: its arguments are copied into C-contiguous static inputs and nothing may allocate
+        #: during a replay, so every conversion writes a buffer (see :meth:`convert`).
+        self.static_inputs = False
 
     def encode(self, value: Any, name: str) -> Any:
         """``value`` with its tensors replaced by slots (PlanError for a tensor that is neither an argument of the
@@ -269,12 +278,23 @@ class _Tracer(DispatchMode):
             return tensor
         source = self.encode(tensor, "to")
         result = filled("to", tensor._shape, dtype, Device("meta"), None)
-        buffer = len(self.buffers)
-        self.buffers.append((tensor._shape, dtype))
         slot = self.new_slot(result)
-        self.records.append(
-            _Record(_IndexOp("to"), "to", "convert", _convert, (source,), {}, slot, result, buffer, False, (), {}, None)
-        )
+        made = {r.result.index for r in self.records if r.buffer is not None and type(r.result) is _Slot}
+        if self.static_inputs or source.index in made:
+            # (a buffer of the plan is C-contiguous, so eager's copy, which keeps the source's layout, is too)
+            buffer = len(self.buffers)
+            self.buffers.append((tensor._shape, dtype))
+            record = _Record(
+                _IndexOp("to"), "to", "convert", _convert, (source,), {}, slot, result, buffer, False, (), {}, None
+            )
+        else:
+            # An argument's layout is not in the plan's signature (nor a view's): eager's copy keeps it (PyTorch's
+            # preserve_format), so a later reduction sums in its order; made on each replay, as eager makes it.
+            fresh = functools.partial(_convert_fresh, dtype)
+            record = _Record(
+                _IndexOp("to"), "to", "convert", fresh, (source,), {}, slot, result, None, False, (), {}, None
+            )
+        self.records.append(record)
         return result
 
     def __dispatch__(
