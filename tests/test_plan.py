@@ -670,6 +670,21 @@ def test_planning_raises_the_error_eager_raises_first() -> None:
         dt.plan(lambda t: dt.sum(t, 0, out=t), a)
 
 
+def test_planning_raises_the_error_eager_raises_first_within_the_failing_call() -> None:
+    """A call whose out= tensors overlap (a check on memory, which meta stand-ins cannot make) and whose out dtype
+    is wrong (the meta function's check): eager raises the overlap first, and so does planning, which runs the
+    call that failed while tracing eagerly on copies of the arguments; nothing is written."""
+
+    def step(x: Tensor, a0: Tensor) -> Any:
+        return dt.max(x, 0, out=(a0, a0[:]))
+
+    x, a0 = dt.tensor(np.arange(9.0).reshape(3, 3)), dt.zeros(3, dtype=dt.float32)
+    for run in (step, lambda *t: dt.plan(step, *t), dt.planned(step)):
+        with pytest.raises(dt.MemoryOverlapError, match=r"max: arguments 'out\[0\]' and 'out\[1\]' share memory"):
+            run(x, a0)
+    assert a0.tolist() == [0.0, 0.0, 0.0] and a0._storage.version == 0
+
+
 def test_planned_runs_a_step_eagerly_when_its_plan_cannot_gain() -> None:
     def fronts(a: Tensor) -> tuple[Tensor, Tensor]:
         return a[[1, 0]], a[[0, 1]]  # (index copies: through their fronts)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from devtensor.creation import empty
 from devtensor.errors import PlanError
+from devtensor.plan.values import decode as _decode
+from devtensor.plan.values import fill as _fill
 from devtensor.plan.values import leaves as _leaves
 from devtensor.plan.values import map_tensors as _map_tensors
 from devtensor.plan.values import unflatten as _unflatten
 from devtensor.tensor import Tensor
 
-__all__ = ["check_plan"]
+__all__ = ["check_plan", "eager_error"]
 
 
 def check_plan(plan: Any, args: tuple[Any, ...]) -> None:
@@ -66,3 +69,43 @@ def _layout_copy(tensor: Tensor) -> Tensor:
         return tensor.clone()
     index = tuple(slice(0, 1) if stride == 0 else slice(None) for stride in strides)
     return tensor[index].clone().expand(*tensor._shape)
+
+
+def eager_error(
+    tracer: Any, leaves: list[Any], arg_slots: list[int | None], error: BaseException | None = None
+) -> Exception | None:
+    """The error eager raises first in the ops recorded before a trace failed, then in the call that failed with
+    ``error`` (``tracer.failed``: a check on data, as the overlap of two outs, may come before the meta function's), run
+    through their fronts on copies of the example arguments (the step's calls only: nothing outside the step's
+    own tensors is touched), or None. The default generator's state is kept and warnings are silenced. None for
+    arguments without data."""
+    import warnings
+
+    from devtensor.generator import get_rng_state, set_rng_state
+
+    if any(isinstance(leaf, Tensor) and not leaf._backend.has_data for leaf in leaves):
+        return None
+    values: list[Any] = [None] * len(tracer.slots)
+    for leaf, slot in zip(leaves, arg_slots, strict=True):
+        if slot is not None and values[slot] is None:
+            values[slot] = _layout_copy(leaf)
+    state = get_rng_state()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for record in tracer.records:
+                args = _decode(record.args, values)
+                if record.variant in ("create", "convert") and record.buffer is not None:
+                    meta = record.meta_result
+                    made = record.func(*args, out=empty(meta._shape, dtype=meta._dtype, device=tracer.device))
+                else:
+                    made = record.func(*args, **_decode(record.kwargs, values))
+                _fill(record.result, made, values)
+            if tracer.failed is not None and tracer.failed[3] is error:  # (the call whose error ended the trace)
+                func, args, kwargs, _error = tracer.failed
+                func(*_decode(args, values), **_decode(kwargs, values))
+    except Exception as eager:
+        return eager
+    finally:
+        set_rng_state(state)
+    return None

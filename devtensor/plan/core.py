@@ -29,7 +29,7 @@ from devtensor.creation import empty
 from devtensor.device import Device
 from devtensor.dtypes import DType
 from devtensor.errors import ArgumentTypeError, NoDataError, PlanError
-from devtensor.plan.checking import check_plan
+from devtensor.plan.checking import check_plan, eager_error
 from devtensor.plan.cuda_graph import CudaGraph
 from devtensor.plan.entry import calls_front, replay_entry, set_general
 from devtensor.plan.memory import make_buffers, plan_memory
@@ -154,10 +154,10 @@ class Plan:
             ) from error
         except PlanError as error:
             raise PlanError(f"{error}{_step_line(error, step)}") from error
-        except Exception:
+        except Exception as error:
             # An op's check failed while tracing; eager may fail earlier, in a kernel's check on data (pow of an
             # integer to a negative power) that no meta function makes: the error eager raises first is raised.
-            earlier = _eager_error(tracer, leaves, self._arg_slots)
+            earlier = eager_error(tracer, leaves, self._arg_slots, error)
             if earlier is not None:
                 raise earlier from None
             raise
@@ -519,40 +519,6 @@ def _tensor_leaves(value: Any) -> list[Any]:
     if type(value) is _Slot:
         return [f"%{value.index}"]
     return []
-
-
-def _eager_error(tracer: _Tracer, leaves: list[Any], arg_slots: list[int | None]) -> Exception | None:
-    """The error eager raises first in the ops recorded before a trace failed, run through their fronts on copies
-    of the example arguments (the recorded calls only: nothing outside the step's own tensors is touched), or
-    None. The default generator's state is kept and warnings are silenced. None for arguments without data."""
-    import warnings
-
-    from devtensor.generator import get_rng_state, set_rng_state
-    from devtensor.plan.checking import _layout_copy
-
-    if any(isinstance(leaf, Tensor) and not leaf._backend.has_data for leaf in leaves):
-        return None
-    values: list[Any] = [None] * len(tracer.slots)
-    for leaf, slot in zip(leaves, arg_slots, strict=True):
-        if slot is not None and values[slot] is None:
-            values[slot] = _layout_copy(leaf)
-    state = get_rng_state()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for record in tracer.records:
-                args = _decode(record.args, values)
-                if record.variant in ("create", "convert") and record.buffer is not None:
-                    meta = record.meta_result
-                    made = record.func(*args, out=empty(meta._shape, dtype=meta._dtype, device=tracer.device))
-                else:
-                    made = record.func(*args, **_decode(record.kwargs, values))
-                _fill(record.result, made, values)
-    except Exception as eager:
-        return eager
-    finally:
-        set_rng_state(state)
-    return None
 
 
 def _check_output(value: Any) -> Any:

@@ -180,6 +180,9 @@ class _Tracer(DispatchMode):
         self.device = device
         self.records: list[_Record] = []
         self.buffers: list[tuple[tuple[int, ...], DType]] = []
+        #: The last call that raised while tracing: its front, arguments and keywords (slots for tensors), and the
+        #: error it raised; None before any.
+        self.failed: tuple[Any, Any, dict[str, Any], BaseException] | None = None
         #: A CUDA graph's plan: its arguments are copied into C-contiguous static inputs and nothing may allocate
         #: during a replay, so every conversion writes a buffer (see :meth:`convert`).
         self.static_inputs = False
@@ -316,7 +319,10 @@ class _Tracer(DispatchMode):
             sized = [(i, f"out[{i}]", o, o._shape) for i, o in enumerate(out) if isinstance(o, Tensor)]
         try:
             result = func(*args, **kwargs)
-        except ShapeError as error:
+        except Exception as error:
+            self.failed = (func, enc_args, enc_kwargs, error)  # (checking.eager_error runs it eagerly)
+            if not isinstance(error, ShapeError):
+                raise
             # The stand-ins' views stay alive while tracing, so a resize that eager makes may be refused here for
             # them (rules.prepare_out's last check, live views): the resize's PlanError, as below. Any other error
             # is eager's own, unchanged.
