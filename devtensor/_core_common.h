@@ -168,13 +168,15 @@ static inline int same_shape(PyObject *a, PyObject *b) {
     return PyObject_RichCompareBool(a, b, Py_EQ);
 }
 
-/* The ufunc's result for a functional call: NumPy allocates; C order for 2 or more dims; an array (not a
- * scalar) for 0-d results, as the Python front's lane asks. */
+/* The ufunc's result for a functional call: NumPy allocates; C order for 2 or more dims over 1 (any other shape is
+ * C order anyway, and NumPy's order="C" takes another loop for all-size-1 ones, which rounds complex products
+ * otherwise than a*b does); an array (not a scalar) for 0-d results, as the Python front's lane asks. */
 static PyObject *call_allocating(PyObject *ufunc, PyObject **argv, Py_ssize_t n, PyObject *shape) {
-    Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
+    Py_ssize_t ndim = PyTuple_GET_SIZE(shape), ones = 0;
     PyObject *args[3];
     for (Py_ssize_t i = 0; i < n; i++) args[i] = argv[i];
-    if (ndim == 1) return PyObject_Vectorcall(ufunc, args, n, NULL);
+    for (Py_ssize_t i = 0; i < ndim; i++) ones += PyTuple_GET_ITEM(shape, i) == one;
+    if (ndim == 1 || (ndim && ones >= ndim - 1)) return PyObject_Vectorcall(ufunc, args, n, NULL);
     args[n] = ndim ? str_C : Py_Ellipsis;
     return PyObject_Vectorcall(ufunc, args, n, ndim ? kw_order : kw_out);
 }

@@ -10,6 +10,8 @@ from typing import Any, cast
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 import devtensor as dt
 from devtensor import DispatchKey, library
@@ -658,3 +660,45 @@ def test_maximum_and_minimum_with_out_raise_no_numpy_deprecation(name: str) -> N
             if inplace is not None:
                 inplace(b)
                 assert np.array_equal(c.numpy(), ref, equal_nan=True)
+
+
+@given(
+    shape=st.lists(st.sampled_from([1, 1, 2, 3]), min_size=0, max_size=4).map(tuple),
+    dtype=st.sampled_from([np.complex128, np.complex64, np.float64, np.float32]),
+    name=st.sampled_from(["mul", "add", "sub", "div"]),
+    same=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+@settings(max_examples=150, deadline=None)
+@example(shape=(1, 1), dtype=np.complex128, name="mul", same=False, seed=0)
+@example(shape=(1, 1, 1), dtype=np.complex128, name="mul", same=True, seed=1)
+@example(shape=(1, 1), dtype=np.complex64, name="mul", same=False, seed=2)
+def test_functional_out_and_inplace_give_numpys_bits_for_any_shape(
+    shape: tuple[int, ...], dtype: Any, name: str, same: bool, seed: int
+) -> None:
+    """The functional and out= results equal NumPy's own ``a * b`` bit for bit, the inplace one NumPy's ``a *= b``,
+    for shapes of size-1 dims too: NumPy's ``order="C"`` takes another loop for all-size-1 shapes (a (1, 1)
+    complex product rounded otherwise), so the lanes ask for C order only where a result could be laid out
+    otherwise (two or more dims over 1)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape).astype(dtype)
+    b = a if same else rng.standard_normal(shape).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape).astype(dtype)
+        b = a if same else b + 1j * rng.standard_normal(shape).astype(dtype)
+    a, b = np.array(a, dtype=dtype), np.array(b, dtype=dtype)  # (0-d: arrays, not NumPy scalars)
+    b = a if same else b
+    ufunc = {"mul": np.multiply, "add": np.add, "sub": np.subtract, "div": np.true_divide}[name]
+    want = ufunc(a, b)
+    want_inplace = a.copy()  # (NumPy's in-place loop rounds a one-element complex product otherwise than a * b)
+    ufunc(want_inplace, want_inplace if same else b, out=want_inplace)
+    x, y = dt.tensor(a), dt.tensor(b)
+    for _ in range(2):  # (the compiled lanes take the second call on)
+        got = getattr(dt, name)(x, y)
+        out = dt.empty(shape, dtype=got.dtype)
+        getattr(dt, name)(x, y, out=out)
+        inplace = x.clone()
+        getattr(inplace, f"{name}_")(inplace if same else y)
+        for t, ref in ((got, want), (out, want), (inplace, want_inplace)):
+            assert np.asarray(t.numpy()).tobytes() == np.asarray(ref).tobytes()
+        assert got._array.flags.c_contiguous

@@ -84,8 +84,10 @@ def writer(op: StructuredOp, name: str, checks: Checks) -> tuple[Callable[..., N
     with_kw = bool(kw_names) or plan
 
     def in_order(operands: tuple[Any, ...], shape: tuple[int, ...]) -> Any:
-        # (a ufunc lays a result of 2 or more dims out in C order when asked; a 0-d one as an array, not a scalar)
-        if len(shape) == 1:
+        # (a ufunc lays a result with 2 or more dims over 1 out in C order when asked, any other shape is C order
+        # anyway: NumPy's order="C" takes another loop for all-size-1 ones, which rounds complex products
+        # otherwise than a*b does; a 0-d result as an array, not a scalar)
+        if len(shape) == 1 or (shape and shape.count(1) >= len(shape) - 1):
             return direct[1](*operands)
         return direct[1](*operands, order="C") if shape else direct[1](*operands, out=...)
 
@@ -329,7 +331,7 @@ def one_pass_lane(op: StructuredOp, name: str) -> Callable[[list[Any]], Any] | N
     def result(like: Tensor, device: Any, operands: tuple[Any, ...], dtype: Any) -> Tensor:
         shape = like._shape
         try:
-            if len(shape) == 1:
+            if len(shape) == 1 or (shape and shape.count(1) >= len(shape) - 1):  # (as in_order)
                 array = direct[1](*operands)
             else:
                 array = direct[1](*operands, order="C") if shape else direct[1](*operands, out=...)
