@@ -17,8 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from devtensor import dispatcher
-from devtensor.dispatcher import META_ONLY
-from devtensor.plan.replay_views import LAYOUT_FREE
+from devtensor.plan.replay_views import view_kernel
 from devtensor.plan.values import Exact, Slot, has_tensor, scalar_key, slot_indices
 from devtensor.structured import core as _structured_core
 from devtensor.tensor import Tensor
@@ -101,24 +100,18 @@ def direct_front(plan: Any) -> Any | None:
 
 def direct_view(plan: Any) -> tuple[Any, Any, Any, type, tuple[int, ...], int] | None:
     """For a plan of one view of an argument by an op whose view spec holds whatever the argument's strides
-    (transpose, permute, movedim, squeeze, unsqueeze: replay_views.LAYOUT_FREE), the view kernel resolved for the
+    (transpose, permute, movedim, squeeze, unsqueeze: replay_views.view_kernel), the view kernel resolved for the
     plan's device, the array module, the spec's plan, the tensor class, the view's shape and the base's slot:
     the compiled entry calls the kernel on the argument's array and wraps the view as the view lane does, so the
     replay is the eager call's last steps only (no binding, no meta function: ``x.T`` planned costs less than
     ``x.T``). None for any other plan (or one the front must make: a copy, no kernel)."""
-    core = _structured_core.CORE
-    if core is None or direct_front(plan) is None or plan.device is None or plan._backend is None:
+    if direct_front(plan) is None or plan._backend is None:
         return None
     record = plan.records[0]
-    if record.op.name not in LAYOUT_FREE or not isinstance(record.meta_result, Tensor):
+    made = view_kernel(record, plan.device) if isinstance(record.meta_result, Tensor) else None
+    if made is None:
         return None
-    try:
-        spec = record.op.meta(*record.raw_args, **record.raw_kwargs)
-        kernel = record.op.table.resolve(plan.device.key, str(plan.device))
-    except Exception:  # (the front raises it, as eager would)
-        return None
-    if spec.copy or kernel is META_ONLY:
-        return None
+    kernel, spec = made
     backend = plan._backend
     return kernel, backend.xp, spec.plan, backend.tensor_class, record.meta_result._shape, record.args[0].index
 

@@ -1,7 +1,7 @@
 """The views of a plan's replay (:mod:`devtensor.plan.replay`): views of the plan's buffers made once, views of
-arguments kept between replays (made again, by the front, when the argument's array object changes), a view the
-step returns made on each replay, by the view kernel with the spec the meta function computed where that spec
-holds for any strides."""
+arguments kept between replays (made again when the argument's array object changes), a view the step returns
+made on each replay: by the view kernel with the spec the meta function computed where that spec holds for any
+strides (:func:`view_kernel`), else by the op's compiled front (:func:`compiled_front`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from devtensor.storage import KeptViews
 from devtensor.structured import core as _structured_core
 from devtensor.tensor import Tensor
 
-__all__ = ["LAYOUT_FREE", "ViewLines", "compiled_front"]
+__all__ = ["LAYOUT_FREE", "ViewLines", "compiled_front", "view_kernel"]
 
 #: The view ops whose spec holds whatever the base's strides (the meta function saw a contiguous stand-in; their
 #: kernels transpose, squeeze or index the array); the others call their front on each replay: reshape, view,
@@ -22,6 +22,21 @@ __all__ = ["LAYOUT_FREE", "ViewLines", "compiled_front"]
 #: multi-view ops.
 LAYOUT_FREE = frozenset({"transpose", "permute", "movedim", "squeeze", "unsqueeze"})
 _VIEW_GAINS = int(_structured_core.CORE is None)  # (a returned view of an argument gains only without _core_view.h)
+
+
+def view_kernel(record: Any, device: Any) -> tuple[Any, Any] | None:
+    """The view kernel resolved for ``device`` and the spec the meta function gives for ``record``, a view op
+    whose spec holds whatever its base's strides (LAYOUT_FREE), for a replay to make the view with, no front; None
+    for other ops, or when the front must make it (a copy, no kernel, an error it raises at replay as eager
+    would)."""
+    if device is None or record.op.name not in LAYOUT_FREE:
+        return None
+    try:
+        spec = record.op.meta(*record.raw_args, **record.raw_kwargs)
+        kernel = record.op.table.resolve(device.key, str(device))
+    except Exception:
+        return None
+    return None if spec.copy or kernel is META_ONLY else (kernel, spec)
 
 
 def compiled_front(record: Any) -> Any:
@@ -172,16 +187,10 @@ class ViewLines:
         with the spec worked out now, wrapped as the front wraps it, for the ops whose spec holds whatever the
         base's strides (LAYOUT_FREE); None for others, or when the front must make it (a copy, no kernel, an
         error it raises at replay as eager would)."""
-        op = record.op
-        if self.backend is None or op.name not in LAYOUT_FREE or self.plan.device is None:
+        made = view_kernel(record, self.plan.device) if self.backend is not None else None
+        if made is None:
             return None
-        try:
-            spec = op.meta(*record.raw_args, **record.raw_kwargs)
-            kernel = op.table.resolve(self.plan.device.key, str(self.plan.device))
-        except Exception:
-            return None
-        if spec.copy or kernel is META_ONLY:
-            return None
+        kernel, spec = made
         call = f"{self.const(kernel)}({self.const(self.backend.xp)}, {array}, {self.const(spec.plan)})"
         core, shape = _structured_core.CORE, getattr(record.meta_result, "_shape", None)
         if core is not None and type(shape) is tuple:  # (the tensor made in C: no wrap_view frame per replay)
