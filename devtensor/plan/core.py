@@ -225,11 +225,7 @@ class Plan:
 
     def _static_of(self, buffers: list[Tensor]) -> dict[int, Tensor]:
         """Per result slot that lives in a buffer, its buffer among ``buffers``."""
-        static = {record.result.index: buffers[record.buffer] for record in self.records if record.buffer is not None}
-        for record in self.records:
-            if record.outs is not None:
-                static.update((slot.index, buffers[b]) for slot, b in zip(record.result, record.outs, strict=True))
-        return static
+        return {slot.index: buffers[buffer] for record in self.records for buffer, slot in record.buffered()}
 
     def _lease(self, replica: _Replica) -> Callable[[Any], Any]:
         """Give ``replica`` to this thread (back in the pool when the thread ends); its replay."""
@@ -302,10 +298,7 @@ class Plan:
         storage = self._slot_storage
         requests = []
         for index, record in enumerate(self.records):
-            made = [(record.buffer, record.result)] if record.buffer is not None else []
-            if record.outs is not None:
-                made = list(zip(record.outs, record.result, strict=True))
-            for buffer, result in made:
+            for buffer, result in record.buffered():
                 shape, dtype = specs[buffer]
                 nbytes = math.prod(shape) * dtype.itemsize
                 requests.append((index, nbytes, dtype.itemsize, storage[result.index]))

@@ -81,6 +81,12 @@ class _Record:
     #: A functional call of a multi-output op: per output, the buffer passed in ``out``'s tuple.
     outs: tuple[int, ...] | None = None
 
+    def buffered(self) -> list[tuple[int, Any]]:
+        """The plan's buffers this call writes its results into, each with its result's slot."""
+        if self.outs is not None:
+            return list(zip(self.outs, self.result, strict=True))
+        return [] if self.buffer is None else [(self.buffer, self.result)]
+
 
 def step_code(step: Any) -> Any:
     """The code object of the function ``step`` is or wraps (through ``__wrapped__``, ``functools.partial`` and
