@@ -33,7 +33,18 @@ if TYPE_CHECKING:
 
 __all__ = ["FRESH", "NOT", "OUT", "OWN", "TEMP", "allocate", "one_pass_lane", "spec_checker", "writer"]
 
+
 # The direct call's kinds: none, an inline unary or binary op's ufunc, and tables.py's _call_direct kinds.
+def fresh_result(ufunc: Any, operands: tuple[Any, ...], shape: tuple[int, ...]) -> Any:
+    """``ufunc(*operands)`` allocating a result of ``shape``, C order asked for where it could be laid out
+    otherwise (two or more dims over 1: NumPy's ``order="C"`` takes another loop for all-size-1 shapes, which
+    rounds complex products otherwise than ``a * b`` does); a 0-d result as an array, not a scalar. The compiled
+    lanes' call_allocating (devtensor/_core_common.h) is the same rule."""
+    if len(shape) == 1 or (shape and shape.count(1) >= len(shape) - 1):
+        return ufunc(*operands)
+    return ufunc(*operands, order="C") if shape else ufunc(*operands, out=...)
+
+
 _NONE, _UNARY, _BINARY, _ARRAYS, _SCALARS, _PLAN, _LIST = range(7)
 _KINDS: Final = {"arrays": _ARRAYS, "scalars": _SCALARS, "plan": _PLAN, "list": _LIST}
 # What the kernel writes: a fresh result; an existing out; an inplace self's own memory; an inplace self through
@@ -84,12 +95,7 @@ def writer(op: StructuredOp, name: str, checks: Checks) -> tuple[Callable[..., N
     with_kw = bool(kw_names) or plan
 
     def in_order(operands: tuple[Any, ...], shape: tuple[int, ...]) -> Any:
-        # (a ufunc lays a result with 2 or more dims over 1 out in C order when asked, any other shape is C order
-        # anyway: NumPy's order="C" takes another loop for all-size-1 ones, which rounds complex products
-        # otherwise than a*b does; a 0-d result as an array, not a scalar)
-        if len(shape) == 1 or (shape and shape.count(1) >= len(shape) - 1):
-            return direct[1](*operands)
-        return direct[1](*operands, order="C") if shape else direct[1](*operands, out=...)
+        return fresh_result(direct[1], operands, shape)
 
     # direct_fresh, one per kind: the handler the built-in kernel, no device guard, the result's layout the one the
     # allocating path makes; a result too big raises the allocating path's error.
@@ -331,10 +337,7 @@ def one_pass_lane(op: StructuredOp, name: str) -> Callable[[list[Any]], Any] | N
     def result(like: Tensor, device: Any, operands: tuple[Any, ...], dtype: Any) -> Tensor:
         shape = like._shape
         try:
-            if len(shape) == 1 or (shape and shape.count(1) >= len(shape) - 1):  # (as in_order)
-                array = direct[1](*operands)
-            else:
-                array = direct[1](*operands, order="C") if shape else direct[1](*operands, out=...)
+            array = fresh_result(direct[1], operands, shape)
         except (ValueError, MemoryError) as error:  # (no memory: the allocating path's error)
             rules.alloc_failed(name, (shape, dtype), error, device)
         # (a tensor's class is its backend's tensor_class; the ufunc's result dtype is the meta's, canonical)
