@@ -52,8 +52,8 @@ typedef struct {
     PyObject *structure; /* nested arguments: their structure (values.flatten's); NULL: the arguments are the leaves */
     PyObject *consts;   /* a tuple, one item per param (the PARAM_CONST ones' values) */
     PyObject *kwnames;  /* the names of the last params, passed as keywords; NULL: none */
-    PyObject *view;     /* (tensor class, shape): the body (a view kernel) makes an array, wrapped here as a view of
-                           the tensor of leaf view_leaf, as the view lane wraps it; NULL: the body's result as it is */
+    PyObject *view;     /* (tensor class, shape, leaf): the body (a view kernel) makes an array, wrapped here as a
+                           view of the tensor of leaf view_leaf, as the view lane wraps it; NULL: the body's result */
     Py_ssize_t view_leaf;
 } Entry;
 

@@ -43,10 +43,10 @@ class Slot:
     index: int
 
 
-def rebuild(like: tuple[Any, ...], items: Iterable[Any]) -> tuple[Any, ...]:
-    """A tuple of ``items`` of ``like``'s kind: a named tuple (an op's result type, as ``dt.sort``'s, PyTorch's
-    ``torch.return_types``) of the same class, any other tuple a plain one."""
-    kind = type(like)
+def rebuild(like: tuple[Any, ...] | type, items: Iterable[Any]) -> tuple[Any, ...]:
+    """A tuple of ``items`` of ``like``'s kind (``like``: a tuple, or its class): a named tuple (an op's result
+    type, as ``dt.sort``'s, PyTorch's ``torch.return_types``) of the same class, any other tuple a plain one."""
+    kind = like if isinstance(like, type) else type(like)
     if kind is not tuple and hasattr(kind, "_fields") and hasattr(kind, "_make"):
         made: tuple[Any, ...] = kind._make(items)
         return made
@@ -261,5 +261,5 @@ def unflatten(structure: Any, leaves: list[Any]) -> Any:
         return {key: unflatten(item, leaves) for key, item in items}
     if kind is list:
         return [unflatten(item, leaves) for item in items]
-    made = tuple(unflatten(item, leaves) for item in items)
-    return made if kind is tuple else kind._make(made) if hasattr(kind, "_fields") else kind(made)
+    made = rebuild(kind, (unflatten(item, leaves) for item in items))
+    return made if type(made) is kind else kind(made)  # (another tuple subclass: built from the plain tuple)
